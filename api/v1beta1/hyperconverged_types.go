@@ -1,0 +1,568 @@
+package v1beta1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// HyperConverged is the single entry point and single source of truth for the
+// virtualization stack. The operator creates and keeps in sync the custom
+// resources of the component operators from it.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:storageversion
+// +kubebuilder:resource:scope=Namespaced,categories={all},shortName={hco,hcos}
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Available",type=string,JSONPath=`.status.conditions[?(@.type=="Available")].status`
+// +kubebuilder:printcolumn:name="Progressing",type=string,JSONPath=`.status.conditions[?(@.type=="Progressing")].status`
+// +kubebuilder:printcolumn:name="Degraded",type=string,JSONPath=`.status.conditions[?(@.type=="Degraded")].status`
+type HyperConverged struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +kubebuilder:default={}
+	// +optional
+	Spec   HyperConvergedSpec   `json:"spec,omitempty"`
+	Status HyperConvergedStatus `json:"status,omitempty"`
+}
+
+// HyperConvergedList is a list of HyperConverged.
+//
+// +kubebuilder:object:root=true
+type HyperConvergedList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []HyperConverged `json:"items"`
+}
+
+// HyperConvergedUninstallStrategy says what happens to workloads when the
+// HyperConverged is deleted.
+// +kubebuilder:validation:Enum=RemoveWorkloads;BlockUninstallIfWorkloadsExist
+type HyperConvergedUninstallStrategy string
+
+const (
+	// UninstallStrategyRemoveWorkloads lets deletion cascade to every
+	// VirtualMachine and DataVolume.
+	UninstallStrategyRemoveWorkloads HyperConvergedUninstallStrategy = "RemoveWorkloads"
+	// UninstallStrategyBlockUninstallIfWorkloadsExist refuses deletion while
+	// VirtualMachines or DataVolumes exist. The default, and the safe choice.
+	UninstallStrategyBlockUninstallIfWorkloadsExist HyperConvergedUninstallStrategy = "BlockUninstallIfWorkloadsExist"
+)
+
+// HyperConvergedSpec is the admin's desired configuration of the stack.
+type HyperConvergedSpec struct {
+	// Infra influences the pods of the infrastructure components: those the
+	// cluster needs for virtualization but not on every node running VMs.
+	// +kubebuilder:default={}
+	// +optional
+	Infra HyperConvergedConfig `json:"infra,omitempty"`
+
+	// Workloads influences the pods that must run on the nodes where virtual
+	// machines run. It can be changed only while no VirtualMachine or
+	// DataVolume exists.
+	// +kubebuilder:default={}
+	// +optional
+	Workloads HyperConvergedConfig `json:"workloads,omitempty"`
+
+	// FeatureGates enables advanced or new features that are off by default.
+	// A missing or false gate disables the feature.
+	// +kubebuilder:default={}
+	// +optional
+	FeatureGates HyperConvergedFeatureGates `json:"featureGates,omitempty"`
+
+	// LiveMigrationConfig holds the limits and timeouts applied to live
+	// migrations so that they do not overwhelm the cluster.
+	// +kubebuilder:default={}
+	// +optional
+	LiveMigrationConfig LiveMigrationConfigurations `json:"liveMigrationConfig,omitempty"`
+
+	// PermittedHostDevices lists the host devices that virtual machines may use.
+	// It replaces KubeVirt's list as a whole.
+	// +optional
+	PermittedHostDevices *PermittedHostDevices `json:"permittedHostDevices,omitempty"`
+
+	// MediatedDevicesConfiguration says which mediated device types are
+	// created on the nodes.
+	// +optional
+	MediatedDevicesConfiguration *MediatedDevicesConfiguration `json:"mediatedDevicesConfiguration,omitempty"`
+
+	// CertConfig holds the rotation policy of the internal self-signed certificates.
+	// +kubebuilder:default={}
+	// +optional
+	CertConfig HyperConvergedCertConfig `json:"certConfig,omitempty"`
+
+	// ResourceRequirements describes the resources of the operand workloads.
+	// +kubebuilder:default={}
+	// +optional
+	ResourceRequirements *OperandResourceRequirements `json:"resourceRequirements,omitempty"`
+
+	// ScratchSpaceStorageClass overrides the storage class CDI uses for scratch
+	// space during imports. Unset: the default storage class, else the
+	// DataVolume's, else none.
+	// +optional
+	ScratchSpaceStorageClass *string `json:"scratchSpaceStorageClass,omitempty"`
+
+	// StorageImport configures CDI imports.
+	// +optional
+	StorageImport *StorageImportConfig `json:"storageImport,omitempty"`
+
+	// WorkloadUpdateStrategy says how running VMs are updated after a KubeVirt update.
+	// +kubebuilder:default={}
+	// +optional
+	WorkloadUpdateStrategy HyperConvergedWorkloadUpdateStrategy `json:"workloadUpdateStrategy,omitempty"`
+
+	// ObsoleteCPUs keeps VMs off obsolete CPU models.
+	// +optional
+	ObsoleteCPUs *HyperConvergedObsoleteCPUs `json:"obsoleteCPUs,omitempty"`
+
+	// CommonTemplatesNamespace is the namespace SSP deploys the common
+	// templates in. Unset: the operator's configured default ("openshift").
+	// +optional
+	CommonTemplatesNamespace *string `json:"commonTemplatesNamespace,omitempty"`
+
+	// DefaultCPUModel is the CPU model of a VMI that sets none. Unset: host-model.
+	// +optional
+	DefaultCPUModel *string `json:"defaultCPUModel,omitempty"`
+
+	// DefaultRuntimeClass is the RuntimeClass of a VMI pod that sets none.
+	// +optional
+	DefaultRuntimeClass *string `json:"defaultRuntimeClass,omitempty"`
+
+	// UninstallStrategy says what happens on deletion while workloads
+	// (VirtualMachines, DataVolumes) exist. BlockUninstallIfWorkloadsExist,
+	// the default, refuses the deletion; RemoveWorkloads deletes them all.
+	// +kubebuilder:default=BlockUninstallIfWorkloadsExist
+	// +optional
+	UninstallStrategy HyperConvergedUninstallStrategy `json:"uninstallStrategy,omitempty"`
+
+	// HostpathProvisioner, when set, makes the operator own the
+	// HostPathProvisioner CR "hostpath-provisioner". Not an upstream HCO field.
+	// +optional
+	HostpathProvisioner *HostpathProvisionerConfig `json:"hostpathProvisioner,omitempty"`
+}
+
+// HyperConvergedConfig is the configuration passed to one class of pods.
+type HyperConvergedConfig struct {
+	// NodePlacement describes where the pods are scheduled.
+	// +optional
+	NodePlacement *NodePlacement `json:"nodePlacement,omitempty"`
+}
+
+// NodePlacement describes node scheduling for a class of pods.
+type NodePlacement struct {
+	// NodeSelector: a node must carry every one of these labels.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Affinity applies in addition to NodeSelector.
+	// +optional
+	Affinity *corev1.Affinity `json:"affinity,omitempty"`
+
+	// Tolerations let the pods run on nodes with matching taints.
+	// +optional
+	// +listType=atomic
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
+}
+
+// HyperConvergedFeatureGates are optional booleans. Missing or false disables
+// the feature. Gates marked deprecated are accepted, so existing YAML keeps
+// applying, and ignored.
+type HyperConvergedFeatureGates struct {
+	// WithHostPassthroughCPU allows live migration of VMs that use the CPU
+	// host-passthrough mode. Slightly better CPU performance; enable it only on
+	// a cluster whose nodes have identical CPUs. Adds KubeVirt's
+	// "WithHostPassthroughCPU" gate. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	WithHostPassthroughCPU *bool `json:"withHostPassthroughCPU,omitempty"`
+
+	// DownwardMetrics exposes a limited set of host metrics to guests.
+	// Adds KubeVirt's "DownwardMetrics" gate. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	DownwardMetrics *bool `json:"downwardMetrics,omitempty"`
+
+	// DeployKubeSecondaryDNS deploys KubeSecondaryDNS through the
+	// NetworkAddonsConfig. No effect on KubeVirt. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	DeployKubeSecondaryDNS *bool `json:"deployKubeSecondaryDNS,omitempty"`
+
+	// DisableMDevConfiguration stops KubeVirt from creating mediated devices.
+	// Adds KubeVirt's "DisableMDEVConfiguration" gate. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	DisableMDevConfiguration *bool `json:"disableMDevConfiguration,omitempty"`
+
+	// PersistentReservation allows SCSI persistent reservation of LUNs; it
+	// redeploys virt-handler with a qemu-pr-helper container. Adds KubeVirt's
+	// "PersistentReservation" gate. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	PersistentReservation *bool `json:"persistentReservation,omitempty"`
+
+	// AlignCPUs lets KubeVirt request up to two extra dedicated CPUs to reach
+	// an even count with emulator thread isolation. Adds KubeVirt's
+	// "AlignCPUs" gate. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	AlignCPUs *bool `json:"alignCPUs,omitempty"`
+
+	// DecentralizedLiveMigration allows live migration between clusters.
+	// Adds KubeVirt's "DecentralizedLiveMigration" gate. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	DecentralizedLiveMigration *bool `json:"decentralizedLiveMigration,omitempty"`
+
+	// DeclarativeHotplugVolumes replaces KubeVirt's "HotplugVolumes" gate
+	// (always on) with "DeclarativeHotplugVolumes". Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	DeclarativeHotplugVolumes *bool `json:"declarativeHotplugVolumes,omitempty"`
+
+	// Deprecated: ignored. Use spec.enableCommonBootImageImport upstream.
+	// +optional
+	EnableCommonBootImageImport *bool `json:"enableCommonBootImageImport,omitempty"`
+	// Deprecated: ignored.
+	// +optional
+	DeployTektonTaskResources *bool `json:"deployTektonTaskResources,omitempty"`
+	// Deprecated: ignored.
+	// +optional
+	DeployVMConsoleProxy *bool `json:"deployVmConsoleProxy,omitempty"`
+	// Deprecated: ignored.
+	// +optional
+	DeployKubevirtIpamController *bool `json:"deployKubevirtIpamController,omitempty"`
+	// Deprecated: ignored.
+	// +optional
+	NonRoot *bool `json:"nonRoot,omitempty"`
+	// Deprecated: ignored.
+	// +optional
+	EnableManagedTenantQuota *bool `json:"enableManagedTenantQuota,omitempty"`
+	// Deprecated: ignored.
+	// +optional
+	AutoResourceLimits *bool `json:"autoResourceLimits,omitempty"`
+	// Deprecated: ignored.
+	// +optional
+	EnableApplicationAwareQuota *bool `json:"enableApplicationAwareQuota,omitempty"`
+	// Deprecated: ignored.
+	// +optional
+	PrimaryUserDefinedNetworkBinding *bool `json:"primaryUserDefinedNetworkBinding,omitempty"`
+}
+
+// LiveMigrationConfigurations are the live migration limits and timeouts.
+type LiveMigrationConfigurations struct {
+	// ParallelMigrationsPerCluster is the number of migrations running in
+	// parallel in the cluster. Default: 5.
+	// +kubebuilder:default=5
+	// +optional
+	ParallelMigrationsPerCluster *uint32 `json:"parallelMigrationsPerCluster,omitempty"`
+
+	// ParallelOutboundMigrationsPerNode is the maximum number of outbound
+	// migrations per node. Default: 2.
+	// +kubebuilder:default=2
+	// +optional
+	ParallelOutboundMigrationsPerNode *uint32 `json:"parallelOutboundMigrationsPerNode,omitempty"`
+
+	// BandwidthPerMigration limits each migration, in bytes per second, as a
+	// quantity: "64Mi" is 64 MiB/s. Default: 64Mi.
+	// +kubebuilder:default="64Mi"
+	// +kubebuilder:validation:Pattern=`^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$`
+	// +optional
+	BandwidthPerMigration *string `json:"bandwidthPerMigration,omitempty"`
+
+	// CompletionTimeoutPerGiB cancels a migration that has not completed in
+	// this many seconds per GiB of guest memory (and migrated disks): with 800,
+	// a 6GiB VM times out after 4800 s. Default: 800.
+	// +kubebuilder:default=800
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	CompletionTimeoutPerGiB *int64 `json:"completionTimeoutPerGiB,omitempty"`
+
+	// ProgressTimeout cancels a migration whose memory copy makes no progress
+	// for this many seconds. Default: 150.
+	// +kubebuilder:default=150
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	ProgressTimeout *int64 `json:"progressTimeout,omitempty"`
+
+	// Network is the name of a dedicated multus network for migrations.
+	// +optional
+	Network *string `json:"network,omitempty"`
+
+	// AllowAutoConverge lets the platform slow a VM down to make its migration
+	// converge. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	AllowAutoConverge *bool `json:"allowAutoConverge,omitempty"`
+
+	// AllowPostCopy lets a migration switch to post-copy when pre-copy reaches
+	// its completion timeout. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	AllowPostCopy *bool `json:"allowPostCopy,omitempty"`
+}
+
+// PermittedHostDevices holds the devices allowed for passthrough.
+type PermittedHostDevices struct {
+	// +listType=atomic
+	// +optional
+	PciHostDevices []PciHostDevice `json:"pciHostDevices,omitempty"`
+	// +listType=atomic
+	// +optional
+	MediatedDevices []MediatedHostDevice `json:"mediatedDevices,omitempty"`
+	// +listType=atomic
+	// +optional
+	USBHostDevices []USBHostDevice `json:"usbHostDevices,omitempty"`
+}
+
+// PciHostDevice is a host PCI device allowed for passthrough. Exactly one of
+// pciDeviceSelector (upstream's current name) and pciVendorSelector (the
+// older name) identifies it.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.pciDeviceSelector) != has(self.pciVendorSelector)",message="set exactly one of pciDeviceSelector and pciVendorSelector"
+type PciHostDevice struct {
+	// PCIDeviceSelector is "VENDOR:DEVICE" in hex, e.g. "10DE:1EB8" (lspci -nn).
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$`
+	// +optional
+	PCIDeviceSelector string `json:"pciDeviceSelector,omitempty"`
+	// PCIVendorSelector is the older name of PCIDeviceSelector.
+	// +kubebuilder:validation:Pattern=`^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$`
+	// +optional
+	PCIVendorSelector string `json:"pciVendorSelector,omitempty"`
+	// ResourceName is the name the device is advertised and requested by.
+	ResourceName string `json:"resourceName"`
+	// ExternalResourceProvider: an external device plugin allocates and
+	// monitors the device; KubeVirt only permits it.
+	// +optional
+	ExternalResourceProvider bool `json:"externalResourceProvider,omitempty"`
+	// Disabled keeps the entry but does not permit the device.
+	// +optional
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// Selector returns the PCI selector, whichever field holds it.
+func (d PciHostDevice) Selector() string {
+	if d.PCIDeviceSelector != "" {
+		return d.PCIDeviceSelector
+	}
+	return d.PCIVendorSelector
+}
+
+// MediatedHostDevice is a mediated device type allowed for passthrough.
+type MediatedHostDevice struct {
+	// MDEVNameSelector is the mediated device type name, e.g. "GRID T4-1Q".
+	// +kubebuilder:validation:MinLength=1
+	MDEVNameSelector string `json:"mdevNameSelector"`
+	// ResourceName is the name the device is advertised and requested by.
+	ResourceName string `json:"resourceName"`
+	// +optional
+	ExternalResourceProvider bool `json:"externalResourceProvider,omitempty"`
+	// +optional
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// USBHostDevice is a host USB device allowed for passthrough.
+type USBHostDevice struct {
+	ResourceName string `json:"resourceName"`
+	// +listType=atomic
+	// +optional
+	Selectors []USBSelector `json:"selectors,omitempty"`
+	// +optional
+	ExternalResourceProvider bool `json:"externalResourceProvider,omitempty"`
+	// +optional
+	Disabled bool `json:"disabled,omitempty"`
+}
+
+// USBSelector identifies a USB device by vendor and product.
+type USBSelector struct {
+	Vendor  string `json:"vendor"`
+	Product string `json:"product"`
+}
+
+// MediatedDevicesConfiguration says which mediated device types to create.
+type MediatedDevicesConfiguration struct {
+	// +listType=atomic
+	// +optional
+	MediatedDeviceTypes []string `json:"mediatedDeviceTypes,omitempty"`
+	// Deprecated: use mediatedDeviceTypes.
+	// +listType=atomic
+	// +optional
+	MediatedDevicesTypes []string `json:"mediatedDevicesTypes,omitempty"`
+	// +listType=atomic
+	// +optional
+	NodeMediatedDeviceTypes []NodeMediatedDeviceTypesConfig `json:"nodeMediatedDeviceTypes,omitempty"`
+}
+
+// NodeMediatedDeviceTypesConfig holds the mediated device types of the nodes
+// matching NodeSelector.
+type NodeMediatedDeviceTypesConfig struct {
+	NodeSelector map[string]string `json:"nodeSelector"`
+	// +listType=atomic
+	// +optional
+	MediatedDeviceTypes []string `json:"mediatedDeviceTypes,omitempty"`
+	// Deprecated: use mediatedDeviceTypes.
+	// +listType=atomic
+	// +optional
+	MediatedDevicesTypes []string `json:"mediatedDevicesTypes,omitempty"`
+}
+
+// HyperConvergedCertConfig is the rotation policy of the operands' certificates.
+type HyperConvergedCertConfig struct {
+	// CA certificates stay in the bundle as long as they are valid.
+	// +kubebuilder:default={}
+	// +optional
+	CA CertRotateConfigCA `json:"ca,omitempty"`
+	// Server certificates are rotated and discarded.
+	// +kubebuilder:default={}
+	// +optional
+	Server CertRotateConfigServer `json:"server,omitempty"`
+}
+
+// CertRotateConfigCA holds the CA certificate's lifetime and when to renew
+// it, in Go duration format ("48h0m0s").
+type CertRotateConfigCA struct {
+	// Duration is the certificate's lifetime. Default: 48h0m0s.
+	// +kubebuilder:default="48h0m0s"
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+	// RenewBefore is how long before expiry renewal starts. Default: 24h0m0s.
+	// +kubebuilder:default="24h0m0s"
+	// +optional
+	RenewBefore *metav1.Duration `json:"renewBefore,omitempty"`
+}
+
+// CertRotateConfigServer holds the server certificates' lifetime and when to
+// renew them, in Go duration format ("24h0m0s").
+type CertRotateConfigServer struct {
+	// Duration is the certificate's lifetime. Default: 24h0m0s.
+	// +kubebuilder:default="24h0m0s"
+	// +optional
+	Duration *metav1.Duration `json:"duration,omitempty"`
+	// RenewBefore is how long before expiry renewal starts. Default: 12h0m0s.
+	// +kubebuilder:default="12h0m0s"
+	// +optional
+	RenewBefore *metav1.Duration `json:"renewBefore,omitempty"`
+}
+
+// OperandResourceRequirements are resource settings of the operand workloads.
+type OperandResourceRequirements struct {
+	// StorageWorkloads are the resources of CDI's importer, uploader and
+	// cloner pods.
+	// +optional
+	StorageWorkloads *corev1.ResourceRequirements `json:"storageWorkloads,omitempty"`
+
+	// VmiCPUAllocationRatio: a VMI pod requests 1/ratio of a physical CPU per
+	// virtual CPU. No effect on dedicated CPUs. Default: 10.
+	// +kubebuilder:default=10
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	VmiCPUAllocationRatio *int `json:"vmiCPUAllocationRatio,omitempty"`
+
+	// AutoCPULimitNamespaceLabelSelector sets a CPU limit equal to the vCPU
+	// count on VMIs in namespaces matching the selector.
+	// +optional
+	AutoCPULimitNamespaceLabelSelector *metav1.LabelSelector `json:"autoCPULimitNamespaceLabelSelector,omitempty"`
+}
+
+// StorageImportConfig configures CDI imports.
+type StorageImportConfig struct {
+	// InsecureRegistries may be pulled from without TLS verification.
+	// +listType=set
+	// +optional
+	InsecureRegistries []string `json:"insecureRegistries,omitempty"`
+}
+
+// HyperConvergedWorkloadUpdateStrategy says how VMs are updated after KubeVirt is.
+type HyperConvergedWorkloadUpdateStrategy struct {
+	// WorkloadUpdateMethods in order of preference ("LiveMigrate", "Evict").
+	// Empty: no automated workload updates.
+	// +kubebuilder:default={"LiveMigrate"}
+	// +listType=atomic
+	// +optional
+	WorkloadUpdateMethods []string `json:"workloadUpdateMethods"`
+
+	// BatchEvictionSize is how many VMIs are updated per interval. Default: 10.
+	// +kubebuilder:default=10
+	// +optional
+	BatchEvictionSize *int `json:"batchEvictionSize,omitempty"`
+
+	// BatchEvictionInterval is the wait between batches. Default: 1m0s.
+	// +kubebuilder:default="1m0s"
+	// +optional
+	BatchEvictionInterval *metav1.Duration `json:"batchEvictionInterval,omitempty"`
+}
+
+// HyperConvergedObsoleteCPUs keeps VMs off obsolete CPU models.
+type HyperConvergedObsoleteCPUs struct {
+	// MinCPUModel is the minimum CPU model for basic CPU features (KubeVirt
+	// defaults to Penryn).
+	// +optional
+	MinCPUModel string `json:"minCPUModel,omitempty"`
+	// CPUModels are added to the operator's built-in list of obsolete models.
+	// +listType=set
+	// +optional
+	CPUModels []string `json:"cpuModels,omitempty"`
+}
+
+// HostpathProvisionerConfig configures the HostPathProvisioner CR.
+type HostpathProvisionerConfig struct {
+	// StoragePools are the node paths or PVC templates the provisioner uses.
+	// +kubebuilder:validation:MinItems=1
+	// +listType=map
+	// +listMapKey=name
+	StoragePools []HostpathStoragePool `json:"storagePools"`
+
+	// ImagePullPolicy of the provisioner's pods. Default: IfNotPresent.
+	// +kubebuilder:default=IfNotPresent
+	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
+	// +optional
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+}
+
+// HostpathStoragePool is one storage pool of the provisioner.
+type HostpathStoragePool struct {
+	// Name identifies the pool; a StorageClass selects it by this name.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Path on the node where the pool keeps its volumes.
+	// +kubebuilder:validation:MinLength=1
+	Path string `json:"path"`
+	// PVCTemplate, when set, backs the path with a PVC on each node.
+	// +optional
+	PVCTemplate *corev1.PersistentVolumeClaimSpec `json:"pvcTemplate,omitempty"`
+}
+
+// HyperConvergedStatus is the observed state of the stack.
+type HyperConvergedStatus struct {
+	// Conditions: ReconcileComplete, Available, Progressing, Degraded,
+	// Upgradeable, and TaintedConfiguration while a jsonpatch annotation is in effect.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// RelatedObjects are the objects the operator created and found in the cluster.
+	// +listType=atomic
+	// +optional
+	RelatedObjects []corev1.ObjectReference `json:"relatedObjects,omitempty"`
+
+	// Versions are name/version pairs; "operator" is the operator's own.
+	// +listType=atomic
+	// +optional
+	Versions []Version `json:"versions,omitempty"`
+
+	// ObservedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// SystemHealthStatus is healthy, warning or error, from the conditions.
+	// +optional
+	SystemHealthStatus string `json:"systemHealthStatus,omitempty"`
+}
+
+// Version is a component's name and version.
+type Version struct {
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+}

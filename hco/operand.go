@@ -1,0 +1,48 @@
+package hco
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+)
+
+// Operand turns a HyperConverged into the desired objects of one component
+// and reads that component's status back. Implementations are pure: no API
+// calls, no environment reads, no state between calls.
+type Operand interface {
+	// Name is the stable key of the operand in a Registry, e.g. "kubevirt".
+	// It labels metrics and selects the operand on the command line.
+	Name() string
+
+	// Kinds returns one empty object of every kind Desired may return, with
+	// its GroupVersionKind set. The reconciler watches and caches these kinds
+	// and lists them to delete what is no longer desired.
+	Kinds() []client.Object
+
+	// Desired returns the objects this operand wants for hc, fully built:
+	// name, namespace (empty for cluster-scoped kinds), labels and spec. A nil
+	// slice with a nil error means the operand wants nothing for this hc. An
+	// error is a problem with hc that the admin must fix; its message names
+	// the field or annotation and ends up in a condition or a webhook denial.
+	Desired(hc *v1beta1.HyperConverged, env Environment) ([]client.Object, error)
+
+	// Status reads the component status from the observed objects: the
+	// objects Desired returned, as found in the cluster, in the same order.
+	// An object not found yet is nil.
+	Status(observed []client.Object) ComponentStatus
+}
+
+// Finalizer is an optional capability: an operand with work to do before its
+// objects are deleted on uninstall. Finalize is called with the HyperConverged
+// being deleted; done=false asks to be called again later.
+type Finalizer interface {
+	Finalize(hc *v1beta1.HyperConverged, env Environment) (done bool, err error)
+}
+
+// JSONPatcher is an optional capability: an operand whose objects an admin may
+// patch through a jsonpatch annotation on the HyperConverged. The reconciler
+// raises TaintedConfiguration while any such annotation is set.
+type JSONPatcher interface {
+	// JSONPatchAnnotation is the annotation key, e.g. "kubevirt.kubevirt.io/jsonpatch".
+	JSONPatchAnnotation() string
+}

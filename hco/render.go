@@ -1,0 +1,24 @@
+package hco
+
+import (
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+)
+
+// Render returns the desired objects of every enabled operand in reg, in
+// registration order. The first operand error stops it; the error names the
+// operand.
+func Render(reg *Registry, hc *v1beta1.HyperConverged, env Environment) ([]client.Object, error) {
+	var out []client.Object
+	for _, op := range reg.Operands() {
+		objs, err := op.Desired(hc, env)
+		if err != nil {
+			return nil, fmt.Errorf("operand %s: %w", op.Name(), err)
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}

@@ -1,0 +1,122 @@
+package cdi
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/placement"
+)
+
+// Name is the operand's registry name.
+const Name = "cdi"
+
+// CRName is the name of the cluster-scoped CDI CR the operand owns.
+const CRName = "cdi-kubevirt-hyperconverged"
+
+// ConfigAuthorityAnnotation on the CDI CR makes its spec.config the
+// authority over CDIConfig, so edits to CDIConfig do not fight the operator.
+const ConfigAuthorityAnnotation = "cdi.kubevirt.io/configAuthority"
+
+// featureGates are the CDI gates the operator always enables.
+var featureGates = []string{"HonorWaitForFirstConsumer", "DataVolumeClaimAdoption", "WebhookPvcRendering"}
+
+// Operand builds the CDI CR.
+type Operand struct{}
+
+var (
+	_ hco.Operand     = Operand{}
+	_ hco.JSONPatcher = Operand{}
+)
+
+// New returns the CDI operand.
+func New() Operand { return Operand{} }
+
+// Name implements hco.Operand.
+func (Operand) Name() string { return Name }
+
+// JSONPatchAnnotation implements hco.JSONPatcher.
+func (Operand) JSONPatchAnnotation() string { return v1beta1.CDIJSONPatchAnnotation }
+
+// Kinds implements hco.Operand.
+func (Operand) Kinds() []client.Object { return []client.Object{&cdiv1beta1.CDI{TypeMeta: typeMeta()}} }
+
+func typeMeta() metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: cdiv1beta1.SchemeGroupVersion.String(), Kind: "CDI"}
+}
+
+// Desired implements hco.Operand.
+func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+	cdi, err := Build(hc, env)
+	if err != nil {
+		return nil, err
+	}
+	return []client.Object{cdi}, nil
+}
+
+// Build returns the CDI CR for hc, jsonpatch annotation applied.
+func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*cdiv1beta1.CDI, error) {
+	spec := &hc.Spec
+	infra, workload := placement.ForCDI(spec.Infra.NodePlacement, spec.Workloads.NodePlacement)
+
+	uninstall := cdiv1beta1.CDIUninstallStrategyBlockUninstallIfWorkloadsExist
+	if spec.UninstallStrategy == v1beta1.UninstallStrategyRemoveWorkloads {
+		uninstall = cdiv1beta1.CDIUninstallStrategyRemoveWorkloads
+	}
+
+	config := &cdiv1beta1.CDIConfigSpec{
+		FeatureGates:             append([]string(nil), featureGates...),
+		ScratchSpaceStorageClass: copyPtr(spec.ScratchSpaceStorageClass),
+	}
+	if rr := spec.ResourceRequirements; rr != nil && rr.StorageWorkloads != nil {
+		config.PodResourceRequirements = rr.StorageWorkloads.DeepCopy()
+	}
+	if si := spec.StorageImport; si != nil && len(si.InsecureRegistries) > 0 {
+		config.InsecureRegistries = append([]string(nil), si.InsecureRegistries...)
+	}
+
+	cdi := &cdiv1beta1.CDI{
+		TypeMeta: typeMeta(),
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        CRName,
+			Labels:      hco.Labels(hc, env, hco.ComponentStorage),
+			Annotations: map[string]string{ConfigAuthorityAnnotation: ""},
+		},
+		Spec: cdiv1beta1.CDISpec{
+			UninstallStrategy: &uninstall,
+			Infra:             infra,
+			Workloads:         workload,
+			Config:            config,
+			CertConfig: &cdiv1beta1.CDICertConfig{
+				CA:     &cdiv1beta1.CertConfig{Duration: spec.CertConfig.CA.Duration.DeepCopy(), RenewBefore: spec.CertConfig.CA.RenewBefore.DeepCopy()},
+				Server: &cdiv1beta1.CertConfig{Duration: spec.CertConfig.Server.Duration.DeepCopy(), RenewBefore: spec.CertConfig.Server.RenewBefore.DeepCopy()},
+			},
+		},
+	}
+	if _, err := hco.ApplyJSONPatchAnnotation(hc, v1beta1.CDIJSONPatchAnnotation, cdi); err != nil {
+		return nil, err
+	}
+	return cdi, nil
+}
+
+// Status implements hco.Operand.
+func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+	if len(observed) == 0 {
+		return hco.StatusNotFound("CDI")
+	}
+	cdi, ok := observed[0].(*cdiv1beta1.CDI)
+	if !ok || cdi == nil {
+		return hco.StatusNotFound("CDI")
+	}
+	return hco.StatusFromConditionsV1("CDI", cdi.Status.Conditions, cdi.Status.ObservedVersion)
+}
+
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}

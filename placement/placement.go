@@ -1,0 +1,110 @@
+package placement
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	sdkapi "kubevirt.io/controller-lifecycle-operator-sdk/api"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
+	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
+)
+
+// ForKubeVirt returns KubeVirt's spec.infra and spec.workloads. A nil
+// placement gives a nil ComponentConfig, so KubeVirt keeps its own defaults.
+func ForKubeVirt(infra, workloads *v1beta1.NodePlacement) (kvInfra, kvWorkloads *kvv1.ComponentConfig) {
+	return kubeVirtConfig(infra), kubeVirtConfig(workloads)
+}
+
+func kubeVirtConfig(p *v1beta1.NodePlacement) *kvv1.ComponentConfig {
+	if p == nil {
+		return nil
+	}
+	return &kvv1.ComponentConfig{NodePlacement: &kvv1.NodePlacement{
+		NodeSelector: copyMap(p.NodeSelector),
+		Affinity:     p.Affinity.DeepCopy(),
+		Tolerations:  copyTolerations(p.Tolerations),
+	}}
+}
+
+// ForCDI returns CDI's spec.infra and spec.workload.
+func ForCDI(infra, workloads *v1beta1.NodePlacement) (cdiInfra cdiv1beta1.ComponentConfig, cdiWorkload sdkapi.NodePlacement) {
+	return cdiv1beta1.ComponentConfig{NodePlacement: sdkPlacement(infra)}, sdkPlacement(workloads)
+}
+
+// ForSSP returns the SSP template validator's placement: infra only, since
+// SSP runs no per-node workload pods. Nil when infra is nil.
+func ForSSP(infra *v1beta1.NodePlacement) *sdkapi.NodePlacement {
+	if infra == nil {
+		return nil
+	}
+	p := sdkPlacement(infra)
+	return &p
+}
+
+// ForCNAO returns the NetworkAddonsConfig's spec.placementConfiguration, or
+// nil when neither class is placed.
+func ForCNAO(infra, workloads *v1beta1.NodePlacement) *cnaov1.PlacementConfiguration {
+	if infra == nil && workloads == nil {
+		return nil
+	}
+	return &cnaov1.PlacementConfiguration{Infra: cnaoPlacement(infra), Workloads: cnaoPlacement(workloads)}
+}
+
+func cnaoPlacement(p *v1beta1.NodePlacement) *cnaov1.Placement {
+	if p == nil {
+		return nil
+	}
+	out := &cnaov1.Placement{NodeSelector: copyMap(p.NodeSelector), Tolerations: copyTolerations(p.Tolerations)}
+	if p.Affinity != nil {
+		p.Affinity.DeepCopyInto(&out.Affinity)
+	}
+	return out
+}
+
+// ForHPP returns the HostPathProvisioner's spec.workload: workloads only,
+// since the provisioner runs where the volumes are, next to the VMs.
+func ForHPP(workloads *v1beta1.NodePlacement) hppv1beta1.NodePlacement {
+	if workloads == nil {
+		return hppv1beta1.NodePlacement{}
+	}
+	return hppv1beta1.NodePlacement{
+		NodeSelector: copyMap(workloads.NodeSelector),
+		Affinity:     workloads.Affinity.DeepCopy(),
+		Tolerations:  copyTolerations(workloads.Tolerations),
+	}
+}
+
+func sdkPlacement(p *v1beta1.NodePlacement) sdkapi.NodePlacement {
+	if p == nil {
+		return sdkapi.NodePlacement{}
+	}
+	return sdkapi.NodePlacement{
+		NodeSelector: copyMap(p.NodeSelector),
+		Affinity:     p.Affinity.DeepCopy(),
+		Tolerations:  copyTolerations(p.Tolerations),
+	}
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func copyTolerations(t []corev1.Toleration) []corev1.Toleration {
+	if t == nil {
+		return nil
+	}
+	out := make([]corev1.Toleration, len(t))
+	for i := range t {
+		t[i].DeepCopyInto(&out[i])
+	}
+	return out
+}
