@@ -1,0 +1,104 @@
+package hco_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+)
+
+// fakeOperand returns one ConfigMap named after itself.
+type fakeOperand struct {
+	name    string
+	variant string
+	err     error
+}
+
+func (f fakeOperand) Name() string           { return f.name }
+func (f fakeOperand) Kinds() []client.Object { return []client.Object{&corev1.ConfigMap{}} }
+func (f fakeOperand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: f.name + f.variant, Namespace: env.Namespace}}}, nil
+}
+func (f fakeOperand) Status([]client.Object) hco.ComponentStatus { return hco.StatusNotFound(f.name) }
+
+func names(ops []hco.Operand) []string {
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = op.Name()
+	}
+	return out
+}
+
+func TestRegistryKeepsRegistrationOrder(t *testing.T) {
+	r, err := hco.NewRegistry(fakeOperand{name: "b"}, fakeOperand{name: "a"}, fakeOperand{name: "c"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "a", "c"}, names(r.Operands()))
+	assert.Equal(t, []string{"b", "a", "c"}, r.Names())
+}
+
+func TestRegistryRefusesDuplicatesAndEmptyNames(t *testing.T) {
+	_, err := hco.NewRegistry(fakeOperand{name: "a"}, fakeOperand{name: "a"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"a"`)
+	assert.Contains(t, err.Error(), "Replace")
+
+	r := &hco.Registry{}
+	assert.Error(t, r.Register(fakeOperand{}))
+	assert.Error(t, r.Register(nil))
+}
+
+func TestRegistryReplaceKeepsPositionAndState(t *testing.T) {
+	r, err := hco.NewRegistry(fakeOperand{name: "a"}, fakeOperand{name: "b"}, fakeOperand{name: "c"})
+	require.NoError(t, err)
+	require.NoError(t, r.Disable("b"))
+	require.NoError(t, r.Replace(fakeOperand{name: "b", variant: "-custom"}))
+	assert.Equal(t, []string{"a", "c"}, names(r.Operands()), "replace must not re-enable")
+
+	require.NoError(t, r.Enable("b"))
+	assert.Equal(t, []string{"a", "b", "c"}, names(r.Operands()))
+	op, ok := r.Get("b")
+	require.True(t, ok)
+	assert.Equal(t, "-custom", op.(fakeOperand).variant)
+
+	err = r.Replace(fakeOperand{name: "missing"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "registered: [a b c]")
+}
+
+func TestRegistryDisableAndOnly(t *testing.T) {
+	r, err := hco.NewRegistry(fakeOperand{name: "a"}, fakeOperand{name: "b"}, fakeOperand{name: "c"})
+	require.NoError(t, err)
+	assert.Error(t, r.Disable("nope"))
+
+	require.NoError(t, r.Only("c", "a"))
+	assert.Equal(t, []string{"a", "c"}, names(r.Operands()), "Only keeps registration order")
+
+	require.Error(t, r.Only("a", "nope"))
+	assert.Equal(t, []string{"a", "c"}, names(r.Operands()), "a failed Only changes nothing")
+}
+
+func TestRenderInRegistrationOrderAndNamesTheFailingOperand(t *testing.T) {
+	hc := &v1beta1.HyperConverged{}
+	env := hco.Environment{Namespace: "ns"}
+	r, err := hco.NewRegistry(fakeOperand{name: "b"}, fakeOperand{name: "a"})
+	require.NoError(t, err)
+	objs, err := hco.Render(r, hc, env)
+	require.NoError(t, err)
+	require.Len(t, objs, 2)
+	assert.Equal(t, "b", objs[0].GetName())
+	assert.Equal(t, "a", objs[1].GetName())
+
+	require.NoError(t, r.Register(fakeOperand{name: "broken", err: assert.AnError}))
+	_, err = hco.Render(r, hc, env)
+	require.ErrorIs(t, err, assert.AnError)
+	assert.Contains(t, err.Error(), "operand broken")
+}
