@@ -89,10 +89,10 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 	kube_ldflags+=" -X ${pkg}.gitTreeState=clean"
 done
 
-log "building etcd ${etcd_version} (about 1 minute on 2 cores)..."
+log "building etcd ${etcd_version} (a few minutes on 2 cores, once)..."
 build "${ETCD_MOD}" go.etcd.io/etcd/server/v3 "${OUTDIR}/etcd" "-s -w"
 
-log "building kube-apiserver ${kube_version} (about 5 minutes on 2 cores)..."
+log "building kube-apiserver ${kube_version} (10-15 minutes on 2 cores, once; later runs reuse it)..."
 build "${APISERVER_MOD}" k8s.io/kubernetes/cmd/kube-apiserver "${OUTDIR}/kube-apiserver" "${kube_ldflags}"
 
 echo "${want}" >"${STAMP}"

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Regenerates the committed generated files:
+#   api/**/zz_generated.deepcopy.go, operands/{cnao,hpp}/api/**/zz_generated.deepcopy.go
+#   config/crd/bases/     the HyperConverged CRD, from ./api/...
+#   config/crd/operands/  the operand CRDs: our NetworkAddonsConfig and
+#                         HostPathProvisioner mirrors, and KubeVirt,
+#                         VirtualMachine, CDI, DataVolume and SSP from the
+#                         upstream Go API modules pinned in tools/codegen/go.mod
+#
+#   hack/generate.sh           regenerate in place
+#   hack/generate.sh --check   regenerate into a temporary copy of the tree and
+#                              fail if any committed generated file is stale
+#
+# controller-gen (pinned in tools/codegen/go.mod) and tools/codegen/cmd/operandcrds
+# are built into bin/ once and rebuilt when tools/codegen changes.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BIN="${ROOT}/bin"
+CONTROLLER_GEN="${BIN}/controller-gen"
+OPERANDCRDS="${BIN}/operandcrds"
+
+# Our API packages, and the operand mirrors (typed copies of upstream types
+# whose Go modules we do not import).
+API_DIRS=(./api)
+MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api)
+# Upstream API packages, loaded from the tools/codegen module. Whole groups
+# are generated; operandcrds keeps only the kinds we need.
+UPSTREAM_PACKAGES=(
+	kubevirt.io/api/core/v1
+	kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1
+	kubevirt.io/ssp-operator/api/v1beta3
+)
+
+log() { echo "generate: $*"; }
+
+mode=generate
+case "${1:-}" in
+"") ;;
+--check) mode=check ;;
+*)
+	echo "usage: $0 [--check]" >&2
+	exit 2
+	;;
+esac
+
+build_tools() {
+	local stamp="${BIN}/.codegen.stamp" want
+	want="$(
+		cd "${ROOT}/tools/codegen"
+		{
+			go env GOVERSION GOOS GOARCH
+			cat go.mod go.sum
+			find cmd -type f -name '*.go' | LC_ALL=C sort | xargs cat
+		} | sha256sum | cut -d' ' -f1
+	)"
+	if [[ -x "${CONTROLLER_GEN}" && -x "${OPERANDCRDS}" && -f "${stamp}" && "$(cat "${stamp}")" == "${want}" ]]; then
+		return
+	fi
+	mkdir -p "${BIN}"
+	rm -f "${stamp}"
+	log "building controller-gen and operandcrds into ${BIN}..."
+	(
+		cd "${ROOT}/tools/codegen"
+		export CGO_ENABLED=0
+		go build -trimpath -buildvcs=false -mod=readonly -o "${CONTROLLER_GEN}" sigs.k8s.io/controller-tools/cmd/controller-gen
+		go build -trimpath -buildvcs=false -mod=readonly -o "${OPERANDCRDS}" ./cmd/operandcrds
+	)
+	echo "${want}" >"${stamp}"
+}
+
+# existing_paths TREE DIR... prints paths=DIR/... for each DIR in TREE that
+# holds Go files.
+existing_paths() {
+	local tree="$1" d
+	shift
+	for d in "$@"; do
+		if [[ -n "$(find "${tree}/${d}" -name '*.go' -print -quit 2>/dev/null)" ]]; then
+			echo "paths=${d}/..."
+		fi
+	done
+}
+
+# replace_yaml FROM TO makes the YAML files in TO exactly those in FROM.
+replace_yaml() {
+	mkdir -p "$2"
+	find "$2" -maxdepth 1 -name '*.yaml' -delete
+	if compgen -G "$1/*.yaml" >/dev/null; then
+		cp "$1"/*.yaml "$2"/
+	fi
+}
+
+# generate_into TREE regenerates every generated file inside TREE.
+generate_into() {
+	local tree="$1" tmp
+	tmp="$(mktemp -d -p "${WORK}")"
+
+	local api_paths mirror_paths
+	mapfile -t api_paths < <(existing_paths "${tree}" "${API_DIRS[@]}")
+	mapfile -t mirror_paths < <(existing_paths "${tree}" "${MIRROR_DIRS[@]}")
+
+	if ((${#api_paths[@]} > 0)); then
+		log "deepcopy and CRDs for ${API_DIRS[*]} -> config/crd/bases"
+		(cd "${tree}" && "${CONTROLLER_GEN}" object:headerFile=hack/boilerplate.go.txt crd \
+			"${api_paths[@]}" output:crd:artifacts:config="${tmp}/bases")
+		replace_yaml "${tmp}/bases" "${tree}/config/crd/bases"
+	else
+		log "no Go files under ${API_DIRS[*]}; skipped"
+	fi
+
+	mkdir -p "${tmp}/mirrors" "${tmp}/upstream"
+	local allow_missing=()
+	if ((${#mirror_paths[@]} < ${#MIRROR_DIRS[@]})); then
+		log "some of ${MIRROR_DIRS[*]} have no Go files; their CRDs are skipped"
+		allow_missing=(-allow-missing)
+	fi
+	if ((${#mirror_paths[@]} > 0)); then
+		log "deepcopy and CRDs for the operand mirrors ${MIRROR_DIRS[*]}"
+		(cd "${tree}" && "${CONTROLLER_GEN}" object:headerFile=hack/boilerplate.go.txt crd \
+			"${mirror_paths[@]}" output:crd:artifacts:config="${tmp}/mirrors")
+	fi
+
+	log "CRDs for upstream ${UPSTREAM_PACKAGES[*]}"
+	local upstream_paths=() p
+	for p in "${UPSTREAM_PACKAGES[@]}"; do upstream_paths+=("paths=${p}"); done
+	# Floats in upstream types need allowDangerousTypes; descriptions are
+	# dropped so that the VirtualMachine CRD stays far below etcd's size limit.
+	(cd "${tree}/tools/codegen" && "${CONTROLLER_GEN}" crd:allowDangerousTypes=true,maxDescLen=0 \
+		"${upstream_paths[@]}" output:crd:artifacts:config="${tmp}/upstream")
+
+	log "selecting operand CRDs -> config/crd/operands"
+	mkdir -p "${tree}/config/crd/operands"
+	"${OPERANDCRDS}" "${allow_missing[@]}" -out "${tree}/config/crd/operands" "${tmp}/mirrors" "${tmp}/upstream"
+}
+
+# generated_files TREE lists the generated files in TREE, relative to it.
+generated_files() {
+	(
+		cd "$1"
+		{
+			find config/crd -type f 2>/dev/null || true
+			find "${API_DIRS[@]}" "${MIRROR_DIRS[@]}" -name zz_generated.deepcopy.go 2>/dev/null || true
+		} | LC_ALL=C sort
+	)
+}
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "${WORK}"' EXIT
+
+build_tools
+
+if [[ "${mode}" == generate ]]; then
+	generate_into "${ROOT}"
+	log "done"
+	exit 0
+fi
+
+copy="${WORK}/tree"
+mkdir -p "${copy}"
+log "regenerating into a temporary copy of the tree to check for stale files"
+tar -C "${ROOT}" --exclude=./.git --exclude=./bin -cf - . | tar -C "${copy}" -xf -
+generate_into "${copy}"
+
+stale=0
+if ! diff -u <(generated_files "${ROOT}") <(generated_files "${copy}") >"${copy}/.filelist.diff"; then
+	log "the set of generated files differs (- committed, + generated):"
+	sed -n '3,$p' "${copy}/.filelist.diff" | grep "^[-+]" || true
+	stale=1
+fi
+while read -r f; do
+	if [[ -f "${copy}/${f}" ]] && ! cmp -s "${ROOT}/${f}" "${copy}/${f}"; then
+		log "stale: ${f}"
+		stale=1
+	fi
+done < <(generated_files "${ROOT}")
+
+if ((stale)); then
+	log "FAIL: generated files are stale; run hack/generate.sh (make generate) and commit the result"
+	exit 1
+fi
+log "generated files are up to date"
