@@ -32,13 +32,6 @@ type Operand interface {
 	Status(observed []client.Object) ComponentStatus
 }
 
-// Finalizer is an optional capability: an operand with work to do before its
-// objects are deleted on uninstall. Finalize is called with the HyperConverged
-// being deleted; done=false asks to be called again later.
-type Finalizer interface {
-	Finalize(hc *v1beta1.HyperConverged, env Environment) (done bool, err error)
-}
-
 // JSONPatcher is an optional capability: an operand whose objects an admin may
 // patch through a jsonpatch annotation on the HyperConverged. The reconciler
 // raises TaintedConfiguration while any such annotation is set.

@@ -60,6 +60,15 @@ type Env struct {
 	Scheme *runtime.Scheme
 	// Environment is the underlying envtest environment.
 	Environment *envtest.Environment
+
+	stopHooks []func()
+}
+
+// AtStop registers f to run when Stop is called, before the control plane
+// stops: stop managers and webhooks there, so the apiserver is not kept
+// waiting on their watches. Hooks run in reverse order of registration.
+func (e *Env) AtStop(f func()) {
+	e.stopHooks = append(e.stopHooks, f)
 }
 
 // Start starts etcd and kube-apiserver, installs the CRDs and webhooks, and
@@ -137,6 +146,10 @@ func (e *Env) Stop() error {
 	if e == nil || e.Environment == nil {
 		return nil
 	}
+	for i := len(e.stopHooks) - 1; i >= 0; i-- {
+		e.stopHooks[i]()
+	}
+	e.stopHooks = nil
 	if err := e.Environment.Stop(); err != nil {
 		return fmt.Errorf("stopping test control plane: %w", err)
 	}

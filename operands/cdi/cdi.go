@@ -27,8 +27,9 @@ var featureGates = []string{"HonorWaitForFirstConsumer", "DataVolumeClaimAdoptio
 type Operand struct{}
 
 var (
-	_ hco.Operand     = Operand{}
-	_ hco.JSONPatcher = Operand{}
+	_ hco.Operand         = Operand{}
+	_ hco.JSONPatcher     = Operand{}
+	_ hco.DeletionOrderer = Operand{}
 )
 
 // New returns the CDI operand.
@@ -120,3 +121,6 @@ func copyPtr[T any](p *T) *T {
 	v := *p
 	return &v
 }
+
+// DeletionOrder implements hco.DeletionOrderer: CDI goes last.
+func (Operand) DeletionOrder() int { return 20 }

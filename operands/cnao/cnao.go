@@ -24,6 +24,7 @@ type Operand struct{}
 var (
 	_ hco.Operand     = Operand{}
 	_ hco.JSONPatcher = Operand{}
+	_ hco.Adopter     = Operand{}
 )
 
 // New returns the NetworkAddonsConfig operand.
@@ -110,4 +111,23 @@ func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 		return hco.StatusNotFound("NetworkAddonsConfig")
 	}
 	return hco.StatusFromConditionsV1("NetworkAddonsConfig", nac.Status.Conditions, nac.Status.ObservedVersion)
+}
+
+// Adopt implements hco.Adopter. On upgrade, a HyperConverged without the
+// deployOVS annotation whose NetworkAddonsConfig already deploys OvS gets
+// deployOVS: "true", so that OvS stays deployed.
+func (Operand) Adopt(hc *v1beta1.HyperConverged, observed []client.Object) bool {
+	if _, set := hc.GetAnnotations()[v1beta1.DeployOVSAnnotation]; set {
+		return false
+	}
+	for _, o := range observed {
+		if nac, ok := o.(*cnaov1.NetworkAddonsConfig); ok && nac != nil && nac.Spec.Ovs != nil {
+			if hc.Annotations == nil {
+				hc.Annotations = map[string]string{}
+			}
+			hc.Annotations[v1beta1.DeployOVSAnnotation] = "true"
+			return true
+		}
+	}
+	return false
 }

@@ -43,8 +43,9 @@ var diskVerificationMemoryLimit = resource.MustParse("2G")
 type Operand struct{}
 
 var (
-	_ hco.Operand     = Operand{}
-	_ hco.JSONPatcher = Operand{}
+	_ hco.Operand         = Operand{}
+	_ hco.JSONPatcher     = Operand{}
+	_ hco.DeletionOrderer = Operand{}
 )
 
 // New returns the KubeVirt operand.
@@ -219,3 +220,7 @@ func copyPtr[T any](p *T) *T {
 	v := *p
 	return &v
 }
+
+// DeletionOrder implements hco.DeletionOrderer: KubeVirt goes after the
+// other operands and before CDI.
+func (Operand) DeletionOrder() int { return 10 }

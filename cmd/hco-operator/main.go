@@ -1,0 +1,124 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/cdi"
+	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/hpp"
+	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/ssp"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "hco-operator:", err)
+		os.Exit(1)
+	}
+}
+
+// config is everything read from flags and the environment.
+type config struct {
+	env                                  hco.Environment
+	operands                             string
+	leaderElect                          bool
+	metricsAddr, probeAddr               string
+	leaderElectionNamespace, zapLogLevel string
+}
+
+func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *zap.Options, error) {
+	c := config{env: hco.Environment{
+		Namespace:                orDefault(getenv("OPERATOR_NAMESPACE"), v1beta1.DefaultNamespace),
+		Version:                  getenv("HCO_VERSION"),
+		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
+		KVMEmulation:             getenv("KVM_EMULATION") == "true",
+		OperandVersions:          map[string]string{},
+	}}
+	for name, variable := range map[string]string{
+		kubevirt.Name: "KUBEVIRT_VERSION", cdi.Name: "CDI_VERSION", cnao.Name: "NETWORK_ADDONS_VERSION",
+		ssp.Name: "SSP_VERSION", hpp.Name: "HPPO_VERSION",
+	} {
+		if v := getenv(variable); v != "" {
+			c.env.OperandVersions[name] = v
+		}
+	}
+	fs := flag.NewFlagSet("hco-operator", flag.ContinueOnError)
+	fs.BoolVar(&c.leaderElect, "leader-elect", true, "Elect a leader so that only one replica reconciles.")
+	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", `Address of the metrics endpoint; "0" disables it.`)
+	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
+	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, where the HyperConverged lives (env OPERATOR_NAMESPACE).")
+	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: --namespace).")
+	fs.StringVar(&c.operands, "operands", "kubevirt,cdi,cnao,ssp", "Comma-separated operand modules to run: kubevirt, cdi, cnao, ssp, hpp.")
+	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
+	zapOpts := &zap.Options{}
+	zapOpts.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return c, fs, zapOpts, err
+	}
+	return c, fs, zapOpts, nil
+}
+
+func run(args []string, getenv func(string) string) error {
+	c, _, zapOpts, err := parse(args, getenv)
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
+
+	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New())
+	if err != nil {
+		return err
+	}
+	if err := reg.Only(splitList(c.operands)...); err != nil {
+		return fmt.Errorf("--operands: %w", err)
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return err
+	}
+	restConfig, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("no cluster to talk to (set KUBECONFIG or run in a pod): %w", err)
+	}
+	mgr, _, err := hco.NewManager(restConfig, reg, c.env, hco.ManagerOptions{Manager: ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
+		HealthProbeBindAddress:        c.probeAddr,
+		LeaderElection:                c.leaderElect,
+		LeaderElectionID:              "hyperconverged-cluster-operator-lock",
+		LeaderElectionNamespace:       orDefault(c.leaderElectionNamespace, c.env.Namespace),
+		LeaderElectionReleaseOnCancel: true,
+	}})
+	if err != nil {
+		return err
+	}
+	ctrl.Log.Info("starting hco-operator", "namespace", c.env.Namespace, "version", c.env.Version, "operands", reg.Names())
+	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,230 @@
+package hco
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+)
+
+// ApplyResult says what applying one desired object did.
+type ApplyResult string
+
+// Apply results; they are also the "result" label of hcokit_operand_reconciles_total.
+const (
+	ResultUnchanged   ApplyResult = "unchanged"
+	ResultCreated     ApplyResult = "created"
+	ResultUpdated     ApplyResult = "updated"
+	ResultOverwritten ApplyResult = "overwritten"
+)
+
+// applier is the one path that creates and updates operand objects. It reads
+// from the manager's cache, so a reconcile with nothing to do makes no
+// request at all.
+//
+// The API server may normalise what it stores (CRD defaults, quantities), so
+// an object written from a desired state can read back different from it. The
+// applier remembers, per object, the desired content it last wrote or found
+// in sync and the content the server then held; the same pair again means "in
+// sync", and no update is sent.
+type applier struct {
+	client client.Client
+	// reader reads past the cache, for an object the cache cannot see (its
+	// managed-by label was removed).
+	reader client.Reader
+	scheme *runtime.Scheme
+
+	mu   sync.Mutex
+	memo map[objectKey]memoEntry
+}
+
+type objectKey struct {
+	gvk schema.GroupVersionKind
+	key types.NamespacedName
+}
+
+type memoEntry struct {
+	desired, stored []byte
+	// staleVersion is the resourceVersion the object had before our last
+	// write: a cache still showing it has not seen the write yet.
+	staleVersion string
+}
+
+func newApplier(c client.Client, reader client.Reader, s *runtime.Scheme) *applier {
+	return &applier{client: c, reader: reader, scheme: s, memo: map[objectKey]memoEntry{}}
+}
+
+// apply makes the cluster hold desired and returns the object as stored.
+func (a *applier) apply(ctx context.Context, desired client.Object) (client.Object, ApplyResult, error) {
+	gvk, err := apiutil.GVKForObject(desired, a.scheme)
+	if err != nil {
+		return nil, "", err
+	}
+	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(desired)}
+	want, err := content(desired)
+	if err != nil {
+		return nil, "", err
+	}
+
+	observed := newEmpty(desired)
+	err = a.client.Get(ctx, key.key, observed)
+	if apierrors.IsNotFound(err) {
+		created := desired.DeepCopyObject().(client.Object)
+		created.SetResourceVersion("")
+		err = a.client.Create(ctx, created)
+		if err == nil {
+			a.remember(key, want, created, "")
+			return created, ResultCreated, nil
+		}
+		if !apierrors.IsAlreadyExists(err) {
+			return nil, "", fmt.Errorf("create %s %s: %w", gvk.Kind, key.key, err)
+		}
+		// It exists but the cache does not show it: its labels were edited.
+		err = a.reader.Get(ctx, key.key, observed)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("get %s %s: %w", gvk.Kind, key.key, err)
+	}
+
+	prev, known := a.recall(key)
+	if known && prev.staleVersion != "" && observed.GetResourceVersion() == prev.staleVersion && bytes.Equal(prev.desired, want) {
+		// The cache has not caught up with our own write yet; its event
+		// will bring us back.
+		return observed, ResultUnchanged, nil
+	}
+	have, err := content(observed)
+	if err != nil {
+		return nil, "", err
+	}
+	metaOK := isSubset(desired.GetLabels(), observed.GetLabels()) && isSubset(desired.GetAnnotations(), observed.GetAnnotations())
+	if metaOK && (bytes.Equal(want, have) || (known && bytes.Equal(prev.desired, want) && bytes.Equal(prev.stored, have))) {
+		a.remember(key, want, observed, "")
+		return observed, ResultUnchanged, nil
+	}
+	staleVersion := observed.GetResourceVersion()
+
+	updated, err := merged(observed, desired)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := a.client.Update(ctx, updated); err != nil {
+		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, key.key, err)
+	}
+	a.remember(key, want, updated, staleVersion)
+	// The desired state did not change since it was last in sync, so
+	// somebody else changed the object.
+	if known && bytes.Equal(prev.desired, want) {
+		return updated, ResultOverwritten, nil
+	}
+	return updated, ResultUpdated, nil
+}
+
+func (a *applier) remember(key objectKey, want []byte, stored client.Object, staleVersion string) {
+	have, err := content(stored)
+	if err != nil {
+		return
+	}
+	a.mu.Lock()
+	a.memo[key] = memoEntry{desired: want, stored: have, staleVersion: staleVersion}
+	a.mu.Unlock()
+}
+
+func (a *applier) recall(key objectKey) (memoEntry, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e, ok := a.memo[key]
+	return e, ok
+}
+
+func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) {
+	a.mu.Lock()
+	delete(a.memo, objectKey{gvk: gvk, key: key})
+	a.mu.Unlock()
+}
+
+// content is the JSON of an object without apiVersion, kind, metadata and
+// status: what the operator owns. encoding/json sorts map keys, so equal
+// content gives equal bytes.
+func content(obj client.Object) ([]byte, error) {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %T: %w", obj, err)
+	}
+	for _, k := range []string{"apiVersion", "kind", "metadata", "status"} {
+		delete(u, k)
+	}
+	return json.Marshal(u)
+}
+
+// merged returns observed with desired's content and desired's labels and
+// annotations laid over observed's (others' labels and annotations stay).
+func merged(observed, desired client.Object) (client.Object, error) {
+	o, err := runtime.DefaultUnstructuredConverter.ToUnstructured(observed)
+	if err != nil {
+		return nil, err
+	}
+	d, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
+	if err != nil {
+		return nil, err
+	}
+	for k := range o {
+		switch k {
+		case "apiVersion", "kind", "metadata", "status":
+		default:
+			delete(o, k)
+		}
+	}
+	for k, v := range d {
+		switch k {
+		case "apiVersion", "kind", "metadata", "status":
+		default:
+			o[k] = v
+		}
+	}
+	out := newEmpty(observed)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o, out); err != nil {
+		return nil, err
+	}
+	out.SetLabels(overlay(observed.GetLabels(), desired.GetLabels()))
+	out.SetAnnotations(overlay(observed.GetAnnotations(), desired.GetAnnotations()))
+	return out, nil
+}
+
+func overlay(base, top map[string]string) map[string]string {
+	if len(base) == 0 && len(top) == 0 {
+		return base
+	}
+	out := make(map[string]string, len(base)+len(top))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range top {
+		out[k] = v
+	}
+	return out
+}
+
+func isSubset(want, have map[string]string) bool {
+	for k, v := range want {
+		if hv, ok := have[k]; !ok || hv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// newEmpty returns a new zero object of obj's Go type, with obj's TypeMeta.
+func newEmpty(obj client.Object) client.Object {
+	out := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)
+	out.GetObjectKind().SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+	return out
+}

@@ -1,0 +1,170 @@
+package hco
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+)
+
+// Reasons of the HyperConverged's conditions.
+const (
+	ReasonReconcileCompleted       = "ReconcileCompleted"
+	ReasonInvalidRequest           = "InvalidRequest"
+	ReasonInvalidConfiguration     = "InvalidConfiguration"
+	ReasonUpgrading                = "HCOUpgrading"
+	ReasonTainted                  = "UnsupportedFeatureAnnotation"
+	ReasonDeleting                 = "Deleting"
+	ReasonDeletionBlocked          = "DeletionBlocked"
+	MessageTainted                 = "Unsupported feature was activated via an HCO annotation"
+	messageReconcileCompleted      = "Reconcile completed successfully"
+	messageAllAvailable            = "All components are available"
+	messageNothingProgressing      = "No component is progressing"
+	messageNothingDegraded         = "No component is degraded"
+	messageAllUpgradeable          = "All components are upgradeable"
+	messageUpgrading               = "The operator is upgrading its components"
+	reasonNotAvailableSuffix       = "NotAvailable"
+	reasonProgressingSuffix        = "Progressing"
+	reasonDegradedSuffix           = "Degraded"
+	reasonNotUpgradeableSuffix     = "NotUpgradeable"
+	messageComponentHasNotReported = "%s has not reported %s yet"
+)
+
+// Assessment is everything the conditions are computed from: one reconcile's
+// findings. It is plain data so that the computation is a pure function.
+type Assessment struct {
+	// Generation of the HyperConverged the findings are about.
+	Generation int64
+	// Components in registry order.
+	Components []ComponentStatus
+	// Problem, when set, makes ReconcileComplete False with this reason and message.
+	ProblemReason, ProblemMessage string
+	// ObservedVersions are the versions the components report, by operand name.
+	ObservedVersions map[string]string
+	// Upgrading is true while the operator moves from one version to another.
+	Upgrading bool
+	// Tainted is true while a jsonpatch annotation is in effect.
+	Tainted bool
+}
+
+// Conditions computes the HyperConverged's conditions from an assessment.
+// TaintedConfiguration is present only when Tainted.
+func Conditions(a Assessment) []metav1.Condition {
+	cond := func(t string, s metav1.ConditionStatus, reason, msg string) metav1.Condition {
+		return metav1.Condition{Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: a.Generation}
+	}
+	out := make([]metav1.Condition, 0, 6)
+
+	if a.ProblemReason != "" {
+		out = append(out, cond(v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, a.ProblemReason, a.ProblemMessage))
+	} else {
+		out = append(out, cond(v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, ReasonReconcileCompleted, messageReconcileCompleted))
+	}
+
+	available := cond(v1beta1.ConditionAvailable, metav1.ConditionTrue, ReasonReconcileCompleted, messageAllAvailable)
+	progressing := cond(v1beta1.ConditionProgressing, metav1.ConditionFalse, ReasonReconcileCompleted, messageNothingProgressing)
+	degraded := cond(v1beta1.ConditionDegraded, metav1.ConditionFalse, ReasonReconcileCompleted, messageNothingDegraded)
+	upgradeable := cond(v1beta1.ConditionUpgradeable, metav1.ConditionTrue, ReasonReconcileCompleted, messageAllUpgradeable)
+
+	// The first component to report a problem names it; later ones are
+	// appended to the message so that nothing is hidden.
+	note := func(c *metav1.Condition, s metav1.ConditionStatus, reason, msg string) {
+		if c.Status != s {
+			c.Status, c.Reason, c.Message = s, reason, msg
+			return
+		}
+		c.Message += "; " + msg
+	}
+	for _, cs := range a.Components {
+		if cs.Available.Status != metav1.ConditionTrue {
+			note(&available, metav1.ConditionFalse, cs.Kind+reasonNotAvailableSuffix, componentMessage(cs.Kind, "Available", cs.Available))
+		}
+		if cs.Progressing.Status != metav1.ConditionFalse {
+			note(&progressing, metav1.ConditionTrue, cs.Kind+reasonProgressingSuffix, componentMessage(cs.Kind, "Progressing", cs.Progressing))
+		}
+		if cs.Degraded.Status == metav1.ConditionTrue {
+			note(&degraded, metav1.ConditionTrue, cs.Kind+reasonDegradedSuffix, componentMessage(cs.Kind, "Degraded", cs.Degraded))
+		}
+		if cs.Upgradeable.Status == metav1.ConditionFalse {
+			note(&upgradeable, metav1.ConditionFalse, cs.Kind+reasonNotUpgradeableSuffix, componentMessage(cs.Kind, "Upgradeable", cs.Upgradeable))
+		}
+	}
+	if a.Upgrading {
+		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, ReasonUpgrading, messageUpgrading
+		upgradeable.Status, upgradeable.Reason, upgradeable.Message = metav1.ConditionFalse, ReasonUpgrading, messageUpgrading
+	}
+	out = append(out, available, progressing, degraded, upgradeable)
+
+	if a.Tainted {
+		out = append(out, cond(v1beta1.ConditionTaintedConfiguration, metav1.ConditionTrue, ReasonTainted, MessageTainted))
+	}
+	return out
+}
+
+func componentMessage(kind, condType string, c ComponentCondition) string {
+	switch {
+	case c.Reason == ReasonNotFound:
+		return kind + " does not exist yet"
+	case c.Reason == ReasonNoStatus:
+		return fmt.Sprintf(messageComponentHasNotReported, kind, condType)
+	case c.Message != "":
+		return kind + ": " + c.Message
+	case c.Reason != "":
+		return kind + ": " + c.Reason
+	}
+	return fmt.Sprintf("%s %s is %s", kind, condType, c.Status)
+}
+
+// SystemHealth derives status.systemHealthStatus from the conditions: error
+// when the reconcile fails or a component is degraded, warning while anything
+// is unavailable, progressing or not upgradeable, healthy otherwise.
+func SystemHealth(conds []metav1.Condition) string {
+	is := func(t string, s metav1.ConditionStatus) bool {
+		c := meta.FindStatusCondition(conds, t)
+		return c != nil && c.Status == s
+	}
+	switch {
+	case is(v1beta1.ConditionReconcileComplete, metav1.ConditionFalse), is(v1beta1.ConditionDegraded, metav1.ConditionTrue):
+		return v1beta1.SystemHealthError
+	case is(v1beta1.ConditionAvailable, metav1.ConditionFalse), is(v1beta1.ConditionProgressing, metav1.ConditionTrue),
+		is(v1beta1.ConditionUpgradeable, metav1.ConditionFalse):
+		return v1beta1.SystemHealthWarning
+	}
+	return v1beta1.SystemHealthHealthy
+}
+
+// MergeConditions writes want into existing: a condition whose status is
+// unchanged keeps its LastTransitionTime; a condition type absent from want is
+// removed. It reports whether anything changed.
+func MergeConditions(existing *[]metav1.Condition, want []metav1.Condition, now metav1.Time) bool {
+	changed := false
+	keep := make(map[string]bool, len(want))
+	for _, c := range want {
+		keep[c.Type] = true
+		c.LastTransitionTime = now
+		if meta.SetStatusCondition(existing, c) {
+			changed = true
+		}
+	}
+	for _, c := range append([]metav1.Condition(nil), *existing...) {
+		if !keep[c.Type] {
+			meta.RemoveStatusCondition(existing, c.Type)
+			changed = true
+		}
+	}
+	return changed
+}
+
+// healthValue is the kubevirt_hco_system_health_status value of a health string.
+func healthValue(h string) float64 {
+	switch strings.ToLower(h) {
+	case v1beta1.SystemHealthHealthy:
+		return 0
+	case v1beta1.SystemHealthWarning:
+		return 1
+	}
+	return 2
+}

@@ -1,0 +1,77 @@
+package hco
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+)
+
+// NewScheme returns a scheme with the client-go types, the HyperConverged
+// and whatever the adders register (the operands' types).
+func NewScheme(adders ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1beta1.AddToScheme}, adders...) {
+		if err := add(s); err != nil {
+			return nil, fmt.Errorf("build scheme: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// ManagerOptions configures NewManager.
+type ManagerOptions struct {
+	// Manager are controller-runtime's options. Scheme is required; Cache is
+	// replaced by CacheOptions; health and readiness checks are added.
+	Manager ctrl.Options
+	// Metrics registers the operator's metrics; nil means controller-runtime's
+	// metrics.Registry, which the manager serves.
+	Metrics prometheus.Registerer
+}
+
+// NewManager creates a manager whose cache holds only what the operator
+// manages, with the HyperConverged reconciler and ping health checks set up.
+func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOptions) (ctrl.Manager, *Reconciler, error) {
+	mo := opts.Manager
+	if mo.Scheme == nil {
+		return nil, nil, fmt.Errorf("hco.NewManager: ManagerOptions.Manager.Scheme is required (see hco.NewScheme)")
+	}
+	cacheOpts, err := CacheOptions(reg, mo.Scheme)
+	if err != nil {
+		return nil, nil, err
+	}
+	mo.Cache = cacheOpts
+	mgr, err := ctrl.NewManager(cfg, mo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create manager: %w", err)
+	}
+	registerer := opts.Metrics
+	if registerer == nil {
+		registerer = crmetrics.Registry
+	}
+	metrics, err := NewMetrics(registerer)
+	if err != nil {
+		return nil, nil, fmt.Errorf("register metrics: %w", err)
+	}
+	r, err := NewReconciler(mgr, reg, env, metrics)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		return nil, nil, fmt.Errorf("set up HyperConverged controller: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, nil, err
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, nil, err
+	}
+	return mgr, r, nil
+}

@@ -1,0 +1,150 @@
+package hco
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+)
+
+// uninstallPoll is how often a deletion in progress is checked besides the
+// watch events of the objects going away.
+const uninstallPoll = 2 * time.Second
+
+// uninstall deletes the operand objects group by group (see DeletionOrderer),
+// waits until each group is gone, then drops the finalizer. Cluster-scoped
+// operands cannot carry an owner reference to the namespaced HyperConverged,
+// so this does not rely on garbage collection.
+func (r *Reconciler) uninstall(ctx context.Context, hc *v1beta1.HyperConverged) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(hc, FinalizerName) {
+		return reconcile.Result{}, nil
+	}
+	for _, group := range r.deletionGroups() {
+		var remaining []client.Object
+		for _, op := range group {
+			for _, k := range r.kinds {
+				if !slices.Contains(k.operands, op) {
+					continue
+				}
+				items, err := r.listManaged(ctx, k, hc)
+				if err != nil {
+					return reconcile.Result{}, err
+				}
+				for _, obj := range items {
+					remaining = append(remaining, obj)
+					if !obj.GetDeletionTimestamp().IsZero() {
+						continue
+					}
+					if err := r.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+						return reconcile.Result{}, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
+					}
+					r.applier.forget(k.gvk, client.ObjectKeyFromObject(obj))
+					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: the HyperConverged is being deleted", k.gvk.Kind, obj.GetName())
+				}
+			}
+		}
+		if len(remaining) > 0 {
+			return reconcile.Result{RequeueAfter: uninstallPoll}, r.reportUninstall(ctx, hc, remaining)
+		}
+	}
+	if err := r.removeFinalizer(ctx, hc); err != nil {
+		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
+	}
+	return reconcile.Result{}, nil
+}
+
+// removeFinalizer removes only our finalizer, by position, guarded by a JSON
+// patch test: no resourceVersion is needed, so a status write of our own
+// that the cache has not seen yet cannot make it conflict, and another
+// controller's finalizer added meanwhile cannot be lost.
+func (r *Reconciler) removeFinalizer(ctx context.Context, hc *v1beta1.HyperConverged) error {
+	i := slices.Index(hc.Finalizers, FinalizerName)
+	if i < 0 {
+		return nil
+	}
+	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, FinalizerName, i)
+	return client.IgnoreNotFound(r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, []byte(patch))))
+}
+
+// deletionGroups returns the enabled operands grouped by DeletionOrder, in
+// ascending order, registry order within a group.
+func (r *Reconciler) deletionGroups() [][]Operand {
+	order := func(op Operand) int {
+		if d, ok := op.(DeletionOrderer); ok {
+			return d.DeletionOrder()
+		}
+		return 0
+	}
+	ops := r.registry.Operands()
+	var orders []int
+	for _, op := range ops {
+		if o := order(op); !slices.Contains(orders, o) {
+			orders = append(orders, o)
+		}
+	}
+	slices.Sort(orders)
+	groups := make([][]Operand, 0, len(orders))
+	for _, o := range orders {
+		var g []Operand
+		for _, op := range ops {
+			if order(op) == o {
+				g = append(g, op)
+			}
+		}
+		groups = append(groups, g)
+	}
+	return groups
+}
+
+// reportUninstall makes a deletion in progress visible, and a deletion that
+// has waited longer than DeletionTimeout visible as blocked.
+func (r *Reconciler) reportUninstall(ctx context.Context, hc *v1beta1.HyperConverged, remaining []client.Object) error {
+	names := make([]string, 0, len(remaining))
+	for _, obj := range remaining {
+		n := obj.GetObjectKind().GroupVersionKind().Kind + " " + obj.GetName()
+		if f := obj.GetFinalizers(); len(f) > 0 {
+			n += " (finalizers: " + strings.Join(f, ", ") + ")"
+		}
+		names = append(names, n)
+	}
+	reason, msg := ReasonDeleting, "waiting for "+strings.Join(names, ", ")+" to be deleted"
+	if waited := r.now().Sub(hc.DeletionTimestamp.Time); waited > r.DeletionTimeout {
+		reason = ReasonDeletionBlocked
+		msg = fmt.Sprintf("deletion has waited %s for %s; check the component operators and the finalizers named", waited.Round(time.Second), strings.Join(names, ", "))
+		r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventDeletionBlocked, "Delete", "%s", msg)
+	}
+	next := hc.DeepCopy()
+	MergeConditions(&next.Status.Conditions, append(withoutType(hc.Status.Conditions, v1beta1.ConditionReconcileComplete),
+		metav1.Condition{Type: v1beta1.ConditionReconcileComplete, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: hc.Generation}),
+		metav1.NewTime(r.now()))
+	if equalConditions(hc.Status.Conditions, next.Status.Conditions) {
+		return nil
+	}
+	return client.IgnoreNotFound(r.client.Status().Patch(ctx, next, client.MergeFrom(hc)))
+}
+
+func withoutType(conds []metav1.Condition, t string) []metav1.Condition {
+	out := make([]metav1.Condition, 0, len(conds))
+	for _, c := range conds {
+		if c.Type != t {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func equalConditions(a, b []metav1.Condition) bool {
+	return slices.EqualFunc(a, b, func(x, y metav1.Condition) bool {
+		return x.Type == y.Type && x.Status == y.Status && x.Reason == y.Reason && x.Message == y.Message && x.ObservedGeneration == y.ObservedGeneration
+	})
+}
