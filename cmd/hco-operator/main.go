@@ -21,10 +21,23 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Getenv); err != nil {
+	if err := dispatch(os.Args[1:], os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, "hco-operator:", err)
 		os.Exit(1)
 	}
+}
+
+// dispatch runs a subcommand, or the operator when the first argument is a flag or absent.
+func dispatch(args []string, getenv func(string) string) error {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "operator":
+			return run(args[1:], getenv)
+		default:
+			return fmt.Errorf("unknown command %q; commands: operator (the default)", args[0])
+		}
+	}
+	return run(args, getenv)
 }
 
 // config is everything read from flags and the environment.

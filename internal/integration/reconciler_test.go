@@ -289,7 +289,9 @@ func TestBrokenJSONPatchIsAConditionAndKeepsTheOperand(t *testing.T) {
 
 func TestDeployOVSTogglesOvS(t *testing.T) {
 	env.Require(t)
-	createHC(t, func(hc *v1beta1.HyperConverged) { hc.Annotations = map[string]string{v1beta1.DeployOVSAnnotation: "true"} })
+	createHC(t, func(hc *v1beta1.HyperConverged) {
+		hc.Annotations = map[string]string{v1beta1.DeployOVSAnnotation: "true"}
+	})
 	eventually(t, "OvS deployed", func() error {
 		if get(t, cnaoKey, &cnaov1.NetworkAddonsConfig{}).Spec.Ovs == nil {
 			return fmt.Errorf("no spec.ovs")
