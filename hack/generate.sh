@@ -2,6 +2,7 @@
 # Regenerates the committed generated files:
 #   api/**/zz_generated.deepcopy.go, operands/{cnao,hpp}/api/**/zz_generated.deepcopy.go
 #   config/crd/bases/     the HyperConverged CRD, from ./api/...
+#   config/rbac/role.yaml the stock binary's RBAC, from the markers in cmd/hco-operator
 #   config/crd/operands/  the operand CRDs: our NetworkAddonsConfig and
 #                         HostPathProvisioner mirrors, and KubeVirt,
 #                         VirtualMachine, CDI, DataVolume and SSP from the
@@ -120,6 +121,12 @@ generate_into() {
 			"${mirror_paths[@]}" output:crd:artifacts:config="${tmp}/mirrors")
 	fi
 
+	log "RBAC of the stock binary (cmd/hco-operator) -> config/rbac/role.yaml"
+	(cd "${tree}" && "${CONTROLLER_GEN}" rbac:roleName=hco-operator paths=./cmd/hco-operator/... \
+		output:rbac:artifacts:config="${tmp}/rbac")
+	mkdir -p "${tree}/config/rbac"
+	cp "${tmp}/rbac/role.yaml" "${tree}/config/rbac/role.yaml"
+
 	log "CRDs for upstream ${UPSTREAM_PACKAGES[*]}"
 	local upstream_paths=() p
 	for p in "${UPSTREAM_PACKAGES[@]}"; do upstream_paths+=("paths=${p}"); done
@@ -139,6 +146,7 @@ generated_files() {
 		cd "$1"
 		{
 			find config/crd -type f 2>/dev/null || true
+			echo config/rbac/role.yaml
 			find "${API_DIRS[@]}" "${MIRROR_DIRS[@]}" -name zz_generated.deepcopy.go 2>/dev/null || true
 		} | LC_ALL=C sort
 	)
