@@ -1,0 +1,133 @@
+package hco_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+)
+
+func healthy(kind string) hco.ComponentStatus {
+	return hco.ComponentStatus{
+		Kind:        kind,
+		Available:   hco.ComponentCondition{Status: metav1.ConditionTrue},
+		Progressing: hco.ComponentCondition{Status: metav1.ConditionFalse},
+		Degraded:    hco.ComponentCondition{Status: metav1.ConditionFalse},
+		Upgradeable: hco.ComponentCondition{Status: metav1.ConditionTrue},
+	}
+}
+
+func with(c hco.ComponentStatus, f func(*hco.ComponentStatus)) hco.ComponentStatus { f(&c); return c }
+
+type want struct {
+	status metav1.ConditionStatus
+	reason string
+}
+
+func TestConditions(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     hco.Assessment
+		want   map[string]want
+		health string
+	}{
+		{
+			name: "all healthy",
+			in:   hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt"), healthy("CDI")}},
+			want: map[string]want{
+				"ReconcileComplete": {"True", "ReconcileCompleted"}, "Available": {"True", "ReconcileCompleted"},
+				"Progressing": {"False", "ReconcileCompleted"}, "Degraded": {"False", "ReconcileCompleted"}, "Upgradeable": {"True", "ReconcileCompleted"},
+			},
+			health: "healthy",
+		},
+		{
+			name: "nothing reported yet",
+			in:   hco.Assessment{Components: []hco.ComponentStatus{hco.StatusFromConditions("KubeVirt", nil, "")}},
+			want: map[string]want{
+				"Available": {"False", "KubeVirtNotAvailable"}, "Progressing": {"True", "KubeVirtProgressing"},
+				"Degraded": {"False", "ReconcileCompleted"}, "Upgradeable": {"True", "ReconcileCompleted"},
+			},
+			health: "warning",
+		},
+		{
+			name: "the first failing component names the reason",
+			in: hco.Assessment{Components: []hco.ComponentStatus{
+				healthy("KubeVirt"),
+				with(healthy("CDI"), func(c *hco.ComponentStatus) { c.Degraded.Status = metav1.ConditionTrue }),
+				with(healthy("SSP"), func(c *hco.ComponentStatus) {
+					c.Degraded.Status = metav1.ConditionTrue
+					c.Upgradeable = hco.ComponentCondition{Status: metav1.ConditionFalse, Message: "busy"}
+				}),
+			}},
+			want:   map[string]want{"Degraded": {"True", "CDIDegraded"}, "Upgradeable": {"False", "SSPNotUpgradeable"}, "Available": {"True", "ReconcileCompleted"}},
+			health: "error",
+		},
+		{
+			name:   "invalid configuration",
+			in:     hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt")}, ProblemReason: hco.ReasonInvalidConfiguration, ProblemMessage: "spec.x: bad"},
+			want:   map[string]want{"ReconcileComplete": {"False", "InvalidConfiguration"}},
+			health: "error",
+		},
+		{
+			name:   "upgrading",
+			in:     hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt")}, Upgrading: true},
+			want:   map[string]want{"Progressing": {"True", "HCOUpgrading"}, "Upgradeable": {"False", "HCOUpgrading"}},
+			health: "warning",
+		},
+		{
+			name:   "tainted",
+			in:     hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt")}, Tainted: true},
+			want:   map[string]want{"TaintedConfiguration": {"True", "UnsupportedFeatureAnnotation"}},
+			health: "healthy",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.in.Generation = 7
+			got := hco.Conditions(tc.in)
+			for typ, w := range tc.want {
+				c := meta.FindStatusCondition(got, typ)
+				if assert.NotNil(t, c, typ) {
+					assert.Equal(t, w.status, c.Status, typ)
+					assert.Equal(t, w.reason, c.Reason, typ)
+					assert.Equal(t, int64(7), c.ObservedGeneration)
+					assert.NotEmpty(t, c.Message, typ)
+				}
+			}
+			if !tc.in.Tainted {
+				assert.Nil(t, meta.FindStatusCondition(got, v1beta1.ConditionTaintedConfiguration), "TaintedConfiguration only while tainted")
+			}
+			assert.Equal(t, tc.health, hco.SystemHealth(got))
+		})
+	}
+}
+
+func TestConditionsMentionEveryFailingComponent(t *testing.T) {
+	got := hco.Conditions(hco.Assessment{Components: []hco.ComponentStatus{hco.StatusNotFound("KubeVirt"), hco.StatusNotFound("CDI")}})
+	msg := meta.FindStatusCondition(got, v1beta1.ConditionAvailable).Message
+	assert.Contains(t, msg, "KubeVirt does not exist yet")
+	assert.Contains(t, msg, "CDI does not exist yet")
+}
+
+func TestMergeConditions(t *testing.T) {
+	t0 := metav1.NewTime(time.Unix(1000, 0))
+	t1 := metav1.NewTime(time.Unix(2000, 0))
+	var conds []metav1.Condition
+	first := []metav1.Condition{
+		{Type: "Available", Status: "False", Reason: "A", Message: "m"},
+		{Type: "TaintedConfiguration", Status: "True", Reason: "T", Message: "m"},
+	}
+	assert.True(t, hco.MergeConditions(&conds, first, t0))
+	assert.False(t, hco.MergeConditions(&conds, first, t1), "the same conditions again change nothing")
+	assert.Equal(t, t0, meta.FindStatusCondition(conds, "Available").LastTransitionTime)
+
+	second := []metav1.Condition{{Type: "Available", Status: "True", Reason: "B", Message: "m"}}
+	assert.True(t, hco.MergeConditions(&conds, second, t1))
+	assert.Equal(t, t1, meta.FindStatusCondition(conds, "Available").LastTransitionTime, "a status change moves the transition time")
+	assert.Nil(t, meta.FindStatusCondition(conds, "TaintedConfiguration"), "a condition no longer wanted is removed")
+}
