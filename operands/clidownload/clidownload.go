@@ -1,0 +1,208 @@
+package clidownload
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+)
+
+// Name is the operand's registry name.
+const Name = "clidownload"
+
+// ImageKey is the Environment.Images key of the image that serves the
+// virtctl binaries. Without it the operand wants nothing.
+const ImageKey = "virtctl-download"
+
+// ObjectName is the name of the Deployment and of the Service.
+const ObjectName = "hyperconverged-cluster-cli-download"
+
+// Port is the HTTP port the server listens on and the Service exposes.
+const Port = 8080
+
+// HealthPath is the server's health endpoint, used by both probes.
+const HealthPath = "/health"
+
+// StatusKind names the component in the HyperConverged's condition reasons
+// ("CLIDownloadNotAvailable"); "Deployment" alone would not say which one.
+const StatusKind = "CLIDownload"
+
+// podLabel selects the server's pods. It is not one of hco.Labels, which
+// carry the version and so must stay out of the immutable selector.
+const podLabel = "name"
+
+// Operand builds the download server's Deployment and Service.
+type Operand struct{}
+
+var _ hco.Operand = Operand{}
+
+// New returns the CLI-download operand.
+func New() Operand { return Operand{} }
+
+// Name implements hco.Operand.
+func (Operand) Name() string { return Name }
+
+// Kinds implements hco.Operand.
+func (Operand) Kinds() []client.Object {
+	return []client.Object{
+		&appsv1.Deployment{TypeMeta: deploymentType()},
+		&corev1.Service{TypeMeta: serviceType()},
+	}
+}
+
+func deploymentType() metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: appsv1.SchemeGroupVersion.String(), Kind: "Deployment"}
+}
+
+func serviceType() metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "Service"}
+}
+
+// Desired implements hco.Operand: the Deployment then the Service, or nothing
+// when env has no image for ImageKey.
+func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+	image := env.Images[ImageKey]
+	if image == "" {
+		return nil, nil
+	}
+	return []client.Object{BuildDeployment(hc, env, image), BuildService(hc, env)}, nil
+}
+
+// BuildDeployment returns the download server's Deployment for hc, serving
+// from image, placed with the infra placement.
+func BuildDeployment(hc *v1beta1.HyperConverged, env hco.Environment, image string) *appsv1.Deployment {
+	labels := hco.Labels(hc, env, hco.ComponentDeployment)
+	podLabels := hco.Labels(hc, env, hco.ComponentDeployment)
+	podLabels[podLabel] = ObjectName
+	probe := func(initialDelay int32) *corev1.Probe {
+		return &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+				Path: HealthPath, Port: intstr.FromString("http"), Scheme: corev1.URISchemeHTTP,
+			}},
+			InitialDelaySeconds: initialDelay,
+			PeriodSeconds:       10,
+			TimeoutSeconds:      5,
+			FailureThreshold:    3,
+			SuccessThreshold:    1,
+		}
+	}
+	pod := corev1.PodSpec{
+		AutomountServiceAccountToken: new(false),
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot:   new(true),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+		Containers: []corev1.Container{{
+			Name:            "server",
+			Image:           image,
+			ImagePullPolicy: corev1.PullIfNotPresent,
+			Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+			ReadinessProbe:  probe(5),
+			LivenessProbe:   probe(15),
+			Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{
+					corev1.ResourceCPU:    resource.MustParse("10m"),
+					corev1.ResourceMemory: resource.MustParse("96Mi"),
+				},
+				Limits: corev1.ResourceList{
+					corev1.ResourceMemory: resource.MustParse("256Mi"),
+				},
+			},
+			SecurityContext: &corev1.SecurityContext{
+				AllowPrivilegeEscalation: new(false),
+				ReadOnlyRootFilesystem:   new(true),
+				RunAsNonRoot:             new(true),
+				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			},
+			TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+		}},
+	}
+	if p := hc.Spec.Infra.NodePlacement.DeepCopy(); p != nil {
+		pod.NodeSelector = p.NodeSelector
+		pod.Affinity = p.Affinity
+		pod.Tolerations = p.Tolerations
+	}
+	return &appsv1.Deployment{
+		TypeMeta:   deploymentType(),
+		ObjectMeta: metav1.ObjectMeta{Name: ObjectName, Namespace: hc.Namespace, Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: new(int32(1)),
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{podLabel: ObjectName}},
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RollingUpdateDeploymentStrategyType},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
+				Spec:       pod,
+			},
+		},
+	}
+}
+
+// BuildService returns the ClusterIP Service in front of the download server.
+func BuildService(hc *v1beta1.HyperConverged, env hco.Environment) *corev1.Service {
+	return &corev1.Service{
+		TypeMeta:   serviceType(),
+		ObjectMeta: metav1.ObjectMeta{Name: ObjectName, Namespace: hc.Namespace, Labels: hco.Labels(hc, env, hco.ComponentDeployment)},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: map[string]string{podLabel: ObjectName},
+			Ports: []corev1.ServicePort{{
+				Name: "http", Port: Port, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString("http"),
+			}},
+		},
+	}
+}
+
+// Status implements hco.Operand: the status of the Deployment, the first
+// observed object.
+func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+	for _, o := range observed {
+		if d, ok := o.(*appsv1.Deployment); ok && d != nil {
+			return StatusFromDeployment(d)
+		}
+	}
+	return hco.StatusNotFound(StatusKind)
+}
+
+// StatusFromDeployment maps a Deployment's rollout to a component status:
+// Available follows the Deployment's Available condition; a rollout still
+// under way (or not yet observed) is Progressing; a rollout past its
+// deadline or a replica failure is Degraded. The server never blocks an
+// upgrade, so Upgradeable is always True.
+func StatusFromDeployment(d *appsv1.Deployment) hco.ComponentStatus {
+	conds := make([]hco.OperandCondition, 0, 3)
+	degraded := hco.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionFalse)}
+	progressing := hco.OperandCondition{Type: "Progressing", Status: string(metav1.ConditionFalse)}
+	for _, c := range d.Status.Conditions {
+		switch c.Type {
+		case appsv1.DeploymentAvailable:
+			conds = append(conds, hco.OperandCondition{Type: "Available", Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+		case appsv1.DeploymentProgressing:
+			switch {
+			case c.Status == corev1.ConditionFalse:
+				// ProgressDeadlineExceeded: the rollout is stuck.
+				degraded = hco.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionTrue), Reason: c.Reason, Message: c.Message}
+			case c.Reason != "NewReplicaSetAvailable":
+				progressing = hco.OperandCondition{Type: "Progressing", Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+			}
+		case appsv1.DeploymentReplicaFailure:
+			if c.Status == corev1.ConditionTrue {
+				degraded = hco.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionTrue), Reason: c.Reason, Message: c.Message}
+			}
+		}
+	}
+	if d.Status.ObservedGeneration < d.Generation {
+		progressing = hco.OperandCondition{Type: "Progressing", Status: string(metav1.ConditionTrue),
+			Reason: "RolloutPending", Message: "the Deployment controller has not observed the latest spec yet"}
+	}
+	if len(d.Status.Conditions) == 0 && d.Status.ObservedGeneration == 0 {
+		// Nothing observed yet: leave every condition Unknown.
+		return hco.StatusFromConditions(StatusKind, nil, "")
+	}
+	conds = append(conds, progressing, degraded)
+	return hco.StatusFromConditions(StatusKind, conds, "")
+}

@@ -1,0 +1,228 @@
+package clidownload_test
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/clidownload"
+)
+
+const image = "quay.io/kubevirt/virt-artifacts-server:v1.9.0"
+
+func newHC() *v1beta1.HyperConverged {
+	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: "virt"}}
+	v1beta1.Default(hc)
+	return hc
+}
+
+func envWithImage() hco.Environment {
+	return hco.Environment{Namespace: "virt", Version: "1.2.3", Images: map[string]string{clidownload.ImageKey: image}}
+}
+
+func TestDisabledWithoutImage(t *testing.T) {
+	for name, env := range map[string]hco.Environment{
+		"no images":   {Namespace: "virt"},
+		"other image": {Namespace: "virt", Images: map[string]string{"something-else": image}},
+		"empty image": {Namespace: "virt", Images: map[string]string{clidownload.ImageKey: ""}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			objs, err := clidownload.New().Desired(newHC(), env)
+			if err != nil || objs != nil {
+				t.Fatalf("Desired = %v, %v; want nil, nil", objs, err)
+			}
+		})
+	}
+}
+
+func TestDesiredDeploymentAndService(t *testing.T) {
+	objs, err := clidownload.New().Desired(newHC(), envWithImage())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 2 {
+		t.Fatalf("got %d objects, want a Deployment and a Service", len(objs))
+	}
+	d, ok := objs[0].(*appsv1.Deployment)
+	if !ok {
+		t.Fatalf("first object is %T, want *appsv1.Deployment", objs[0])
+	}
+	svc, ok := objs[1].(*corev1.Service)
+	if !ok {
+		t.Fatalf("second object is %T, want *corev1.Service", objs[1])
+	}
+	kinds := clidownload.New().Kinds()
+	for i, o := range objs {
+		if got, want := o.GetObjectKind().GroupVersionKind(), kinds[i].GetObjectKind().GroupVersionKind(); got != want || got.Kind == "" {
+			t.Errorf("object %d has GVK %v, Kinds() says %v", i, got, want)
+		}
+		if o.GetName() != clidownload.ObjectName || o.GetNamespace() != "virt" {
+			t.Errorf("object %d is %s/%s, want virt/%s", i, o.GetNamespace(), o.GetName(), clidownload.ObjectName)
+		}
+		l := o.GetLabels()
+		if l[hco.LabelManagedBy] != hco.ManagedByValue || l[hco.LabelComponent] != hco.ComponentDeployment || l[hco.LabelVersion] != "1.2.3" {
+			t.Errorf("object %d labels %v lack the managed-by, component or version label", i, l)
+		}
+	}
+
+	c := d.Spec.Template.Spec.Containers[0]
+	if c.Image != image {
+		t.Errorf("image = %q, want %q", c.Image, image)
+	}
+	// The selector must match the pods and must not carry the version, which
+	// changes on upgrade while the selector is immutable.
+	sel := d.Spec.Selector.MatchLabels
+	for k, v := range sel {
+		if d.Spec.Template.Labels[k] != v {
+			t.Errorf("selector %s=%s does not match the pod labels %v", k, v, d.Spec.Template.Labels)
+		}
+		if k == hco.LabelVersion {
+			t.Errorf("selector carries the version label")
+		}
+	}
+	for k, v := range svc.Spec.Selector {
+		if d.Spec.Template.Labels[k] != v {
+			t.Errorf("service selector %s=%s does not match the pods", k, v)
+		}
+	}
+	if svc.Spec.Ports[0].Port != clidownload.Port || c.Ports[0].ContainerPort != clidownload.Port {
+		t.Errorf("service port %d, container port %d; want %d", svc.Spec.Ports[0].Port, c.Ports[0].ContainerPort, clidownload.Port)
+	}
+	if svc.Spec.Ports[0].TargetPort.StrVal != c.Ports[0].Name {
+		t.Errorf("service targets port %v, container port is named %q", svc.Spec.Ports[0].TargetPort, c.Ports[0].Name)
+	}
+}
+
+func TestSecurePodSpec(t *testing.T) {
+	d := clidownload.BuildDeployment(newHC(), envWithImage(), image)
+	pod := d.Spec.Template.Spec
+	if pod.SecurityContext == nil || pod.SecurityContext.RunAsNonRoot == nil || !*pod.SecurityContext.RunAsNonRoot {
+		t.Error("pod does not require a non-root user")
+	}
+	if pod.SecurityContext.SeccompProfile == nil || pod.SecurityContext.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Error("pod has no RuntimeDefault seccomp profile")
+	}
+	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+		t.Error("pod mounts a service account token it does not need")
+	}
+	c := pod.Containers[0]
+	sc := c.SecurityContext
+	switch {
+	case sc == nil:
+		t.Fatal("container has no security context")
+	case sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem:
+		t.Error("root filesystem is writable")
+	case sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation:
+		t.Error("privilege escalation allowed")
+	case sc.Capabilities == nil || len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL":
+		t.Error("capabilities are not all dropped")
+	}
+	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() || c.Resources.Limits.Memory().IsZero() {
+		t.Errorf("resources %v lack cpu/memory requests or a memory limit", c.Resources)
+	}
+	for name, p := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
+		if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != clidownload.HealthPath {
+			t.Errorf("%s probe %v does not GET %s", name, p, clidownload.HealthPath)
+		}
+	}
+}
+
+func TestInfraPlacement(t *testing.T) {
+	hc := newHC()
+	hc.Spec.Infra.NodePlacement = &v1beta1.NodePlacement{
+		NodeSelector: map[string]string{"nodeType": "infra"},
+		Tolerations:  []corev1.Toleration{{Key: "key", Operator: corev1.TolerationOpEqual, Value: "infra", Effect: corev1.TaintEffectNoSchedule}},
+		Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "nodeType", Operator: corev1.NodeSelectorOpIn, Values: []string{"infra"}}}}},
+		}}},
+	}
+	hc.Spec.Workloads.NodePlacement = &v1beta1.NodePlacement{NodeSelector: map[string]string{"nodeType": "nested-virtualization"}}
+
+	pod := clidownload.BuildDeployment(hc, envWithImage(), image).Spec.Template.Spec
+	if pod.NodeSelector["nodeType"] != "infra" || len(pod.NodeSelector) != 1 {
+		t.Errorf("nodeSelector = %v, want the infra one", pod.NodeSelector)
+	}
+	if len(pod.Tolerations) != 1 || pod.Tolerations[0].Value != "infra" {
+		t.Errorf("tolerations = %v, want the infra one", pod.Tolerations)
+	}
+	if pod.Affinity == nil || pod.Affinity.NodeAffinity == nil {
+		t.Fatalf("affinity = %v, want the infra one", pod.Affinity)
+	}
+	// The pod spec must not alias the HyperConverged.
+	pod.NodeSelector["nodeType"] = "changed"
+	pod.Tolerations[0].Value = "changed"
+	if hc.Spec.Infra.NodePlacement.NodeSelector["nodeType"] != "infra" || hc.Spec.Infra.NodePlacement.Tolerations[0].Value != "infra" {
+		t.Error("the Deployment aliases the HyperConverged's placement")
+	}
+
+	unplaced := clidownload.BuildDeployment(newHC(), envWithImage(), image).Spec.Template.Spec
+	if unplaced.NodeSelector != nil || unplaced.Affinity != nil || unplaced.Tolerations != nil {
+		t.Errorf("no infra placement gave %v %v %v, want none", unplaced.NodeSelector, unplaced.Affinity, unplaced.Tolerations)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	cond := func(typ appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason string) appsv1.DeploymentCondition {
+		return appsv1.DeploymentCondition{Type: typ, Status: s, Reason: reason, Message: reason + " message"}
+	}
+	deploy := func(generation, observed int64, conds ...appsv1.DeploymentCondition) client.Object {
+		return &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Generation: generation},
+			Status:     appsv1.DeploymentStatus{ObservedGeneration: observed, Conditions: conds},
+		}
+	}
+	type want struct{ available, progressing, degraded metav1.ConditionStatus }
+	for _, tc := range []struct {
+		name     string
+		observed []client.Object
+		want     want
+		reason   string // of Available
+	}{
+		{"not found", nil, want{"Unknown", "Unknown", "Unknown"}, hco.ReasonNotFound},
+		{"nil deployment", []client.Object{(*appsv1.Deployment)(nil), &corev1.Service{}}, want{"Unknown", "Unknown", "Unknown"}, hco.ReasonNotFound},
+		{"just created", []client.Object{deploy(1, 0), &corev1.Service{}}, want{"Unknown", "Unknown", "Unknown"}, hco.ReasonNoStatus},
+		{"rolled out", []client.Object{deploy(1, 1,
+			cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable"),
+			cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable")), &corev1.Service{}},
+			want{"True", "False", "False"}, "MinimumReplicasAvailable"},
+		{"rolling out", []client.Object{deploy(2, 2,
+			cond(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable"),
+			cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated"))},
+			want{"False", "True", "False"}, "MinimumReplicasUnavailable"},
+		{"spec not observed yet", []client.Object{deploy(3, 2,
+			cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable"),
+			cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable"))},
+			want{"True", "True", "False"}, "MinimumReplicasAvailable"},
+		{"deadline exceeded", []client.Object{deploy(1, 1,
+			cond(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable"),
+			cond(appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded"))},
+			want{"False", "False", "True"}, "MinimumReplicasUnavailable"},
+		{"replica failure", []client.Object{deploy(1, 1,
+			cond(appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable"),
+			cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated"),
+			cond(appsv1.DeploymentReplicaFailure, corev1.ConditionTrue, "FailedCreate"))},
+			want{"False", "True", "True"}, "MinimumReplicasUnavailable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := clidownload.New().Status(tc.observed)
+			got := want{s.Available.Status, s.Progressing.Status, s.Degraded.Status}
+			if got != tc.want {
+				t.Errorf("Available/Progressing/Degraded = %v, want %v", got, tc.want)
+			}
+			if s.Available.Reason != tc.reason {
+				t.Errorf("Available reason = %q, want %q", s.Available.Reason, tc.reason)
+			}
+			if s.Kind != clidownload.StatusKind {
+				t.Errorf("Kind = %q, want %q", s.Kind, clidownload.StatusKind)
+			}
+			if tc.want.available != "Unknown" && s.Upgradeable.Status != metav1.ConditionTrue {
+				t.Errorf("Upgradeable = %v, want True", s.Upgradeable.Status)
+			}
+		})
+	}
+}

@@ -1,0 +1,14 @@
+// Package clidownload is the operand module for the virtctl download server
+// (upstream's hyperconverged-cluster-cli-download): a Deployment and a
+// Service, both named hyperconverged-cluster-cli-download in the
+// HyperConverged's namespace, that serve the virtctl binaries from the image
+// in Environment.Images[ImageKey]. Without that image the module wants
+// nothing, so it is safe to register unconditionally.
+//
+// The pods are placed with the infra placement (spec.infra.nodePlacement) and
+// run non-root with a read-only root filesystem. The component status comes
+// from the Deployment's conditions.
+//
+// This package only computes; it must not call the API server, read the
+// environment or hold state.
+package clidownload
