@@ -33,6 +33,8 @@ func dispatch(args []string, getenv func(string) string) error {
 		switch args[0] {
 		case "operator":
 			return run(args[1:], getenv)
+		case "render":
+			return renderCommand(args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
 		default:
 			return fmt.Errorf("unknown command %q; commands: operator (the default)", args[0])
 		}
@@ -71,8 +73,9 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, where the HyperConverged lives (env OPERATOR_NAMESPACE).")
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: --namespace).")
-	fs.StringVar(&c.operands, "operands", "kubevirt,cdi,cnao,ssp", "Comma-separated operand modules to run: kubevirt, cdi, cnao, ssp, hpp.")
+	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules to run: kubevirt, cdi, cnao, ssp, hpp, clidownload.")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
+	addCLIDownloadImageFlag(fs, &c.env, getenv)
 	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -88,7 +91,7 @@ func run(args []string, getenv func(string) string) error {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
 
-	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New())
+	reg, err := hco.NewRegistry(stockOperands()...)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/render"
+)
+
+// renderUsage heads the help of the render subcommand.
+const renderUsage = `Usage: hco-operator render -f FILE [flags]
+
+Prints, as YAML documents, the operand objects the operator would create for
+the HyperConverged in FILE ("-" reads stdin), with the CRD defaults applied.
+No cluster is needed. Invalid input exits non-zero naming the field.
+
+Flags:
+`
+
+// renderCommand is the render subcommand: it reads a HyperConverged, renders
+// it with the stock operands, and writes the objects to stdout. Warnings go
+// to stderr.
+func renderCommand(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	env := hco.Environment{
+		Version:                  getenv("HCO_VERSION"),
+		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
+		KVMEmulation:             getenv("KVM_EMULATION") == "true",
+	}
+	var file, operandList string
+	fs := flag.NewFlagSet("hco-operator render", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), renderUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&file, "f", "", `HyperConverged manifest (YAML or JSON) to render; "-" reads stdin. Required.`)
+	fs.StringVar(&operandList, "operands", defaultOperands, "Comma-separated operand modules to render: kubevirt, cdi, cnao, ssp, hpp, clidownload.")
+	fs.StringVar(&env.Namespace, "namespace", "", "Operator namespace (default: the HyperConverged's, else "+v1beta1.DefaultNamespace+").")
+	fs.StringVar(&env.CommonTemplatesNamespace, "common-templates-namespace", env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
+	fs.BoolVar(&env.KVMEmulation, "kvm-emulation", env.KVMEmulation, "Render for a cluster without hardware virtualization (env KVM_EMULATION).")
+	fs.StringVar(&env.Version, "operator-version", env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_VERSION).")
+	addCLIDownloadImageFlag(fs, &env, getenv)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("render: unexpected arguments %q; the manifest goes in -f", fs.Args())
+	}
+	if file == "" {
+		fs.Usage()
+		return errors.New("render: -f is required")
+	}
+
+	data, err := readManifest(file, stdin)
+	if err != nil {
+		return err
+	}
+	reg, err := hco.NewRegistry(stockOperands()...)
+	if err != nil {
+		return err
+	}
+	if err := reg.Only(splitList(operandList)...); err != nil {
+		return fmt.Errorf("--operands: %w", err)
+	}
+	hc, warnings, err := render.Decode(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "hco-operator render: warning: %s: %s\n", file, w)
+	}
+	objs, err := render.Objects(reg, hc, env)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return render.WriteYAML(stdout, objs)
+}
+
+// readManifest reads file, or stdin for "-".
+func readManifest(file string, stdin io.Reader) ([]byte, error) {
+	if file == "-" {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("read stdin: %w", err)
+		}
+		return data, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	return data, nil
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/cdi"
+	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/hpp"
+	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/ssp"
+)
+
+// defaultOperands are the operands the stock binary runs unless --operands
+// says otherwise. hpp is opt-in; clidownload stays inert without an image.
+const defaultOperands = "kubevirt,cdi,cnao,ssp,clidownload"
+
+// stockOperands are the operands of the stock binary, in apply order. The
+// operator (run) and render build their registries from the same list.
+func stockOperands() []hco.Operand {
+	return []hco.Operand{kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New(), clidownload.New()}
+}
+
+// cliDownloadImageEnv is the environment variable behind --cli-download-image.
+const cliDownloadImageEnv = "CLI_DOWNLOAD_IMAGE"
+
+// addCLIDownloadImageFlag registers --cli-download-image, which defaults to
+// $CLI_DOWNLOAD_IMAGE and sets env.Images[clidownload.ImageKey].
+func addCLIDownloadImageFlag(fs *flag.FlagSet, env *hco.Environment, getenv func(string) string) {
+	set := func(image string) error {
+		if env.Images == nil {
+			env.Images = map[string]string{}
+		}
+		if image == "" {
+			delete(env.Images, clidownload.ImageKey)
+			return nil
+		}
+		env.Images[clidownload.ImageKey] = image
+		return nil
+	}
+	_ = set(getenv(cliDownloadImageEnv))
+	fs.Func("cli-download-image", "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand (env "+cliDownloadImageEnv+").", set)
+}

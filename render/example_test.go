@@ -1,0 +1,91 @@
+package render_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/ssp"
+	"github.com/hcokit/hcokit/render"
+)
+
+// Render a HyperConverged manifest with one operand, as
+// `hco-operator render -f hc.yaml --operands ssp` does.
+func Example() {
+	manifest := []byte(`
+apiVersion: hco.kubevirt.io/v1beta1
+kind: HyperConverged
+metadata:
+  name: kubevirt-hyperconverged
+  namespace: kubevirt-hyperconverged
+spec:
+  commonTemplatesNamespace: templates
+  infra:
+    nodePlacement:
+      nodeSelector:
+        nodeType: infra
+`)
+	hc, warnings, err := render.Decode(manifest)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	reg, err := hco.NewRegistry(ssp.New())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	objs, err := render.Objects(reg, hc, hco.Environment{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("warnings:", len(warnings))
+	if err := render.WriteYAML(os.Stdout, objs); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// warnings: 0
+	// ---
+	// apiVersion: ssp.kubevirt.io/v1beta3
+	// kind: SSP
+	// metadata:
+	//   labels:
+	//     app: kubevirt-hyperconverged
+	//     app.kubernetes.io/component: schedule
+	//     app.kubernetes.io/managed-by: hco-operator
+	//     app.kubernetes.io/part-of: hyperconverged-cluster
+	//   name: ssp-kubevirt-hyperconverged
+	//   namespace: kubevirt-hyperconverged
+	// spec:
+	//   commonTemplates:
+	//     namespace: templates
+	//   templateValidator:
+	//     placement:
+	//       nodeSelector:
+	//         nodeType: infra
+}
+
+// Invalid input is refused with the field to fix.
+func ExampleObjects_invalid() {
+	hc, _, err := render.Decode([]byte(`
+apiVersion: hco.kubevirt.io/v1beta1
+kind: HyperConverged
+metadata:
+  name: kubevirt-hyperconverged
+spec:
+  liveMigrationConfig:
+    bandwidthPerMigration: fast
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	reg, _ := hco.NewRegistry(ssp.New())
+	_, err = render.Objects(reg, hc, hco.Environment{})
+	var invalid *render.InvalidError
+	fmt.Println(errors.As(err, &invalid), strings.Contains(err.Error(), "spec.liveMigrationConfig.bandwidthPerMigration"))
+	// Output: true true
+}

@@ -1,0 +1,214 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/validation"
+)
+
+// Decode parses one HyperConverged from YAML or JSON. Decoding is strict: an
+// unknown or duplicate field is an error that names it (for example
+// `unknown field "spec.infra.nodeSelector"`). The one exception is an unknown
+// name under spec.featureGates, which the CRD keeps and the operator ignores:
+// it comes back as a warning. apiVersion and kind may be omitted; if present
+// they must be hco.kubevirt.io/v1beta1 HyperConverged. The input must hold
+// exactly one document.
+func Decode(data []byte) (hc *v1beta1.HyperConverged, warnings []string, err error) {
+	doc, err := singleDocument(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	scheme := runtime.NewScheme()
+	if err := v1beta1.AddToScheme(scheme); err != nil {
+		return nil, nil, fmt.Errorf("build scheme: %w", err)
+	}
+	s := json.NewSerializerWithOptions(json.DefaultMetaFactory, scheme, scheme, json.SerializerOptions{Yaml: true, Strict: true})
+	hc = &v1beta1.HyperConverged{}
+	obj, gvk, err := s.Decode(doc, nil, hc)
+	if strict, ok := runtime.AsStrictDecodingError(err); ok {
+		var fatal []error
+		for _, e := range strict.Errors() {
+			if strings.HasPrefix(e.Error(), `unknown field "spec.featureGates.`) {
+				warnings = append(warnings, e.Error()+": not a feature gate of this version; it is ignored")
+				continue
+			}
+			fatal = append(fatal, e)
+		}
+		err = nil
+		if len(fatal) > 0 {
+			err = runtime.NewStrictDecodingError(fatal)
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid HyperConverged: %w", err)
+	}
+	want := v1beta1.GroupVersion.WithKind("HyperConverged")
+	if gvk == nil || *gvk != want {
+		return nil, nil, fmt.Errorf("invalid HyperConverged: apiVersion/kind is %v, want %s, Kind=%s", gvk, want.GroupVersion(), want.Kind)
+	}
+	if obj != hc {
+		return nil, nil, fmt.Errorf("invalid HyperConverged: decoded into %T", obj)
+	}
+	return hc, warnings, nil
+}
+
+// singleDocument returns the one non-empty YAML document in data.
+func singleDocument(data []byte) ([]byte, error) {
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+	var docs [][]byte
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read YAML: %w", err)
+		}
+		if !isBlank(doc) {
+			docs = append(docs, doc)
+		}
+	}
+	switch len(docs) {
+	case 0:
+		return nil, errors.New("invalid HyperConverged: the input is empty")
+	case 1:
+		return docs[0], nil
+	}
+	return nil, fmt.Errorf("invalid HyperConverged: the input holds %d YAML documents, want one", len(docs))
+}
+
+// isBlank reports whether a YAML document holds only whitespace and comments.
+func isBlank(doc []byte) bool {
+	for _, line := range strings.Split(string(doc), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && line != "---" && !strings.HasPrefix(line, "#") {
+			return false
+		}
+	}
+	return true
+}
+
+// Objects returns the objects the operator would create for hc. A copy of
+// hc gets the CRD defaults (v1beta1.Default) and, when it has none, the
+// operator namespace env.Namespace (v1beta1.DefaultNamespace when that is
+// empty too). It is then validated as the webhook would, minus the checks
+// that need a cluster (validation.Identity and validation.Spec), and every
+// enabled operand of reg runs, in registration order. hc is not changed.
+//
+// The error for invalid input names every field or annotation to fix.
+func Objects(reg *hco.Registry, hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+	hc = hc.DeepCopy()
+	v1beta1.Default(hc)
+	if env.Namespace == "" {
+		env.Namespace = hc.Namespace
+	}
+	if env.Namespace == "" {
+		env.Namespace = v1beta1.DefaultNamespace
+	}
+	if hc.Namespace == "" {
+		hc.Namespace = env.Namespace
+	}
+	errs := validation.Identity(hc, env.Namespace)
+	errs = append(errs, validation.Spec(hc, validation.Options{Registry: reg, Environment: env})...)
+	if len(errs) > 0 {
+		return nil, &InvalidError{Errors: errs}
+	}
+	objs, err := hco.Render(reg, hc, env)
+	if err != nil {
+		return nil, fmt.Errorf("invalid HyperConverged %s/%s: %w", hc.Namespace, hc.Name, err)
+	}
+	return objs, nil
+}
+
+// InvalidError is a HyperConverged the webhook would refuse. Each error
+// names its field, e.g. spec.liveMigrationConfig.bandwidthPerMigration.
+type InvalidError struct {
+	Errors field.ErrorList
+}
+
+func (e *InvalidError) Error() string {
+	return "invalid HyperConverged: " + validation.Message(e.Errors)
+}
+
+// WriteYAML writes objs to w as YAML documents, each introduced by "---", in
+// the order given. Keys are sorted, status is left out, and so is metadata
+// that only says "unset" (creationTimestamp: null and the like). Every
+// object must carry its apiVersion and kind (the stock operands set them).
+func WriteYAML(w io.Writer, objs []client.Object) error {
+	for _, obj := range objs {
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		if gvk.Kind == "" || gvk.Version == "" {
+			return fmt.Errorf("write %T %s/%s: no apiVersion/kind; the operand must set its TypeMeta", obj, obj.GetNamespace(), obj.GetName())
+		}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return fmt.Errorf("write %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
+		}
+		delete(u, "status")
+		pruneNulls(u)
+		if meta, ok := u["metadata"].(map[string]any); ok {
+			pruneEmpty(meta)
+		}
+		out, err := yaml.Marshal(u)
+		if err != nil {
+			return fmt.Errorf("write %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
+		}
+		if _, err := fmt.Fprintf(w, "---\n%s", out); err != nil {
+			return fmt.Errorf("write %s %s/%s: %w", gvk.Kind, obj.GetNamespace(), obj.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// pruneNulls removes null values: an unset field that the Go type does not
+// omit. For a created object, null and absent mean the same.
+func pruneNulls(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			if e == nil {
+				delete(t, k)
+				continue
+			}
+			pruneNulls(e)
+		}
+	case []any:
+		for _, e := range t {
+			pruneNulls(e)
+		}
+	}
+}
+
+// pruneEmpty removes empty maps, lists and strings from metadata.
+func pruneEmpty(m map[string]any) {
+	for k, e := range m {
+		switch t := e.(type) {
+		case map[string]any:
+			if len(t) == 0 {
+				delete(m, k)
+			}
+		case []any:
+			if len(t) == 0 {
+				delete(m, k)
+			}
+		case string:
+			if t == "" {
+				delete(m, k)
+			}
+		}
+	}
+}
