@@ -66,8 +66,12 @@ type HyperConvergedSpec struct {
 	Workloads HyperConvergedConfig `json:"workloads,omitempty"`
 
 	// FeatureGates enables advanced or new features that are off by default.
-	// A missing or false gate disables the feature.
+	// A missing or false gate disables the feature. Unknown gate names are
+	// kept (not pruned, not rejected by strict field validation) so that YAML
+	// written for another version still applies; they are ignored, and the
+	// validating webhook answers with a warning naming them.
 	// +kubebuilder:default={}
+	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	FeatureGates HyperConvergedFeatureGates `json:"featureGates,omitempty"`
 
@@ -408,6 +412,8 @@ type NodeMediatedDeviceTypesConfig struct {
 }
 
 // HyperConvergedCertConfig is the rotation policy of the operands' certificates.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.ca) || !has(self.server) || !has(self.ca.duration) || !has(self.server.duration) || duration(self.ca.duration) >= duration(self.server.duration)",fieldPath=".server.duration",message="must not exceed spec.certConfig.ca.duration: a server certificate cannot outlive its CA; lower server.duration or raise ca.duration"
 type HyperConvergedCertConfig struct {
 	// CA certificates stay in the bundle as long as they are valid.
 	// +kubebuilder:default={}
@@ -421,6 +427,10 @@ type HyperConvergedCertConfig struct {
 
 // CertRotateConfigCA holds the CA certificate's lifetime and when to renew
 // it, in Go duration format ("48h0m0s").
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.duration) || duration(self.duration) >= duration('10m')",fieldPath=".duration",message="must be at least 10m0s"
+// +kubebuilder:validation:XValidation:rule="!has(self.renewBefore) || duration(self.renewBefore) >= duration('10m')",fieldPath=".renewBefore",message="must be at least 10m0s"
+// +kubebuilder:validation:XValidation:rule="!has(self.duration) || !has(self.renewBefore) || duration(self.duration) >= duration(self.renewBefore)",fieldPath=".renewBefore",message="must not exceed spec.certConfig.ca.duration; lower renewBefore or raise duration"
 type CertRotateConfigCA struct {
 	// Duration is the certificate's lifetime. Default: 48h0m0s.
 	// +kubebuilder:default="48h0m0s"
@@ -434,6 +444,10 @@ type CertRotateConfigCA struct {
 
 // CertRotateConfigServer holds the server certificates' lifetime and when to
 // renew them, in Go duration format ("24h0m0s").
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.duration) || duration(self.duration) >= duration('10m')",fieldPath=".duration",message="must be at least 10m0s"
+// +kubebuilder:validation:XValidation:rule="!has(self.renewBefore) || duration(self.renewBefore) >= duration('10m')",fieldPath=".renewBefore",message="must be at least 10m0s"
+// +kubebuilder:validation:XValidation:rule="!has(self.duration) || !has(self.renewBefore) || duration(self.duration) >= duration(self.renewBefore)",fieldPath=".renewBefore",message="must not exceed spec.certConfig.server.duration; lower renewBefore or raise duration"
 type CertRotateConfigServer struct {
 	// Duration is the certificate's lifetime. Default: 24h0m0s.
 	// +kubebuilder:default="24h0m0s"

@@ -1,0 +1,76 @@
+package validation
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+)
+
+// Workloads is what the cluster holds of one workload kind: how many objects
+// and one of them, as "namespace/name". The caller counts them.
+type Workloads struct {
+	// Kind is the singular kind, e.g. "VirtualMachine".
+	Kind    string
+	Count   int64
+	Example string
+}
+
+func (w Workloads) String() string {
+	kind := w.Kind
+	if w.Count != 1 {
+		kind += "s"
+	}
+	return fmt.Sprintf("%d %s, e.g. %s", w.Count, kind, w.Example)
+}
+
+// describe lists the kinds with a non-zero count; ok is false when there is none.
+func describe(ws []Workloads) (string, bool) {
+	var parts []string
+	for _, w := range ws {
+		if w.Count > 0 {
+			parts = append(parts, w.String())
+		}
+	}
+	return strings.Join(parts, " and "), len(parts) > 0
+}
+
+// BlocksDeletion reports whether uninstall strategy s refuses deletion while
+// workloads exist. Unset means the default, BlockUninstallIfWorkloadsExist.
+func BlocksDeletion(s v1beta1.HyperConvergedUninstallStrategy) bool {
+	return s != v1beta1.UninstallStrategyRemoveWorkloads
+}
+
+// Deletion checks the rule for deleting hc given the workloads in the
+// cluster: refused while any exist and the uninstall strategy blocks.
+func Deletion(hc *v1beta1.HyperConverged, ws []Workloads) field.ErrorList {
+	if !BlocksDeletion(hc.Spec.UninstallStrategy) {
+		return nil
+	}
+	what, found := describe(ws)
+	if !found {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(field.NewPath("spec", "uninstallStrategy"), fmt.Sprintf(
+		"cannot delete the HyperConverged while uninstallStrategy is %s and workloads exist: found %s; "+
+			"delete them first, or set spec.uninstallStrategy to %s to delete them together with the HyperConverged",
+		v1beta1.UninstallStrategyBlockUninstallIfWorkloadsExist, what, v1beta1.UninstallStrategyRemoveWorkloads))}
+}
+
+// WorkloadPlacementUpdate checks the rule for changing
+// spec.workloads.nodePlacement given the workloads in the cluster: refused
+// while any exist, since the pods serving them would move away.
+func WorkloadPlacementUpdate(old, updated *v1beta1.HyperConverged, ws []Workloads) field.ErrorList {
+	if !WorkloadPlacementChanged(old, updated) {
+		return nil
+	}
+	what, found := describe(ws)
+	if !found {
+		return nil
+	}
+	return field.ErrorList{field.Forbidden(field.NewPath("spec", "workloads", "nodePlacement"), fmt.Sprintf(
+		"cannot change while workloads exist, since the pods serving them would move: found %s; "+
+			"revert the change, or delete every VirtualMachine and DataVolume first", what))}
+}
