@@ -61,9 +61,11 @@ func TestSpec(t *testing.T) {
 		{name: "bandwidth quantity", mutate: func(hc *v1beta1.HyperConverged) { hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptr.To("1Gi") }},
 		{name: "bandwidth zero means no limit", mutate: func(hc *v1beta1.HyperConverged) { hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptr.To("0") }},
 		{
-			name:   "bandwidth not a quantity",
-			mutate: func(hc *v1beta1.HyperConverged) { hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptr.To("64 MB/s") },
-			want:   `spec.liveMigrationConfig.bandwidthPerMigration: Invalid value: "64 MB/s": must be a non-negative quantity of bytes per second, such as "64Mi" ("0" for no limit)`,
+			name: "bandwidth not a quantity",
+			mutate: func(hc *v1beta1.HyperConverged) {
+				hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptr.To("64 MB/s")
+			},
+			want: `spec.liveMigrationConfig.bandwidthPerMigration: Invalid value: "64 MB/s": must be a non-negative quantity of bytes per second, such as "64Mi" ("0" for no limit)`,
 		},
 		{
 			name:   "bandwidth negative",
@@ -295,7 +297,9 @@ func TestWorkloadPlacementUpdate(t *testing.T) {
 	moved := defaulted(func(hc *v1beta1.HyperConverged) {
 		hc.Spec.Workloads.NodePlacement = &v1beta1.NodePlacement{NodeSelector: map[string]string{"virt": "yes"}}
 	})
-	emptied := defaulted(func(hc *v1beta1.HyperConverged) { hc.Spec.Workloads.NodePlacement = &v1beta1.NodePlacement{NodeSelector: map[string]string{}} })
+	emptied := defaulted(func(hc *v1beta1.HyperConverged) {
+		hc.Spec.Workloads.NodePlacement = &v1beta1.NodePlacement{NodeSelector: map[string]string{}}
+	})
 	infra := defaulted(func(hc *v1beta1.HyperConverged) {
 		hc.Spec.Infra.NodePlacement = &v1beta1.NodePlacement{NodeSelector: map[string]string{"infra": "yes"}}
 	})
