@@ -1,0 +1,66 @@
+// Command custom-meta-operator is a downstream distribution ("Acme
+// Virtualization") built on the hcokit library: the stock operands, without
+// the hostpath provisioner, with its own SSP variant, plus an operand of its
+// own. The distribution's code is this file; everything else is the library.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/cdi"
+	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/hpp"
+	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/ssp"
+)
+
+func main() {
+	ctrl.SetLogger(zap.New())
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "acme-virt-operator:", err)
+		os.Exit(1)
+	}
+}
+
+// newRegistry is the distribution's choice of operands.
+func newRegistry() (*hco.Registry, error) {
+	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New(), clidownload.New())
+	if err != nil {
+		return nil, err
+	}
+	if err := reg.Disable(hpp.Name); err != nil { // Acme ships its own storage.
+		return nil, err
+	}
+	if err := reg.Replace(acmeSSP{}); err != nil { // same name, same position
+		return nil, err
+	}
+	return reg, reg.Register(distributionInfo{})
+}
+
+func run() error {
+	env := hco.Environment{Namespace: v1beta1.DefaultNamespace, Version: distributionVersion}
+	if ns := os.Getenv("OPERATOR_NAMESPACE"); ns != "" { // read once, here
+		env.Namespace = ns
+	}
+	reg, err := newRegistry()
+	if err != nil {
+		return err
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return err
+	}
+	mgr, _, err := hco.NewManager(ctrl.GetConfigOrDie(), reg, env, hco.ManagerOptions{Manager: ctrl.Options{Scheme: scheme}})
+	if err != nil {
+		return err
+	}
+	return mgr.Start(ctrl.SetupSignalHandler())
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	kvv1 "kubevirt.io/api/core/v1"
+	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/hpp"
+	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
+	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/ssp"
+)
+
+const ns = v1beta1.DefaultNamespace
+
+var env *testenv.Env
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme}},
+		func(e *testenv.Env) {
+			env = e
+			if err := startOperator(); err != nil {
+				fmt.Fprintln(os.Stderr, "FAIL: start the distribution's operator:", err)
+				os.Exit(1)
+			}
+		})
+}
+
+// startOperator runs the distribution's registry in a manager, as run does.
+func startOperator() error {
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
+	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return err
+	}
+	reg, err := newRegistry()
+	if err != nil {
+		return err
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return err
+	}
+	mgr, _, err := hco.NewManager(env.Config, reg, hco.Environment{Namespace: ns, Version: distributionVersion}, hco.ManagerOptions{
+		Manager: ctrl.Options{
+			Scheme:                 scheme,
+			Metrics:                metricsserver.Options{BindAddress: "0"},
+			HealthProbeBindAddress: "0",
+			Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "manager stopped:", err)
+		}
+	}()
+	env.AtStop(func() { cancel(); <-done })
+	return nil
+}
+
+func TestRegistryIsTheDistributions(t *testing.T) {
+	reg, err := newRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enabled []string
+	for _, op := range reg.Operands() {
+		enabled = append(enabled, op.Name())
+	}
+	want := fmt.Sprint([]string{kubevirt.Name, "cdi", "cnao", ssp.Name, "clidownload", "distribution-info"})
+	if fmt.Sprint(enabled) != want {
+		t.Errorf("enabled operands = %v, want %s", enabled, want)
+	}
+	if op, _ := reg.Get(ssp.Name); op != (acmeSSP{}) {
+		t.Errorf("operand %q is %T, want the acmeSSP variant", ssp.Name, op)
+	}
+}
+
+func TestDistributionAgainstTheAPIServer(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	k := env.Client
+	// The HyperConverged asks for the hostpath provisioner, which the
+	// distribution disabled: none must appear.
+	hc := &v1beta1.HyperConverged{
+		ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns},
+		Spec: v1beta1.HyperConvergedSpec{HostpathProvisioner: &v1beta1.HostpathProvisionerConfig{
+			StoragePools: []v1beta1.HostpathStoragePool{{Name: "local", Path: "/var/hpvolumes"}},
+		}},
+	}
+	if err := k.Create(ctx, hc); err != nil {
+		t.Fatalf("create HyperConverged: %v", err)
+	}
+
+	cm := &corev1.ConfigMap{}
+	eventually(t, "the distribution's ConfigMap", func() error {
+		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: infoName}, cm)
+	})
+	if cm.Data["distribution"] != distributionName || cm.Data["version"] != distributionVersion {
+		t.Errorf("ConfigMap data = %v, want distribution %s version %s", cm.Data, distributionName, distributionVersion)
+	}
+	if cm.Labels["app.kubernetes.io/managed-by"] != "hco-operator" {
+		t.Errorf("ConfigMap labels = %v, want the managed-by label", cm.Labels)
+	}
+
+	// The extra operand runs last, so every other operand has been applied.
+	cr := &sspv1beta3.SSP{}
+	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: ssp.CRName}, cr); err != nil {
+		t.Fatalf("get SSP: %v", err)
+	}
+	if cr.Spec.CommonTemplates.Namespace != templatesNamespace {
+		t.Errorf("SSP common templates namespace = %q, want the distribution's %q", cr.Spec.CommonTemplates.Namespace, templatesNamespace)
+	}
+	if cr.Labels[tierLabel] != "premium" {
+		t.Errorf("SSP labels = %v, want %s=premium", cr.Labels, tierLabel)
+	}
+	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubevirt.CRName}, &kvv1.KubeVirt{}); err != nil {
+		t.Errorf("the stock KubeVirt operand did not run: %v", err)
+	}
+	hpps := &hppv1beta1.HostPathProvisionerList{}
+	if err := k.List(ctx, hpps); err != nil {
+		t.Fatalf("list HostPathProvisioners: %v", err)
+	}
+	if len(hpps.Items) != 0 {
+		t.Errorf("found HostPathProvisioner %q; the distribution disabled %s", hpps.Items[0].Name, hpp.Name)
+	}
+
+	// The HyperConverged's related objects include the distribution's ConfigMap.
+	eventually(t, "the ConfigMap among the related objects", func() error {
+		got := &v1beta1.HyperConverged{}
+		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
+			return err
+		}
+		for _, r := range got.Status.RelatedObjects {
+			if r.Kind == "ConfigMap" && r.Name == infoName {
+				return nil
+			}
+		}
+		return fmt.Errorf("related objects %v", got.Status.RelatedObjects)
+	})
+}
+
+func eventually(t *testing.T, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var err error
+	for time.Now().Before(deadline) {
+		if err = f(); err == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: %v", what, err)
+}

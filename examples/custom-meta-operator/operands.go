@@ -1,0 +1,77 @@
+package main
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/ssp"
+)
+
+const (
+	distributionName    = "acme-virt"
+	distributionVersion = "2.1.0"
+	// templatesNamespace is where Acme keeps the common templates, unless
+	// the HyperConverged says otherwise.
+	templatesNamespace = "acme-templates"
+	// tierLabel marks the objects Acme supports.
+	tierLabel = "acme.example.com/support-tier"
+	// infoName is the ConfigMap that says which distribution is installed.
+	infoName = "acme-virt-info"
+)
+
+// acmeSSP is the stock SSP operand with Acme's templates namespace and
+// support label. Embedding keeps the stock Name, Kinds, Status and jsonpatch
+// annotation; only Desired changes.
+type acmeSSP struct{ ssp.Operand }
+
+var _ hco.Operand = acmeSSP{}
+
+func (acmeSSP) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+	env.CommonTemplatesNamespace = templatesNamespace
+	cr, err := ssp.Build(hc, env)
+	if err != nil {
+		return nil, err
+	}
+	cr.Labels[tierLabel] = "premium"
+	return []client.Object{cr}, nil
+}
+
+// distributionInfo is Acme's own operand: a ConfigMap naming the
+// distribution, for support tooling.
+type distributionInfo struct{}
+
+var _ hco.Operand = distributionInfo{}
+
+func (distributionInfo) Name() string { return "distribution-info" }
+
+func (distributionInfo) Kinds() []client.Object {
+	return []client.Object{&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}}}
+}
+
+func (d distributionInfo) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+	return []client.Object{&corev1.ConfigMap{
+		TypeMeta:   d.Kinds()[0].(*corev1.ConfigMap).TypeMeta,
+		ObjectMeta: metav1.ObjectMeta{Name: infoName, Namespace: hc.Namespace, Labels: hco.Labels(hc, env, hco.ComponentDeployment)},
+		Data:       map[string]string{"distribution": distributionName, "version": env.Version},
+	}}, nil
+}
+
+// Status: a ConfigMap that exists is all there is to it.
+func (distributionInfo) Status(observed []client.Object) hco.ComponentStatus {
+	if cm, ok := firstOrNil(observed).(*corev1.ConfigMap); !ok || cm == nil {
+		return hco.StatusNotFound("DistributionInfo")
+	}
+	return hco.StatusFromConditions("DistributionInfo", []hco.OperandCondition{
+		{Type: "Available", Status: "True"}, {Type: "Progressing", Status: "False"}, {Type: "Degraded", Status: "False"},
+	}, "")
+}
+
+func firstOrNil(objs []client.Object) client.Object {
+	if len(objs) == 0 {
+		return nil
+	}
+	return objs[0]
+}
