@@ -5,7 +5,7 @@ BIN := $(CURDIR)/bin
 K8S_BIN := $(BIN)/k8s
 export KUBEBUILDER_ASSETS ?= $(K8S_BIN)
 
-.PHONY: all build test unit controlplane generate verify bench fuzz run clean
+.PHONY: all build test unit controlplane generate verify bench fuzz run run-once clean
 
 all: build
 
@@ -13,6 +13,14 @@ all: build
 build:
 	$(GO) build ./...
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/hco-operator ./cmd/hco-operator
+
+## run: a local control plane, the operator, examples/hyperconverged.yaml and live status until Ctrl-C.
+run: controlplane build
+	$(GO) run ./internal/cmd/hcolocal -operator $(BIN)/hco-operator -f examples/hyperconverged.yaml $(RUN_ARGS)
+
+## run-once: like run, but exit once the HyperConverged has converged.
+run-once:
+	$(MAKE) run RUN_ARGS=--once
 
 ## controlplane: build kube-apiserver and etcd from source into bin/k8s (once; ~15 min cold on 2 cores).
 controlplane:
