@@ -140,6 +140,7 @@ type InvalidError struct {
 	Errors field.ErrorList
 }
 
+// Error lists every field error, one clause each.
 func (e *InvalidError) Error() string {
 	return "invalid HyperConverged: " + validation.Message(e.Errors)
 }

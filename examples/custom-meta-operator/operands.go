@@ -29,6 +29,8 @@ type acmeSSP struct{ ssp.Operand }
 
 var _ hco.Operand = acmeSSP{}
 
+// Desired builds the stock SSP with Acme's defaults: the templates
+// namespace (a HyperConverged that sets one still wins) and the support label.
 func (acmeSSP) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	env.CommonTemplatesNamespace = templatesNamespace
 	cr, err := ssp.Build(hc, env)
@@ -45,12 +47,15 @@ type distributionInfo struct{}
 
 var _ hco.Operand = distributionInfo{}
 
+// Name is the operand's registry key.
 func (distributionInfo) Name() string { return "distribution-info" }
 
+// Kinds is the one kind Desired returns; the operator caches and watches it.
 func (distributionInfo) Kinds() []client.Object {
 	return []client.Object{&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}}}
 }
 
+// Desired is the ConfigMap, in the HyperConverged's namespace.
 func (d distributionInfo) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	return []client.Object{&corev1.ConfigMap{
 		TypeMeta:   d.Kinds()[0].(*corev1.ConfigMap).TypeMeta,
@@ -59,7 +64,7 @@ func (d distributionInfo) Desired(hc *v1beta1.HyperConverged, env hco.Environmen
 	}}, nil
 }
 
-// Status: a ConfigMap that exists is all there is to it.
+// Status reports the component available once the ConfigMap exists.
 func (distributionInfo) Status(observed []client.Object) hco.ComponentStatus {
 	if cm, ok := firstOrNil(observed).(*corev1.ConfigMap); !ok || cm == nil {
 		return hco.StatusNotFound("DistributionInfo")
