@@ -1,0 +1,104 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/webhook"
+)
+
+// webhookConfig is everything the webhook subcommand reads from flags and
+// the environment.
+type webhookConfig struct {
+	env                        hco.Environment
+	operands                   string
+	certDir, certName, keyName string
+	port                       int
+	metricsAddr, probeAddr     string
+	lookupTimeout              time.Duration
+}
+
+func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *zap.Options, error) {
+	c := webhookConfig{env: hco.Environment{
+		Namespace:                orDefault(getenv("OPERATOR_NAMESPACE"), v1beta1.DefaultNamespace),
+		Version:                  getenv("HCO_VERSION"),
+		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
+		KVMEmulation:             getenv("KVM_EMULATION") == "true",
+	}}
+	fs := flag.NewFlagSet("hco-operator webhook", flag.ContinueOnError)
+	fs.StringVar(&c.certDir, "cert-dir", "/tmp/k8s-webhook-server/serving-certs", "Directory holding the serving certificate and key; reloaded when they change.")
+	fs.StringVar(&c.certName, "cert-name", "tls.crt", "Certificate file name in --cert-dir.")
+	fs.StringVar(&c.keyName, "key-name", "tls.key", "Key file name in --cert-dir.")
+	fs.IntVar(&c.port, "port", 9443, "HTTPS port of the webhook.")
+	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", `Address of the metrics endpoint; "0" disables it.`)
+	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
+	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, the only one a HyperConverged may be created in (env OPERATOR_NAMESPACE).")
+	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules whose objects are built to check jsonpatch annotations; use the operator's value.")
+	addCLIDownloadImageFlag(fs, &c.env, getenv)
+	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates; use the operator's value.")
+	fs.DurationVar(&c.lookupTimeout, "lookup-timeout", webhook.DefaultLookupTimeout, "Bound on the VirtualMachine and DataVolume existence checks of one request.")
+	zapOpts := &zap.Options{}
+	zapOpts.BindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return c, zapOpts, err
+	}
+	return c, zapOpts, nil
+}
+
+// runWebhook serves the validating admission webhook of the HyperConverged.
+// It runs no controllers and caches nothing: every replica serves.
+func runWebhook(args []string, getenv func(string) string) error {
+	c, zapOpts, err := parseWebhook(args, getenv)
+	if err != nil {
+		return err
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
+
+	reg, err := hco.NewRegistry(stockOperands()...)
+	if err != nil {
+		return err
+	}
+	if err := reg.Only(splitList(c.operands)...); err != nil {
+		return fmt.Errorf("--operands: %w", err)
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return err
+	}
+	restConfig, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("no cluster to talk to (set KUBECONFIG or run in a pod): %w", err)
+	}
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: c.metricsAddr},
+		HealthProbeBindAddress: c.probeAddr,
+		WebhookServer: crwebhook.NewServer(crwebhook.Options{
+			Port: c.port, CertDir: c.certDir, CertName: c.certName, KeyName: c.keyName,
+		}),
+	})
+	if err != nil {
+		return fmt.Errorf("create manager: %w", err)
+	}
+	webhook.Register(mgr, webhook.Options{
+		Namespace: c.env.Namespace, Registry: reg, Environment: c.env, LookupTimeout: c.lookupTimeout,
+	})
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return err
+	}
+	ctrl.Log.Info("starting hco-operator webhook", "namespace", c.env.Namespace, "port", c.port, "certDir", c.certDir, "operands", reg.Names())
+	return mgr.Start(ctrl.SetupSignalHandler())
+}

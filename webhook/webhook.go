@@ -1,0 +1,215 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/validation"
+)
+
+// Path is where the webhook is served; config/webhook points the
+// ValidatingWebhookConfiguration at it.
+const Path = "/validate-hco-kubevirt-io-v1beta1-hyperconverged"
+
+// DefaultLookupTimeout bounds the existence checks of one admission request.
+// It is below the ValidatingWebhookConfiguration's timeoutSeconds, so that a
+// slow API server yields a clear error rather than a webhook timeout.
+const DefaultLookupTimeout = 3 * time.Second
+
+// WorkloadKinds returns the kinds whose existence blocks deletion and
+// workload placement changes: VirtualMachine and DataVolume.
+func WorkloadKinds() []schema.GroupVersionKind {
+	return []schema.GroupVersionKind{
+		{Group: "kubevirt.io", Version: "v1", Kind: "VirtualMachine"},
+		{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "DataVolume"},
+	}
+}
+
+// Options configures the handler.
+type Options struct {
+	// Namespace is the operator namespace, the only one a HyperConverged may
+	// be created in.
+	Namespace string
+	// Registry and Environment let the handler build the operands' objects to
+	// check that jsonpatch annotations apply (see validation.Options).
+	Registry    *hco.Registry
+	Environment hco.Environment
+	// LookupTimeout bounds the existence checks; zero means DefaultLookupTimeout.
+	LookupTimeout time.Duration
+}
+
+// Handler validates HyperConverged CREATE, UPDATE and DELETE requests.
+type Handler struct {
+	reader client.Reader
+	opts   Options
+}
+
+var _ admission.Handler = (*Handler)(nil)
+
+// NewHandler returns a handler that answers existence questions through
+// reader. Pass an uncached reader (manager.GetAPIReader()): the handler lists
+// PartialObjectMetadata with limit=1 and must not start informers.
+func NewHandler(reader client.Reader, opts Options) *Handler {
+	if opts.LookupTimeout <= 0 {
+		opts.LookupTimeout = DefaultLookupTimeout
+	}
+	return &Handler{reader: reader, opts: opts}
+}
+
+// Register serves a Handler on mgr's webhook server at Path, reading through
+// mgr's API reader (no cache).
+func Register(mgr manager.Manager, opts Options) {
+	mgr.GetWebhookServer().Register(Path, &admission.Webhook{Handler: NewHandler(mgr.GetAPIReader(), opts)})
+}
+
+// Handle implements admission.Handler. It allows, denies with a message naming
+// each bad field and how to fix it, or errors when it could not decide (the
+// failure policy is Fail, so an error refuses the request too).
+func (h *Handler) Handle(ctx context.Context, req admission.Request) (resp admission.Response) {
+	defer func() {
+		// The rules are pure code over arbitrary input; a bug must refuse the
+		// request, not crash the server.
+		if r := recover(); r != nil {
+			logf.FromContext(ctx).Error(fmt.Errorf("%v", r), "panic while validating", "object", objectKey(req))
+			resp = admission.Errored(http.StatusInternalServerError, fmt.Errorf("validating HyperConverged %s: internal error", objectKey(req)))
+		}
+	}()
+	switch req.Operation {
+	case admissionv1.Create:
+		return h.create(req)
+	case admissionv1.Update:
+		return h.update(ctx, req)
+	case admissionv1.Delete:
+		return h.delete(ctx, req)
+	default:
+		return admission.Allowed("")
+	}
+}
+
+func (h *Handler) validationOptions() validation.Options {
+	return validation.Options{Registry: h.opts.Registry, Environment: h.opts.Environment}
+}
+
+func (h *Handler) create(req admission.Request) admission.Response {
+	hc, err := decode(req.Object.Raw)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
+	}
+	errs := validation.Identity(hc, h.opts.Namespace)
+	errs = append(errs, validation.Spec(hc, h.validationOptions())...)
+	return respond(errs, validation.FeatureGateWarnings(req.Object.Raw))
+}
+
+func (h *Handler) update(ctx context.Context, req admission.Request) admission.Response {
+	hc, err := decode(req.Object.Raw)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
+	}
+	old, err := decode(req.OldObject.Raw)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the old HyperConverged %s: %w", objectKey(req), err))
+	}
+	if !validation.Changed(old, hc) {
+		return admission.Allowed("")
+	}
+	errs := validation.Spec(hc, h.validationOptions())
+	if validation.WorkloadPlacementChanged(old, hc) {
+		ws, err := h.workloads(ctx)
+		if err != nil {
+			return admission.Errored(http.StatusInternalServerError,
+				fmt.Errorf("checking for workloads before changing spec.workloads.nodePlacement of HyperConverged %s: %w", objectKey(req), err))
+		}
+		errs = append(errs, validation.WorkloadPlacementUpdate(old, hc, ws)...)
+	}
+	return respond(errs, validation.FeatureGateWarnings(req.Object.Raw))
+}
+
+func (h *Handler) delete(ctx context.Context, req admission.Request) admission.Response {
+	hc, err := decode(req.OldObject.Raw)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
+	}
+	// Only the HyperConverged the operator reconciles protects workloads.
+	if hc.Name != v1beta1.HyperConvergedName || hc.Namespace != h.opts.Namespace || !validation.BlocksDeletion(hc.Spec.UninstallStrategy) {
+		return admission.Allowed("")
+	}
+	ws, err := h.workloads(ctx)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError,
+			fmt.Errorf("checking for workloads before deleting HyperConverged %s: %w", objectKey(req), err))
+	}
+	return respond(validation.Deletion(hc, ws), nil)
+}
+
+// workloads counts the VirtualMachines and DataVolumes in the cluster, with
+// one metadata-only list of at most one item per kind. A kind whose CRD is
+// not installed counts zero.
+func (h *Handler) workloads(ctx context.Context) ([]validation.Workloads, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.opts.LookupTimeout)
+	defer cancel()
+	out := make([]validation.Workloads, 0, 2)
+	for _, gvk := range WorkloadKinds() {
+		list := &metav1.PartialObjectMetadataList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := h.reader.List(ctx, list, client.Limit(1)); err != nil {
+			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, fmt.Errorf("listing %s: %w", gvk.Kind, err)
+		}
+		w := validation.Workloads{Kind: gvk.Kind, Count: int64(len(list.Items))}
+		if list.RemainingItemCount != nil {
+			w.Count += *list.RemainingItemCount
+		} else if list.Continue != "" {
+			// More exist but the server did not count them: at least two.
+			w.Count++
+		}
+		if len(list.Items) > 0 {
+			w.Example = client.ObjectKeyFromObject(&list.Items[0]).String()
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// decode reads a HyperConverged from the raw JSON of an admission request.
+func decode(raw []byte) (*v1beta1.HyperConverged, error) {
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("the request carries no object")
+	}
+	hc := &v1beta1.HyperConverged{}
+	if err := json.Unmarshal(raw, hc); err != nil {
+		return nil, err
+	}
+	return hc, nil
+}
+
+func respond(errs field.ErrorList, warnings []string) admission.Response {
+	if len(errs) > 0 {
+		return admission.Denied(validation.Message(errs)).WithWarnings(warnings...)
+	}
+	return admission.Allowed("").WithWarnings(warnings...)
+}
+
+func objectKey(req admission.Request) string {
+	if req.Namespace == "" {
+		return req.Name
+	}
+	return req.Namespace + "/" + req.Name
+}
