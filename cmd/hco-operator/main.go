@@ -33,6 +33,8 @@ func dispatch(args []string, getenv func(string) string) error {
 		switch args[0] {
 		case "operator":
 			return run(args[1:], getenv)
+		case "webhook":
+			return runWebhook(args[1:], getenv)
 		case "render":
 			return renderCommand(args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
 		default:

@@ -164,8 +164,10 @@ func TestSpecRules(t *testing.T) {
 			mutate: func(hc *v1beta1.HyperConverged) { hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptr.To("-1Mi") },
 			want:   denial(`spec.liveMigrationConfig.bandwidthPerMigration: Invalid value: "-1Mi": must be a non-negative quantity of bytes per second, such as "64Mi" ("0" for no limit)`)},
 		{name: "bandwidth not a quantity (CRD pattern)",
-			mutate: func(hc *v1beta1.HyperConverged) { hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptr.To("64 MB/s") },
-			want:   invalid + `spec.liveMigrationConfig.bandwidthPerMigration: Invalid value: "64 MB/s": spec.liveMigrationConfig.bandwidthPerMigration in body should match '^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$'`},
+			mutate: func(hc *v1beta1.HyperConverged) {
+				hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptr.To("64 MB/s")
+			},
+			want: invalid + `spec.liveMigrationConfig.bandwidthPerMigration: Invalid value: "64 MB/s": spec.liveMigrationConfig.bandwidthPerMigration in body should match '^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$'`},
 		{name: "certConfig", mutate: certs(func(c *v1beta1.HyperConvergedCertConfig) {
 			c.CA.Duration, c.CA.RenewBefore, c.Server.Duration, c.Server.RenewBefore = d("720h"), d("24h"), d("10m"), d("10m")
 		})},
