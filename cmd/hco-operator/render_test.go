@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const renderHC = `apiVersion: hco.kubevirt.io/v1beta1
+kind: HyperConverged
+metadata:
+  name: kubevirt-hyperconverged
+spec:
+  infra:
+    nodePlacement:
+      nodeSelector:
+        nodeType: infra
+`
+
+func noEnv(string) string { return "" }
+
+func renderToString(t *testing.T, args []string, stdin string, getenv func(string) string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := renderCommand(args, getenv, strings.NewReader(stdin), &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func kinds(yaml string) []string {
+	var out []string
+	for _, line := range strings.Split(yaml, "\n") {
+		if k, ok := strings.CutPrefix(line, "kind: "); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func TestRenderFromStdinAndFileAgree(t *testing.T) {
+	fromStdin, _, err := renderToString(t, []string{"-f", "-"}, renderHC, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "hc.yaml")
+	if err := os.WriteFile(file, []byte(renderHC), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, _, err := renderToString(t, []string{"-f", file}, "", noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromStdin != fromFile {
+		t.Error("stdin and file renderings differ")
+	}
+	if got := strings.Join(kinds(fromFile), ","); got != "KubeVirt,CDI,NetworkAddonsConfig,SSP" {
+		t.Errorf("kinds = %s, want the default operands in registry order", got)
+	}
+	if !strings.HasPrefix(fromFile, "---\n") || strings.Contains(fromFile, "status:") || strings.Contains(fromFile, "creationTimestamp") {
+		t.Errorf("output is not clean YAML documents:\n%s", fromFile)
+	}
+}
+
+func TestRenderOperandsAndCLIDownloadImage(t *testing.T) {
+	out, _, err := renderToString(t, []string{"-f", "-", "--operands", "ssp,clidownload", "--cli-download-image", "example.com/dl:v1"}, renderHC, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(kinds(out), ","); got != "SSP,Deployment,Service" {
+		t.Errorf("kinds = %s, want SSP,Deployment,Service", got)
+	}
+	if !strings.Contains(out, "image: example.com/dl:v1") {
+		t.Error("the CLI-download image is not in the Deployment")
+	}
+	// The image also comes from the environment, as for the operator.
+	env := func(k string) string {
+		if k == cliDownloadImageEnv {
+			return "example.com/from-env:v2"
+		}
+		return ""
+	}
+	out, _, err = renderToString(t, []string{"-f", "-", "--operands", "clidownload"}, renderHC, env)
+	if err != nil || !strings.Contains(out, "image: example.com/from-env:v2") {
+		t.Errorf("image from %s not used: %v\n%s", cliDownloadImageEnv, err, out)
+	}
+}
+
+func TestRenderErrorsNameTheProblem(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+		want  string
+	}{
+		{"no -f", nil, "", "-f is required"},
+		{"unknown operand", []string{"-f", "-", "--operands", "kubevirt,nope"}, renderHC, `"nope"`},
+		{"unknown field", []string{"-f", "-"}, renderHC + "  sepc: 1\n", `unknown field "spec.sepc"`},
+		{"invalid value", []string{"-f", "-"}, renderHC + "  liveMigrationConfig:\n    bandwidthPerMigration: x\n", "spec.liveMigrationConfig.bandwidthPerMigration"},
+		{"missing file", []string{"-f", filepath.Join(t.TempDir(), "missing.yaml")}, "", "missing.yaml"},
+		{"stray argument", []string{"-f", "-", "extra"}, renderHC, "unexpected arguments"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := renderToString(t, tc.args, tc.stdin, noEnv)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error = %v, want one containing %s", err, tc.want)
+			}
+			if out != "" {
+				t.Errorf("wrote output despite the error:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestRenderWarnsOnUnknownFeatureGate(t *testing.T) {
+	_, stderr, err := renderToString(t, []string{"-f", "-"}, renderHC+"  featureGates:\n    notAGate: true\n", noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "spec.featureGates.notAGate") {
+		t.Errorf("stderr = %q, want a warning naming spec.featureGates.notAGate", stderr)
+	}
+}
+
+func TestStockRegistryMatchesDefaults(t *testing.T) {
+	names := map[string]bool{}
+	for _, op := range stockOperands() {
+		names[op.Name()] = true
+	}
+	for _, n := range splitList(defaultOperands) {
+		if !names[n] {
+			t.Errorf("default operand %q is not a stock operand", n)
+		}
+	}
+	if names["hpp"] && strings.Contains(defaultOperands, "hpp") {
+		t.Error("hpp is opt-in and must not be a default operand")
+	}
+}
