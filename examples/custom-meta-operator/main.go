@@ -46,7 +46,8 @@ func newRegistry() (*hco.Registry, error) {
 }
 
 func run() error {
-	env := hco.Environment{Namespace: v1beta1.DefaultNamespace, Version: distributionVersion}
+	env := hco.Environment{Namespace: v1beta1.DefaultNamespace, Version: distributionVersion,
+		Images: map[string]string{clidownload.ImageKey: downloadImage}}
 	if ns := os.Getenv("OPERATOR_NAMESPACE"); ns != "" { // read once, here
 		env.Namespace = ns
 	}

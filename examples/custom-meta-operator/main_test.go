@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -24,6 +25,7 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/hpp"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
 	"github.com/hcokit/hcokit/operands/kubevirt"
@@ -59,7 +61,8 @@ func startOperator() error {
 	if err != nil {
 		return err
 	}
-	mgr, _, err := hco.NewManager(env.Config, reg, hco.Environment{Namespace: ns, Version: distributionVersion}, hco.ManagerOptions{
+	mgr, _, err := hco.NewManager(env.Config, reg, hco.Environment{Namespace: ns, Version: distributionVersion,
+		Images: map[string]string{clidownload.ImageKey: downloadImage}}, hco.ManagerOptions{
 		Manager: ctrl.Options{
 			Scheme:                 scheme,
 			Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -147,6 +150,37 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	}
 	if len(hpps.Items) != 0 {
 		t.Errorf("found HostPathProvisioner %q; the distribution disabled %s", hpps.Items[0].Name, hpp.Name)
+	}
+
+	// The stock CLI-download operand serves virtctl from the distribution's
+	// image, and once applied it stays as it is: the operator does not fight
+	// the API server's defaults.
+	deploy := &appsv1.Deployment{}
+	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, deploy); err != nil {
+		t.Fatalf("get the CLI-download Deployment: %v", err)
+	}
+	if img := deploy.Spec.Template.Spec.Containers[0].Image; img != downloadImage {
+		t.Errorf("CLI-download image = %q, want %q", img, downloadImage)
+	}
+	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, &corev1.Service{}); err != nil {
+		t.Errorf("get the CLI-download Service: %v", err)
+	}
+	// A change to the HyperConverged triggers a reconcile; the Deployment must not be rewritten.
+	got := &v1beta1.HyperConverged{}
+	if err := k.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
+		t.Fatal(err)
+	}
+	got.Annotations = map[string]string{"touched": "yes"}
+	if err := k.Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	again := &appsv1.Deployment{}
+	if err := k.Get(ctx, client.ObjectKeyFromObject(deploy), again); err != nil {
+		t.Fatal(err)
+	}
+	if again.ResourceVersion != deploy.ResourceVersion {
+		t.Errorf("the CLI-download Deployment was rewritten (resourceVersion %s -> %s)", deploy.ResourceVersion, again.ResourceVersion)
 	}
 
 	// The HyperConverged's related objects include the distribution's ConfigMap.

@@ -20,6 +20,8 @@ const (
 	tierLabel = "acme.example.com/support-tier"
 	// infoName is the ConfigMap that says which distribution is installed.
 	infoName = "acme-virt-info"
+	// downloadImage serves virtctl in the cluster (the stock clidownload operand).
+	downloadImage = "registry.acme.example/virtctl-download:" + distributionVersion
 )
 
 // acmeSSP is the stock SSP operand with Acme's templates namespace and
