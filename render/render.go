@@ -22,11 +22,12 @@ import (
 
 // Decode parses one HyperConverged from YAML or JSON. Decoding is strict: an
 // unknown or duplicate field is an error that names it (for example
-// `unknown field "spec.infra.nodeSelector"`). The one exception is an unknown
-// name under spec.featureGates, which the CRD keeps and the operator ignores:
-// it comes back as a warning. apiVersion and kind may be omitted; if present
-// they must be hco.kubevirt.io/v1beta1 HyperConverged. The input must hold
-// exactly one document.
+// `unknown field "spec.infra.nodeSelector"`). The one exception is a name
+// under spec.featureGates, which the CRD keeps and the operator ignores: an
+// unknown or deprecated gate comes back as a warning, worded as the
+// webhook's (validation.FeatureGateWarnings). apiVersion and kind may be
+// omitted; if present they must be hco.kubevirt.io/v1beta1 HyperConverged.
+// The input must hold exactly one document.
 func Decode(data []byte) (hc *v1beta1.HyperConverged, warnings []string, err error) {
 	doc, err := singleDocument(data)
 	if err != nil {
@@ -42,11 +43,9 @@ func Decode(data []byte) (hc *v1beta1.HyperConverged, warnings []string, err err
 	if strict, ok := runtime.AsStrictDecodingError(err); ok {
 		var fatal []error
 		for _, e := range strict.Errors() {
-			if strings.HasPrefix(e.Error(), `unknown field "spec.featureGates.`) {
-				warnings = append(warnings, e.Error()+": not a feature gate of this version; it is ignored")
-				continue
+			if !strings.HasPrefix(e.Error(), `unknown field "spec.featureGates.`) {
+				fatal = append(fatal, e)
 			}
-			fatal = append(fatal, e)
 		}
 		err = nil
 		if len(fatal) > 0 {
@@ -63,7 +62,11 @@ func Decode(data []byte) (hc *v1beta1.HyperConverged, warnings []string, err err
 	if obj != hc {
 		return nil, nil, fmt.Errorf("invalid HyperConverged: decoded into %T", obj)
 	}
-	return hc, warnings, nil
+	raw, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid HyperConverged: %w", err)
+	}
+	return hc, validation.FeatureGateWarnings(raw), nil
 }
 
 // singleDocument returns the one non-empty YAML document in data.
