@@ -168,10 +168,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	var related []corev1.ObjectReference
 	desiredKeys := map[objectKey]bool{}
 	var problems []string
-	for _, op := range r.registry.Operands() {
-		start := r.now()
-		status, refs, keys, result, err := r.reconcileOperand(ctx, hc, op)
-		r.observe(op.Name(), result, start)
+	ops := r.registry.Operands()
+	outcomes := r.reconcileOperands(ctx, hc, ops)
+	for i, op := range ops {
+		status, refs, keys, err := outcomes[i].status, outcomes[i].refs, outcomes[i].keys, outcomes[i].err
 		var invalid *invalidConfig
 		switch {
 		case errors.As(err, &invalid):
@@ -207,6 +207,35 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	r.recordUnsafe(hc)
 	return reconcile.Result{}, r.writeStatus(ctx, hc, a, related)
+}
+
+// operandOutcome is what reconciling one operand found.
+type operandOutcome struct {
+	status ComponentStatus
+	refs   []corev1.ObjectReference
+	keys   []objectKey
+	err    error
+}
+
+// reconcileOperands reconciles the operands concurrently: they are
+// independent, so a create or update of each costs one round trip in all,
+// not one per operand. Outcomes are in the operands' order.
+func (r *Reconciler) reconcileOperands(ctx context.Context, hc *v1beta1.HyperConverged, ops []Operand) []operandOutcome {
+	out := make([]operandOutcome, len(ops))
+	var wg sync.WaitGroup
+	for i, op := range ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := r.now()
+			o := &out[i]
+			var result ApplyResult
+			o.status, o.refs, o.keys, result, o.err = r.reconcileOperand(ctx, hc, op)
+			r.observe(op.Name(), result, start)
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // invalidConfig marks an operand error caused by the HyperConverged's content.

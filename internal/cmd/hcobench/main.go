@@ -1,0 +1,589 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/localcluster"
+	"github.com/hcokit/hcokit/operands"
+	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
+)
+
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+`
+
+const operatorUser = "hco-operator-bench"
+
+// benchUser is envtest's admin, the user of the benchmark's own requests.
+const benchUser = "admin"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "hcobench:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	operator     string
+	runs         int
+	idle         time.Duration
+	noise        bool
+	leaderElect  bool
+	pure         bool
+	configMaps   int
+	secrets      int
+	vms          int
+	pureBenchPkg []string
+}
+
+func run() error {
+	log.SetLogger(logr.Discard())
+	o := options{}
+	flag.StringVar(&o.operator, "operator", "bin/hco-operator", "Path of the hco-operator binary to measure.")
+	flag.IntVar(&o.runs, "runs", 5, "Repetitions of each latency measurement (the median is reported).")
+	flag.DurationVar(&o.idle, "idle", 30*time.Second, "Idle window in which requests are counted.")
+	flag.BoolVar(&o.noise, "noise", true, "Create unrelated ConfigMaps, Secrets and VirtualMachines and measure RSS growth.")
+	flag.BoolVar(&o.leaderElect, "leader-elect", false, "Run the operator with leader election (upstream's bar was measured without).")
+	flag.BoolVar(&o.pure, "pure", true, "Also run the pure Go benchmarks.")
+	flag.IntVar(&o.configMaps, "configmaps", 5000, "Unrelated ConfigMaps to create.")
+	flag.IntVar(&o.secrets, "secrets", 5000, "Unrelated Secrets to create.")
+	flag.IntVar(&o.vms, "vms", 2000, "Unrelated VirtualMachines to create.")
+	flag.Parse()
+	o.pureBenchPkg = []string{"./placement", "./featuregates", "./migration", "./hostdevices", "./operands"}
+
+	var rows []row
+	if o.pure {
+		pure, err := pureBenchmarks(o.pureBenchPkg)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, pure...)
+	}
+	live, err := liveBenchmarks(o)
+	if err != nil {
+		return err
+	}
+	rows = append(rows, live...)
+	printTable(rows)
+	return nil
+}
+
+type row struct{ section, what, value, bar string }
+
+func printTable(rows []row) {
+	fmt.Printf("\n| section | measurement | hcokit | upstream HCO / target |\n|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Printf("| %s | %s | %s | %s |\n", r.section, r.what, r.value, r.bar)
+	}
+	fmt.Printf("\nmachine: %d CPUs, %s/%s, %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+}
+
+// pureBenchmarks runs the Go benchmarks and turns their lines into rows.
+func pureBenchmarks(pkgs []string) ([]row, error) {
+	fmt.Fprintln(os.Stderr, "bench: pure Go benchmarks...")
+	args := append([]string{"test", "-run", "^$", "-bench", ".", "-benchmem", "-benchtime", "2000x"}, pkgs...)
+	out, err := exec.Command("go", args...).CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("go test -bench: %w\n%s", err, out)
+	}
+	var rows []row
+	pkg := ""
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 && f[0] == "pkg:" {
+			pkg = f[1][strings.LastIndex(f[1], "/")+1:]
+		}
+		if len(f) >= 8 && strings.HasPrefix(f[0], "Benchmark") {
+			name := strings.TrimSuffix(strings.TrimPrefix(f[0], "Benchmark"), "-"+strconv.Itoa(runtime.GOMAXPROCS(0)))
+			rows = append(rows, row{"pure", pkg + "." + name, fmt.Sprintf("%s ns/op, %s allocs/op", f[2], f[6]), ""})
+		}
+	}
+	return rows, nil
+}
+
+// auditEvent is the part of an audit event the benchmark reads.
+type auditEvent struct {
+	AuditID string `json:"auditID"`
+	Stage   string `json:"stage"`
+	Verb    string `json:"verb"`
+	User    struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	Received time.Time `json:"requestReceivedTimestamp"`
+	Done     time.Time `json:"stageTimestamp"`
+}
+
+func (e auditEvent) resource() string {
+	if e.ObjectRef == nil {
+		return ""
+	}
+	if e.ObjectRef.Subresource != "" {
+		return e.ObjectRef.Resource + "/" + e.ObjectRef.Subresource
+	}
+	return e.ObjectRef.Resource
+}
+
+// readAudit returns the completed (or, for watches, started) requests.
+func readAudit(path string) ([]auditEvent, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []auditEvent
+	seen := map[string]bool{}
+	for _, line := range bytes.Split(raw, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var e auditEvent
+		if json.Unmarshal(line, &e) != nil || seen[e.AuditID] {
+			continue
+		}
+		if e.Stage == "ResponseComplete" || (e.Stage == "ResponseStarted" && e.Verb == "watch") {
+			seen[e.AuditID] = true
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// between returns the operator's requests received in [from, to).
+func between(events []auditEvent, from, to time.Time) []auditEvent {
+	var out []auditEvent
+	for _, e := range events {
+		if e.User.Username == operatorUser && !e.Received.Before(from) && e.Received.Before(to) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func summarize(events []auditEvent) string {
+	counts := map[string]int{}
+	for _, e := range events {
+		counts[e.Verb+" "+e.resource()]++
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func conflicts(events []auditEvent) int {
+	n := 0
+	for _, e := range events {
+		if e.ResponseStatus != nil && e.ResponseStatus.Code == 409 {
+			n++
+		}
+	}
+	return n
+}
+
+// firstBy returns the first operator request after t matching verb and resource.
+func firstBy(events []auditEvent, user string, after time.Time, verb, resource string) (auditEvent, bool) {
+	for _, e := range events {
+		if e.User.Username == user && !e.Received.Before(after) && e.Verb == verb && e.resource() == resource {
+			return e, true
+		}
+	}
+	return auditEvent{}, false
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func rssMiB(pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			f := strings.Fields(line)
+			kb, _ := strconv.Atoi(f[1])
+			return float64(kb) / 1024
+		}
+	}
+	return -1
+}
+
+func liveBenchmarks(o options) ([]row, error) {
+	root, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(os.Stderr, "bench: starting the local control plane with an audit log...")
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return nil, err
+	}
+	cluster, err := localcluster.Start(localcluster.Options{Root: root, StateDir: filepath.Join(root, "bin", "bench"), AuditPolicy: auditPolicy})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = cluster.Stop() }()
+	opKubeconfig, err := cluster.AddUser(operatorUser, "system:masters")
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.New(cluster.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.DefaultNamespace}}); err != nil {
+		return nil, err
+	}
+
+	args := []string{"--metrics-bind-address=0", "--health-probe-bind-address=0", fmt.Sprintf("--leader-elect=%t", o.leaderElect)}
+	cmd := exec.Command(o.operator, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+opKubeconfig, "OPERATOR_NAMESPACE="+v1beta1.DefaultNamespace, "HCO_VERSION=bench")
+	logFile, err := os.Create(filepath.Join(root, "bin", "bench", "operator.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	fmt.Fprintln(os.Stderr, "bench: starting", o.operator)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	pid := cmd.Process.Pid
+
+	// Ready: the operator has made requests and then stayed quiet for 2 s.
+	if err := waitQuiet(cluster.AuditLog, start, 2*time.Second, 60*time.Second); err != nil {
+		return nil, err
+	}
+	rssIdle := rssMiB(pid)
+
+	var rows []row
+	var convergence []time.Duration
+	var startupToSteady int
+	var startupSummary string
+	var allConflicts int
+	for i := 0; i < o.runs; i++ {
+		t0 := time.Now()
+		hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: v1beta1.DefaultNamespace}}
+		if err := c.Create(ctx, hc); err != nil {
+			return nil, err
+		}
+		if err := waitOperands(ctx, c); err != nil {
+			return nil, err
+		}
+		if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
+			return nil, err
+		}
+		events, err := readAudit(cluster.AuditLog)
+		if err != nil {
+			return nil, err
+		}
+		created, ok := firstBy(events, benchUser, t0.Add(-time.Second), "create", "hyperconvergeds")
+		if !ok {
+			return nil, fmt.Errorf("no HyperConverged create in the audit log")
+		}
+		last := created.Done
+		for _, res := range []string{"kubevirts", "cdis", "networkaddonsconfigs", "ssps"} {
+			e, ok := firstBy(events, operatorUser, created.Received, "create", res)
+			if !ok {
+				return nil, fmt.Errorf("operator did not create %s", res)
+			}
+			if e.Done.After(last) {
+				last = e.Done
+			}
+		}
+		convergence = append(convergence, last.Sub(created.Received))
+		allConflicts += conflicts(between(events, start, time.Now()))
+		if i == 0 {
+			all := between(events, start.Add(-time.Second), time.Now())
+			startupToSteady = len(all)
+			startupSummary = summarize(all)
+		}
+		if i < o.runs-1 {
+			if err := deleteAndWait(ctx, c, hc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rows = append(rows,
+		row{"live", "HyperConverged create → all operand CRs exist (median)", ms(median(convergence)), "34 ms / ≤ 15 ms"},
+		row{"live", "operator start → steady state, requests in all", fmt.Sprintf("%d (%s)", startupToSteady, startupSummary), "43 + 38 / ≤ 20"},
+		row{"live", "409 conflicts during all create runs", strconv.Itoa(allConflicts), "1 / 0"},
+	)
+	rssConverged := rssMiB(pid)
+
+	// Idle.
+	t0 := time.Now()
+	time.Sleep(o.idle)
+	events, err := readAudit(cluster.AuditLog)
+	if err != nil {
+		return nil, err
+	}
+	idle := between(events, t0, time.Now())
+	rows = append(rows, row{"live", fmt.Sprintf("idle %s, requests (leader election %t)", o.idle, o.leaderElect), fmt.Sprintf("%d %s", len(idle), summarize(idle)), "0 / 0 (+ lease renewals)"})
+
+	// One spec change.
+	var change []time.Duration
+	var changeReqs []string
+	for i := 0; i < o.runs; i++ {
+		t0 := time.Now()
+		value := int64(200 + i)
+		if err := retryUpdate(ctx, c, &v1beta1.HyperConverged{}, client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: v1beta1.HyperConvergedName}, func(obj client.Object) {
+			obj.(*v1beta1.HyperConverged).Spec.LiveMigrationConfig.ProgressTimeout = &value
+		}); err != nil {
+			return nil, err
+		}
+		if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
+			return nil, err
+		}
+		events, err := readAudit(cluster.AuditLog)
+		if err != nil {
+			return nil, err
+		}
+		req, ok1 := firstBy(events, benchUser, t0.Add(-time.Second), "update", "hyperconvergeds")
+		upd, ok2 := firstBy(events, operatorUser, t0.Add(-time.Second), "update", "kubevirts")
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("spec change: HyperConverged update or KubeVirt update missing from the audit log")
+		}
+		change = append(change, upd.Done.Sub(req.Received))
+		changeReqs = append(changeReqs, summarize(between(events, t0.Add(-time.Second), time.Now())))
+	}
+	rows = append(rows, row{"live", "one spec change → KubeVirt reflects it (median)", ms(median(change)), "17 ms / ≤ 8 ms"},
+		row{"live", "one spec change, operator requests", changeReqs[len(changeReqs)-1], "1 update, 1 event, 1 status, 6 GETs / updates + ≤1 status + events, 0 GETs"})
+
+	// Out-of-band edit of KubeVirt.
+	var revert []time.Duration
+	kvKey := client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}
+	for i := 0; i < o.runs; i++ {
+		t0 := time.Now()
+		if err := retryUpdate(ctx, c, &kvv1.KubeVirt{}, kvKey, func(obj client.Object) {
+			obj.(*kvv1.KubeVirt).Spec.ImagePullPolicy = corev1.PullAlways
+		}); err != nil {
+			return nil, err
+		}
+		if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
+			return nil, err
+		}
+		events, err := readAudit(cluster.AuditLog)
+		if err != nil {
+			return nil, err
+		}
+		edit, ok1 := firstBy(events, benchUser, t0.Add(-time.Second), "update", "kubevirts")
+		fix, ok2 := firstBy(events, operatorUser, t0.Add(-time.Second), "update", "kubevirts")
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("out-of-band edit: edit or revert missing from the audit log")
+		}
+		revert = append(revert, fix.Done.Sub(edit.Done))
+	}
+	rows = append(rows, row{"live", "out-of-band KubeVirt edit → reverted (median)", ms(median(revert)), "18 ms / ≤ 8 ms"})
+
+	// Deleted CDI.
+	var recreate []time.Duration
+	for i := 0; i < o.runs; i++ {
+		t0 := time.Now()
+		if err := c.Delete(ctx, &cdiv1beta1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi-kubevirt-hyperconverged"}}); err != nil {
+			return nil, err
+		}
+		if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
+			return nil, err
+		}
+		events, err := readAudit(cluster.AuditLog)
+		if err != nil {
+			return nil, err
+		}
+		del, ok1 := firstBy(events, benchUser, t0.Add(-time.Second), "delete", "cdis")
+		cre, ok2 := firstBy(events, operatorUser, t0.Add(-time.Second), "create", "cdis")
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("recreate: delete or create missing from the audit log")
+		}
+		recreate = append(recreate, cre.Done.Sub(del.Done))
+	}
+	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median)", ms(median(recreate)), "6 ms / ≤ 6 ms"})
+
+	rows = append(rows,
+		row{"rss", "before the HyperConverged exists", fmt.Sprintf("%.1f MiB", rssIdle), "61–65 MiB"},
+		row{"rss", "converged", fmt.Sprintf("%.1f MiB", rssConverged), "66–69 MiB / ≤ 35 MiB"})
+	if o.noise {
+		fmt.Fprintf(os.Stderr, "bench: creating %d ConfigMaps, %d Secrets and %d VirtualMachines in other namespaces...\n", o.configMaps, o.secrets, o.vms)
+		if err := createNoise(ctx, c, o); err != nil {
+			return nil, err
+		}
+		time.Sleep(5 * time.Second)
+		runtime.GC()
+		after := rssMiB(pid)
+		rows = append(rows, row{"rss", fmt.Sprintf("after %d ConfigMaps, %d Secrets, %d VMs elsewhere", o.configMaps, o.secrets, o.vms), fmt.Sprintf("%.1f MiB (%+.1f)", after, after-rssConverged), "no growth / ≤ +5 MiB"})
+	}
+	return rows, nil
+}
+
+// waitQuiet waits until the operator has made no request for quiet, at
+// least quiet after since.
+func waitQuiet(auditLog string, since time.Time, quiet, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		events, err := readAudit(auditLog)
+		if err != nil {
+			continue
+		}
+		last := since
+		for _, e := range between(events, since, time.Now().Add(time.Hour)) {
+			if e.Verb != "watch" && e.Done.After(last) {
+				last = e.Done
+			}
+		}
+		if time.Since(last) >= quiet {
+			return nil
+		}
+	}
+	return fmt.Errorf("the operator did not settle within %s", limit)
+}
+
+func waitOperands(ctx context.Context, c client.Client) error {
+	deadline := time.Now().Add(30 * time.Second)
+	objs := []client.Object{&kvv1.KubeVirt{}, &cdiv1beta1.CDI{}, &cnaov1.NetworkAddonsConfig{}, &sspv1beta3.SSP{}}
+	keys := []client.ObjectKey{{Namespace: v1beta1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}, {Name: "cdi-kubevirt-hyperconverged"}, {Name: "cluster"}, {Namespace: v1beta1.DefaultNamespace, Name: "ssp-kubevirt-hyperconverged"}}
+	for i := range objs {
+		for {
+			if err := c.Get(ctx, keys[i], objs[i]); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("operand %s not created", keys[i])
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+func deleteAndWait(ctx context.Context, c client.Client, hc *v1beta1.HyperConverged) error {
+	if err := c.Delete(ctx, hc); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(hc), &v1beta1.HyperConverged{}); apierrors.IsNotFound(err) {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("HyperConverged not deleted")
+}
+
+func retryUpdate(ctx context.Context, c client.Client, obj client.Object, key client.ObjectKey, mutate func(client.Object)) error {
+	for i := 0; i < 20; i++ {
+		if err := c.Get(ctx, key, obj); err != nil {
+			return err
+		}
+		mutate(obj)
+		err := c.Update(ctx, obj)
+		if err == nil || !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("update %s: too many conflicts", key)
+}
+
+func createNoise(ctx context.Context, c client.Client, o options) error {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "noise"}}); err != nil {
+		return err
+	}
+	work := make(chan client.Object)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for obj := range work {
+				if err := c.Create(ctx, obj); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	blob := strings.Repeat("x", 512)
+	for i := 0; i < o.configMaps; i++ {
+		work <- &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "noise", Name: fmt.Sprintf("cm-%d", i)}, Data: map[string]string{"v": blob}}
+	}
+	for i := 0; i < o.secrets; i++ {
+		work <- &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "noise", Name: fmt.Sprintf("s-%d", i)}, StringData: map[string]string{"v": blob}}
+	}
+	for i := 0; i < o.vms; i++ {
+		work <- &kvv1.VirtualMachine{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "noise", Name: fmt.Sprintf("vm-%d", i)},
+			Spec: kvv1.VirtualMachineSpec{Template: &kvv1.VirtualMachineInstanceTemplateSpec{
+				Spec: kvv1.VirtualMachineInstanceSpec{Domain: kvv1.DomainSpec{Devices: kvv1.Devices{}}},
+			}},
+		}
+	}
+	close(work)
+	wg.Wait()
+	return firstErr
+}
