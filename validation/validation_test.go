@@ -314,3 +314,18 @@ func TestWorkloadPlacementUpdate(t *testing.T) {
 	assert.True(t, validation.Changed(old, infra))
 	assert.False(t, validation.Changed(old, defaulted(func(hc *v1beta1.HyperConverged) { hc.Finalizers = []string{"x"} })))
 }
+
+// BenchmarkSpec is the pure part of an admission: every rule, and the stock
+// operands built to check a jsonpatch annotation.
+func BenchmarkSpec(b *testing.B) {
+	opts := stockOptions(b)
+	hc := defaulted(func(hc *v1beta1.HyperConverged) {
+		hc.Annotations = map[string]string{v1beta1.KubeVirtJSONPatchAnnotation: `[{"op":"add","path":"/spec/configuration/cpuRequest","value":"200m"}]`}
+		hc.Spec.Workloads.NodePlacement = placement(corev1.NodeSelectorRequirement{Key: "kubernetes.io/arch", Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}})
+	})
+	for b.Loop() {
+		if errs := validation.Spec(hc, opts); len(errs) > 0 {
+			b.Fatal(errs)
+		}
+	}
+}

@@ -3,8 +3,10 @@ package webhook
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -158,34 +160,49 @@ func (h *Handler) delete(ctx context.Context, req admission.Request) admission.R
 }
 
 // workloads counts the VirtualMachines and DataVolumes in the cluster, with
-// one metadata-only list of at most one item per kind. A kind whose CRD is
-// not installed counts zero.
+// one metadata-only list of at most one item per kind, both at once. A kind
+// whose CRD is not installed counts zero.
 func (h *Handler) workloads(ctx context.Context) ([]validation.Workloads, error) {
 	ctx, cancel := context.WithTimeout(ctx, h.opts.LookupTimeout)
 	defer cancel()
-	out := make([]validation.Workloads, 0, 2)
-	for _, gvk := range WorkloadKinds() {
-		list := &metav1.PartialObjectMetadataList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		if err := h.reader.List(ctx, list, client.Limit(1)); err != nil {
-			if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
-				continue
-			}
-			return nil, fmt.Errorf("listing %s: %w", gvk.Kind, err)
-		}
-		w := validation.Workloads{Kind: gvk.Kind, Count: int64(len(list.Items))}
-		if list.RemainingItemCount != nil {
-			w.Count += *list.RemainingItemCount
-		} else if list.Continue != "" {
-			// More exist but the server did not count them: at least two.
-			w.Count++
-		}
-		if len(list.Items) > 0 {
-			w.Example = client.ObjectKeyFromObject(&list.Items[0]).String()
-		}
-		out = append(out, w)
+	kinds := WorkloadKinds()
+	out := make([]validation.Workloads, len(kinds))
+	errs := make([]error, len(kinds))
+	var wg sync.WaitGroup
+	for i, gvk := range kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = h.count(ctx, gvk)
+		}()
 	}
-	return out, nil
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// count lists at most one object of kind gvk, metadata only, and reads the
+// total from the list's remainingItemCount.
+func (h *Handler) count(ctx context.Context, gvk schema.GroupVersionKind) (validation.Workloads, error) {
+	w := validation.Workloads{Kind: gvk.Kind}
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err := h.reader.List(ctx, list, client.Limit(1)); err != nil {
+		if meta.IsNoMatchError(err) || apierrors.IsNotFound(err) {
+			return w, nil
+		}
+		return w, fmt.Errorf("listing %s: %w", gvk.Kind, err)
+	}
+	w.Count = int64(len(list.Items))
+	if list.RemainingItemCount != nil {
+		w.Count += *list.RemainingItemCount
+	} else if list.Continue != "" {
+		// More exist but the server did not count them: at least two.
+		w.Count++
+	}
+	if len(list.Items) > 0 {
+		w.Example = client.ObjectKeyFromObject(&list.Items[0]).String()
+	}
+	return w, nil
 }
 
 // decode reads a HyperConverged from the raw JSON of an admission request.
