@@ -22,6 +22,7 @@ type JSONPatchError struct {
 	Reason    string
 }
 
+// Error implements error.
 func (e *JSONPatchError) Error() string {
 	if e.Operation >= 0 {
 		return fmt.Sprintf("annotation %q, operation %d: %s", e.Annotation, e.Operation, e.Reason)

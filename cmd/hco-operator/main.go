@@ -38,7 +38,7 @@ func dispatch(args []string, getenv func(string) string) error {
 		case "render":
 			return renderCommand(args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
 		default:
-			return fmt.Errorf("unknown command %q; commands: operator (the default)", args[0])
+			return fmt.Errorf("unknown command %q; commands: operator (the default), webhook, render", args[0])
 		}
 	}
 	return run(args, getenv)
@@ -46,11 +46,11 @@ func dispatch(args []string, getenv func(string) string) error {
 
 // config is everything read from flags and the environment.
 type config struct {
-	env                                  hco.Environment
-	operands                             string
-	leaderElect                          bool
-	metricsAddr, probeAddr               string
-	leaderElectionNamespace, zapLogLevel string
+	env                     hco.Environment
+	operands                string
+	leaderElect             bool
+	metricsAddr, probeAddr  string
+	leaderElectionNamespace string
 }
 
 func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *zap.Options, error) {
