@@ -150,8 +150,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return r.uninstall(ctx, hc)
 	}
 	if !controllerutil.ContainsFinalizer(hc, FinalizerName) {
+		// A patch, not an update: an update would write back the whole
+		// object as this Go type knows it, dropping what it does not (an
+		// unknown feature gate kept by the CRD).
+		orig := hc.DeepCopy()
 		controllerutil.AddFinalizer(hc, FinalizerName)
-		if err := r.client.Update(ctx, hc); err != nil {
+		if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 			return reconcile.Result{}, fmt.Errorf("add finalizer to HyperConverged %s: %w", req.NamespacedName, err)
 		}
 	}
@@ -361,6 +365,12 @@ func (r *Reconciler) prune(ctx context.Context, hc *v1beta1.HyperConverged, desi
 
 // listManaged lists, from the cache, the objects of one kind that hc manages.
 func (r *Reconciler) listManaged(ctx context.Context, k *operandKind, hc *v1beta1.HyperConverged) ([]client.Object, error) {
+	return r.listManagedFrom(ctx, r.client, k, hc)
+}
+
+// listManagedFrom lists, from reader, the objects of one kind that hc
+// manages. Items carry their kind, whatever the reader's decoding.
+func (r *Reconciler) listManagedFrom(ctx context.Context, reader client.Reader, k *operandKind, hc *v1beta1.HyperConverged) ([]client.Object, error) {
 	listObj, err := r.scheme.New(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
@@ -369,12 +379,13 @@ func (r *Reconciler) listManaged(ctx context.Context, k *operandKind, hc *v1beta
 	if !ok {
 		return nil, fmt.Errorf("list %s: %T is not a list", k.gvk.Kind, listObj)
 	}
-	if err := r.client.List(ctx, list, client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: hc.Name}); err != nil {
+	if err := reader.List(ctx, list, client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: hc.Name}); err != nil {
 		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
 	}
 	var out []client.Object
 	err = meta.EachListItem(list, func(o runtime.Object) error {
 		if obj, ok := o.(client.Object); ok {
+			obj.GetObjectKind().SetGroupVersionKind(k.gvk)
 			out = append(out, obj)
 		}
 		return nil
@@ -409,8 +420,8 @@ func (r *Reconciler) adopt(ctx context.Context, hc *v1beta1.HyperConverged) (boo
 	if !any {
 		return false, nil
 	}
-	if err := r.client.Update(ctx, changed); err != nil {
-		return false, fmt.Errorf("update HyperConverged %s while adopting settings: %w", client.ObjectKeyFromObject(hc), err)
+	if err := r.client.Patch(ctx, changed, client.MergeFrom(hc)); err != nil {
+		return false, fmt.Errorf("patch HyperConverged %s while adopting settings: %w", client.ObjectKeyFromObject(hc), err)
 	}
 	return true, nil
 }

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
@@ -96,6 +97,26 @@ func TestCreateGivesTheFourDefaultOperands(t *testing.T) {
 	assert.Equal(t, "KubeVirtNotAvailable", avail.Reason)
 
 	assertEvent(t, hco.EventCreated, "Created KubeVirt kubevirt-kubevirt-hyperconverged")
+}
+
+// An unknown feature gate, which the CRD keeps, survives the operator's
+// writes to the HyperConverged (finalizer, adoption).
+func TestUnknownFeatureGateSurvives(t *testing.T) {
+	env.Require(t)
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(v1beta1.GroupVersion.WithKind("HyperConverged"))
+	u.SetNamespace(ns)
+	u.SetName(v1beta1.HyperConvergedName)
+	require.NoError(t, unstructured.SetNestedField(u.Object, true, "spec", "featureGates", "someFutureGate"))
+	require.NoError(t, k.Create(context.Background(), u))
+	t.Cleanup(func() { deleteHC(t) })
+
+	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
+	require.Contains(t, hc.Finalizers, hco.FinalizerName)
+	require.NoError(t, k.Get(context.Background(), client.ObjectKeyFromObject(u), u))
+	gate, found, err := unstructured.NestedBool(u.Object, "spec", "featureGates", "someFutureGate")
+	require.NoError(t, err)
+	assert.True(t, found && gate, "the operator kept the admin's unknown feature gate")
 }
 
 func assertEvent(t *testing.T, reason, note string) {
