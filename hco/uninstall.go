@@ -36,7 +36,10 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *v1beta1.HyperConverged) 
 				if !slices.Contains(k.operands, op) {
 					continue
 				}
-				items, err := r.listManaged(ctx, k, hc)
+				// Past the cache: an object the cache has not caught up
+				// with (a create moments ago, or while a watch was down)
+				// must not be missed, or it would outlive the finalizer.
+				items, err := r.listManagedFrom(ctx, r.reader, k, hc)
 				if err != nil {
 					return reconcile.Result{}, err
 				}
