@@ -26,6 +26,18 @@ type Options struct {
 	AuditPolicy string
 	// Scheme is used for the CRD install; nil means client-go plus apiextensions.
 	Scheme *runtime.Scheme
+	// WebhookConfigs are ValidatingWebhookConfiguration manifests to install,
+	// pointed at a local webhook server (see Cluster.Webhook).
+	WebhookConfigs []string
+}
+
+// WebhookServer is where the installed webhook configurations send their
+// requests: a local HTTPS server with the certificate in CertDir
+// (tls.crt, tls.key), which the apiserver trusts.
+type WebhookServer struct {
+	Host    string
+	Port    int
+	CertDir string
 }
 
 // Cluster is a running local control plane.
@@ -36,6 +48,8 @@ type Cluster struct {
 	Kubeconfig string
 	// AuditLog is the audit log path, empty without an audit policy.
 	AuditLog string
+	// Webhook is set when Options.WebhookConfigs was.
+	Webhook *WebhookServer
 
 	env *envtest.Environment
 }
@@ -67,6 +81,7 @@ func Start(opts Options) (*Cluster, error) {
 		ControlPlaneStartTimeout: 90 * time.Second,
 		ControlPlaneStopTimeout:  30 * time.Second,
 	}
+	env.WebhookInstallOptions.Paths = opts.WebhookConfigs
 	env.ControlPlane.GetAPIServer().Path = filepath.Join(bin, "kube-apiserver")
 	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(bin, "etcd")}
 	c := &Cluster{env: env}
@@ -88,6 +103,10 @@ func Start(opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("start local control plane: %w", err)
 	}
 	c.Config = cfg
+	if len(opts.WebhookConfigs) > 0 {
+		w := env.WebhookInstallOptions
+		c.Webhook = &WebhookServer{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir}
+	}
 	user, err := env.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		_ = env.Stop()

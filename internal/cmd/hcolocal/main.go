@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -49,6 +51,7 @@ func run() error {
 	once := flag.Bool("once", false, "Exit 0 once the HyperConverged has converged (1 on timeout) instead of running until Ctrl-C.")
 	timeout := flag.Duration("timeout", 2*time.Minute, "With --once: how long to wait for convergence.")
 	simulate := flag.Bool("simulate-components", true, "Play the component operators: mark operand CRs Available.")
+	withWebhook := flag.Bool("webhook", true, "Also run the validating webhook (hco-operator webhook), registered with the local apiserver.")
 	flag.Parse()
 
 	root, err := os.Getwd()
@@ -61,7 +64,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	cluster, err := localcluster.Start(localcluster.Options{Root: root, StateDir: state})
+	lo := localcluster.Options{Root: root, StateDir: state}
+	if *withWebhook {
+		lo.WebhookConfigs = []string{filepath.Join(root, "config", "webhook", "validatingwebhookconfiguration.yaml")}
+	}
+	cluster, err := localcluster.Start(lo)
 	if err != nil {
 		return err
 	}
@@ -83,10 +90,7 @@ func run() error {
 		return err
 	}
 
-	args := []string{"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}
-	if *operandsFlag != "" {
-		args = append(args, "--operands="+*operandsFlag)
-	}
+	args := append([]string{"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0"}, operandArgs(*operandsFlag)...)
 	logPath := filepath.Join(state, "operator.log")
 	proc, err := startOperator(*operator, args, cluster.Kubeconfig, logPath)
 	if err != nil {
@@ -94,6 +98,20 @@ func run() error {
 	}
 	defer proc.stop()
 	say("hco-operator started (pid %d); its log: %s", proc.cmd.Process.Pid, rel(root, logPath))
+
+	if w := cluster.Webhook; w != nil {
+		whLog := filepath.Join(state, "webhook.log")
+		wh, err := startOperator(*operator, append([]string{"webhook", "--cert-dir=" + w.CertDir, fmt.Sprintf("--port=%d", w.Port),
+			"--metrics-bind-address=0", "--health-probe-bind-address=0"}, operandArgs(*operandsFlag)...), cluster.Kubeconfig, whLog)
+		if err != nil {
+			return err
+		}
+		defer wh.stop()
+		if err := waitListening(ctx, net.JoinHostPort(w.Host, strconv.Itoa(w.Port)), 30*time.Second); err != nil {
+			return fmt.Errorf("webhook (log %s): %w", whLog, err)
+		}
+		say("validating webhook started (pid %d) on %s:%d; its log: %s", wh.cmd.Process.Pid, w.Host, w.Port, rel(root, whLog))
+	}
 
 	hc, err := readHyperConverged(*hcFile)
 	if err != nil {
@@ -147,6 +165,28 @@ func rel(root, p string) string {
 		return r
 	}
 	return p
+}
+
+func operandArgs(operands string) []string {
+	if operands == "" {
+		return nil
+	}
+	return []string{"--operands=" + operands}
+}
+
+// waitListening waits until something accepts connections on addr.
+func waitListening(ctx context.Context, addr string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		conn, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", addr)
+		if err == nil {
+			return conn.Close()
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return fmt.Errorf("nothing listens on %s after %s: %w", addr, limit, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func readHyperConverged(path string) (*v1beta1.HyperConverged, error) {
