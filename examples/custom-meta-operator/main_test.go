@@ -130,20 +130,18 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 		t.Errorf("ConfigMap labels = %v, want the managed-by label", cm.Labels)
 	}
 
-	// The extra operand runs last, so every other operand has been applied.
+	// Operands are applied concurrently: wait for each.
 	cr := &sspv1beta3.SSP{}
-	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: ssp.CRName}, cr); err != nil {
-		t.Fatalf("get SSP: %v", err)
-	}
+	eventually(t, "the SSP variant", func() error { return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: ssp.CRName}, cr) })
 	if cr.Spec.CommonTemplates.Namespace != templatesNamespace {
 		t.Errorf("SSP common templates namespace = %q, want the distribution's %q", cr.Spec.CommonTemplates.Namespace, templatesNamespace)
 	}
 	if cr.Labels[tierLabel] != "premium" {
 		t.Errorf("SSP labels = %v, want %s=premium", cr.Labels, tierLabel)
 	}
-	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubevirt.CRName}, &kvv1.KubeVirt{}); err != nil {
-		t.Errorf("the stock KubeVirt operand did not run: %v", err)
-	}
+	eventually(t, "the stock KubeVirt operand", func() error {
+		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubevirt.CRName}, &kvv1.KubeVirt{})
+	})
 	hpps := &hppv1beta1.HostPathProvisionerList{}
 	if err := k.List(ctx, hpps); err != nil {
 		t.Fatalf("list HostPathProvisioners: %v", err)
@@ -156,15 +154,15 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	// image, and once applied it stays as it is: the operator does not fight
 	// the API server's defaults.
 	deploy := &appsv1.Deployment{}
-	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, deploy); err != nil {
-		t.Fatalf("get the CLI-download Deployment: %v", err)
-	}
+	eventually(t, "the CLI-download Deployment", func() error {
+		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, deploy)
+	})
 	if img := deploy.Spec.Template.Spec.Containers[0].Image; img != downloadImage {
 		t.Errorf("CLI-download image = %q, want %q", img, downloadImage)
 	}
-	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, &corev1.Service{}); err != nil {
-		t.Errorf("get the CLI-download Service: %v", err)
-	}
+	eventually(t, "the CLI-download Service", func() error {
+		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, &corev1.Service{})
+	})
 	// A change to the HyperConverged triggers a reconcile; the Deployment must not be rewritten.
 	got := &v1beta1.HyperConverged{}
 	if err := k.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
