@@ -77,10 +77,16 @@ func underSpec(path string) bool {
 	return path == "/spec" || strings.HasPrefix(path, "/spec/")
 }
 
+// MaxPatchedBytes bounds the JSON of an object while a jsonpatch annotation
+// is applied to it: far more than any operand CR needs (annotations hold at
+// most 256 KiB), far less than what would exhaust the operator's memory.
+const MaxPatchedBytes = 1 << 20
+
 // ApplyJSONPatchAnnotation applies the patch held in hc's annotation to obj,
 // in place. It reports whether a patch was applied. A malformed patch, a path
-// outside /spec, an operation that does not apply, or a result that obj's
-// type cannot hold is a *JSONPatchError, and obj is left unchanged.
+// outside /spec, an operation that does not apply, a result larger than
+// MaxPatchedBytes, or a result that obj's type cannot hold is a
+// *JSONPatchError, and obj is left unchanged.
 func ApplyJSONPatchAnnotation(hc *v1beta1.HyperConverged, annotation string, obj client.Object) (bool, error) {
 	patch, err := ParseJSONPatch(annotation, hc.GetAnnotations()[annotation])
 	if err != nil || patch == nil {
@@ -96,6 +102,12 @@ func ApplyJSONPatchAnnotation(hc *v1beta1.HyperConverged, annotation string, obj
 		if err != nil {
 			return false, &JSONPatchError{Annotation: annotation, Operation: i,
 				Reason: fmt.Sprintf("does not apply to %s: %v", reflect.TypeOf(obj).Elem().Name(), err)}
+		}
+		// A few copy operations of /spec into itself double the document
+		// each time: stop before that exhausts memory.
+		if len(doc) > MaxPatchedBytes {
+			return false, &JSONPatchError{Annotation: annotation, Operation: i,
+				Reason: fmt.Sprintf("the patched %s grows past %d bytes; an object that large cannot be stored", reflect.TypeOf(obj).Elem().Name(), MaxPatchedBytes)}
 		}
 	}
 	fresh := reflect.New(reflect.TypeOf(obj).Elem())

@@ -2,6 +2,7 @@ package hco_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,6 +62,9 @@ func TestApplyJSONPatchAnnotationErrors(t *testing.T) {
 		{"failed test", `[{"op": "test", "path": "/spec/productName", "value": "other"}]`, "operation 0: does not apply"},
 		{"field the API does not have", `[{"op": "add", "path": "/spec/noSuchField", "value": 1}]`, `unknown field "noSuchField"`},
 		{"wrong type", `[{"op": "add", "path": "/spec/configuration/migrations/allowPostCopy", "value": "yes"}]`, "is not valid for this API version"},
+		// Each pair of copies doubles the document: unbounded, 60 operations
+		// (3 KB of annotation) would need 2^30 times its size.
+		{"copies that double the document", "[" + strings.TrimSuffix(strings.Repeat(`{"op": "copy", "from": "/spec", "path": "/spec/a"}, {"op": "copy", "from": "/spec", "path": "/spec/b"}, `, 30), ", ") + "]", "grows past 1048576 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
