@@ -12,7 +12,6 @@ import (
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
-	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/hpp"
@@ -93,20 +92,9 @@ func run(args []string, getenv func(string) string) error {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
 
-	reg, err := hco.NewRegistry(stockOperands()...)
+	reg, scheme, restConfig, err := clusterSetup(c.operands)
 	if err != nil {
 		return err
-	}
-	if err := reg.Only(splitList(c.operands)...); err != nil {
-		return fmt.Errorf("--operands: %w", err)
-	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
-	if err != nil {
-		return err
-	}
-	restConfig, err := ctrl.GetConfig()
-	if err != nil {
-		return fmt.Errorf("no cluster to talk to (set KUBECONFIG or run in a pod): %w", err)
 	}
 	mgr, _, err := hco.NewManager(restConfig, reg, c.env, hco.ManagerOptions{Manager: ctrl.Options{
 		Scheme:                        scheme,

@@ -60,12 +60,9 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 	if err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(stockOperands()...)
+	reg, err := stockRegistry(operandList)
 	if err != nil {
 		return err
-	}
-	if err := reg.Only(splitList(operandList)...); err != nil {
-		return fmt.Errorf("--operands: %w", err)
 	}
 	hc, warnings, err := render.Decode(data)
 	if err != nil {

@@ -2,8 +2,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
@@ -20,6 +26,37 @@ const defaultOperands = "kubevirt,cdi,cnao,ssp,clidownload"
 // operator (run) and render build their registries from the same list.
 func stockOperands() []hco.Operand {
 	return []hco.Operand{kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New(), clidownload.New()}
+}
+
+// stockRegistry returns the stock operands restricted to operandList, the
+// comma-separated value of --operands.
+func stockRegistry(operandList string) (*hco.Registry, error) {
+	reg, err := hco.NewRegistry(stockOperands()...)
+	if err != nil {
+		return nil, err
+	}
+	if err := reg.Only(splitList(operandList)...); err != nil {
+		return nil, fmt.Errorf("--operands: %w", err)
+	}
+	return reg, nil
+}
+
+// clusterSetup returns what the operator and the webhook both start from:
+// the registry, a scheme with the stock operands' types, and the cluster.
+func clusterSetup(operandList string) (*hco.Registry, *runtime.Scheme, *rest.Config, error) {
+	reg, err := stockRegistry(operandList)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	restConfig, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("no cluster to talk to (set KUBECONFIG or run in a pod): %w", err)
+	}
+	return reg, scheme, restConfig, nil
 }
 
 // cliDownloadImageEnv is the environment variable behind --cli-download-image.

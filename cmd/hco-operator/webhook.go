@@ -13,7 +13,6 @@ import (
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
-	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/webhook"
 )
 
@@ -64,20 +63,9 @@ func runWebhook(args []string, getenv func(string) string) error {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
 
-	reg, err := hco.NewRegistry(stockOperands()...)
+	reg, scheme, restConfig, err := clusterSetup(c.operands)
 	if err != nil {
 		return err
-	}
-	if err := reg.Only(splitList(c.operands)...); err != nil {
-		return fmt.Errorf("--operands: %w", err)
-	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
-	if err != nil {
-		return err
-	}
-	restConfig, err := ctrl.GetConfig()
-	if err != nil {
-		return fmt.Errorf("no cluster to talk to (set KUBECONFIG or run in a pod): %w", err)
 	}
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                 scheme,
