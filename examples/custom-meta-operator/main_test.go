@@ -120,7 +120,7 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	}
 
 	cm := &corev1.ConfigMap{}
-	eventually(t, "the distribution's ConfigMap", func() error {
+	testenv.Eventually(t, "the distribution's ConfigMap", func() error {
 		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: infoName}, cm)
 	})
 	if cm.Data["distribution"] != distributionName || cm.Data["version"] != distributionVersion {
@@ -132,14 +132,14 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 
 	// Operands are applied concurrently: wait for each.
 	cr := &sspv1beta3.SSP{}
-	eventually(t, "the SSP variant", func() error { return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: ssp.CRName}, cr) })
+	testenv.Eventually(t, "the SSP variant", func() error { return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: ssp.CRName}, cr) })
 	if cr.Spec.CommonTemplates.Namespace != templatesNamespace {
 		t.Errorf("SSP common templates namespace = %q, want the distribution's %q", cr.Spec.CommonTemplates.Namespace, templatesNamespace)
 	}
 	if cr.Labels[tierLabel] != "premium" {
 		t.Errorf("SSP labels = %v, want %s=premium", cr.Labels, tierLabel)
 	}
-	eventually(t, "the stock KubeVirt operand", func() error {
+	testenv.Eventually(t, "the stock KubeVirt operand", func() error {
 		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubevirt.CRName}, &kvv1.KubeVirt{})
 	})
 	hpps := &hppv1beta1.HostPathProvisionerList{}
@@ -154,13 +154,13 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	// image, and once applied it stays as it is: the operator does not fight
 	// the API server's defaults.
 	deploy := &appsv1.Deployment{}
-	eventually(t, "the CLI-download Deployment", func() error {
+	testenv.Eventually(t, "the CLI-download Deployment", func() error {
 		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, deploy)
 	})
 	if img := deploy.Spec.Template.Spec.Containers[0].Image; img != downloadImage {
 		t.Errorf("CLI-download image = %q, want %q", img, downloadImage)
 	}
-	eventually(t, "the CLI-download Service", func() error {
+	testenv.Eventually(t, "the CLI-download Service", func() error {
 		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, &corev1.Service{})
 	})
 	// A change to the HyperConverged triggers a reconcile; the Deployment must not be rewritten.
@@ -182,7 +182,7 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	}
 
 	// The HyperConverged's related objects include the distribution's ConfigMap.
-	eventually(t, "the ConfigMap among the related objects", func() error {
+	testenv.Eventually(t, "the ConfigMap among the related objects", func() error {
 		got := &v1beta1.HyperConverged{}
 		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
 			return err
@@ -194,17 +194,4 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 		}
 		return fmt.Errorf("related objects %v", got.Status.RelatedObjects)
 	})
-}
-
-func eventually(t *testing.T, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = f(); err == nil {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s: %v", what, err)
 }

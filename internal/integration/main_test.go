@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zapcore"
@@ -173,20 +172,6 @@ func (c *requestCounter) reads() map[string]int {
 	return out
 }
 
-// eventually polls f until it returns nil or the time is up.
-func eventually(t *testing.T, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	var err error
-	for time.Now().Before(deadline) {
-		if err = f(); err == nil {
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("%s: %v", what, err)
-}
-
 // createHC creates the HyperConverged and removes it, and waits for its
 // operands to go, when the test ends.
 func createHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) *v1beta1.HyperConverged {
@@ -209,7 +194,7 @@ func deleteHC(t *testing.T) {
 	if err := k.Delete(ctx, hc); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatalf("delete HyperConverged: %v", err)
 	}
-	eventually(t, "HyperConverged gone", func() error {
+	testenv.Eventually(t, "HyperConverged gone", func() error {
 		err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc)
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -231,7 +216,7 @@ func getHC(t *testing.T) *v1beta1.HyperConverged {
 // updateHC applies mutate to the current HyperConverged, retrying on conflict.
 func updateHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) {
 	t.Helper()
-	eventually(t, "update HyperConverged", func() error {
+	testenv.Eventually(t, "update HyperConverged", func() error {
 		hc := getHC(t)
 		mutate(hc)
 		return k.Update(context.Background(), hc)

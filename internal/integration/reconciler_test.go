@@ -24,6 +24,7 @@ import (
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
 )
@@ -38,7 +39,7 @@ var (
 
 func get[T client.Object](t *testing.T, key client.ObjectKey, obj T) T {
 	t.Helper()
-	eventually(t, fmt.Sprintf("get %T %s", obj, key), func() error { return k.Get(context.Background(), key, obj) })
+	testenv.Eventually(t, fmt.Sprintf("get %T %s", obj, key), func() error { return k.Get(context.Background(), key, obj) })
 	return obj
 }
 
@@ -50,7 +51,7 @@ func condition(hc *v1beta1.HyperConverged, typ string) *metav1.Condition {
 func waitCondition(t *testing.T, typ string, status metav1.ConditionStatus, reason string) *v1beta1.HyperConverged {
 	t.Helper()
 	var hc *v1beta1.HyperConverged
-	eventually(t, fmt.Sprintf("condition %s=%s/%s", typ, status, reason), func() error {
+	testenv.Eventually(t, fmt.Sprintf("condition %s=%s/%s", typ, status, reason), func() error {
 		hc = getHC(t)
 		c := condition(hc, typ)
 		if c == nil {
@@ -121,7 +122,7 @@ func TestUnknownFeatureGateSurvives(t *testing.T) {
 
 func assertEvent(t *testing.T, reason, note string) {
 	t.Helper()
-	eventually(t, "event "+reason, func() error {
+	testenv.Eventually(t, "event "+reason, func() error {
 		var events eventsv1.EventList
 		if err := k.List(context.Background(), &events, client.InNamespace(ns)); err != nil {
 			return err
@@ -157,7 +158,7 @@ func TestSeedExamplesPropagate(t *testing.T) {
 			MediatedDevices: []v1beta1.MediatedHostDevice{{MDEVNameSelector: "GRID T4-1Q", ResourceName: "nvidia.com/GRID_T4-1Q"}},
 		}
 	})
-	eventually(t, "KubeVirt reflects the HyperConverged", func() error {
+	testenv.Eventually(t, "KubeVirt reflects the HyperConverged", func() error {
 		kv := &kvv1.KubeVirt{}
 		if err := k.Get(context.Background(), kvKey, kv); err != nil {
 			return err
@@ -196,20 +197,20 @@ func TestOutOfBandEditIsRevertedAndCounted(t *testing.T) {
 	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
 	before := counterValue(t, "kubevirt_hco_out_of_band_modifications_total", "kubevirt/kubevirt-kubevirt-hyperconverged")
 
-	eventually(t, "edit KubeVirt", func() error {
+	testenv.Eventually(t, "edit KubeVirt", func() error {
 		kv := get(t, kvKey, &kvv1.KubeVirt{})
 		kv.Spec.Configuration.MigrationConfiguration.ProgressTimeout = ptrTo(int64(1))
 		kv.Spec.ImagePullPolicy = corev1.PullAlways
 		return k.Update(context.Background(), kv)
 	})
-	eventually(t, "edit reverted", func() error {
+	testenv.Eventually(t, "edit reverted", func() error {
 		kv := get(t, kvKey, &kvv1.KubeVirt{})
 		if *kv.Spec.Configuration.MigrationConfiguration.ProgressTimeout != 150 || kv.Spec.ImagePullPolicy != "" {
 			return fmt.Errorf("still edited: progressTimeout=%d imagePullPolicy=%q", *kv.Spec.Configuration.MigrationConfiguration.ProgressTimeout, kv.Spec.ImagePullPolicy)
 		}
 		return nil
 	})
-	eventually(t, "counted", func() error {
+	testenv.Eventually(t, "counted", func() error {
 		if after := counterValue(t, "kubevirt_hco_out_of_band_modifications_total", "kubevirt/kubevirt-kubevirt-hyperconverged"); after != before+1 {
 			return fmt.Errorf("counter %v, want %v", after, before+1)
 		}
@@ -223,7 +224,7 @@ func TestDeletedOperandIsRecreated(t *testing.T) {
 	createHC(t, nil)
 	old := get(t, cdiKey, &cdiv1beta1.CDI{})
 	require.NoError(t, k.Delete(context.Background(), old))
-	eventually(t, "CDI recreated", func() error {
+	testenv.Eventually(t, "CDI recreated", func() error {
 		cdiCR := &cdiv1beta1.CDI{}
 		if err := k.Get(context.Background(), cdiKey, cdiCR); err != nil {
 			return err
@@ -238,7 +239,7 @@ func TestDeletedOperandIsRecreated(t *testing.T) {
 func TestLabelEditIsRestored(t *testing.T) {
 	env.Require(t)
 	createHC(t, nil)
-	eventually(t, "strip managed-by", func() error {
+	testenv.Eventually(t, "strip managed-by", func() error {
 		nac := get(t, cnaoKey, &cnaov1.NetworkAddonsConfig{})
 		delete(nac.Labels, hco.LabelManagedBy)
 		return k.Update(context.Background(), nac)
@@ -246,7 +247,7 @@ func TestLabelEditIsRestored(t *testing.T) {
 	// Nudge a reconcile through the HyperConverged: the object has left the
 	// operator's cache, so only a live read finds it again.
 	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Annotations = map[string]string{"test/nudge": "1"} })
-	eventually(t, "label restored", func() error {
+	testenv.Eventually(t, "label restored", func() error {
 		nac := get(t, cnaoKey, &cnaov1.NetworkAddonsConfig{})
 		if nac.Labels[hco.LabelManagedBy] != hco.ManagedByValue {
 			return fmt.Errorf("labels %v", nac.Labels)
@@ -266,7 +267,7 @@ func TestJSONPatchTaintsAndUntaints(t *testing.T) {
 	})
 	hc := waitCondition(t, v1beta1.ConditionTaintedConfiguration, metav1.ConditionTrue, hco.ReasonTainted)
 	assert.Equal(t, hco.MessageTainted, condition(hc, v1beta1.ConditionTaintedConfiguration).Message)
-	eventually(t, "patch applied", func() error {
+	testenv.Eventually(t, "patch applied", func() error {
 		kv := get(t, kvKey, &kvv1.KubeVirt{})
 		if pc := kv.Spec.Configuration.MigrationConfiguration.AllowPostCopy; pc == nil || !*pc {
 			return fmt.Errorf("allowPostCopy %v", pc)
@@ -276,7 +277,7 @@ func TestJSONPatchTaintsAndUntaints(t *testing.T) {
 	assert.Equal(t, 1.0, gaugeValue(t, "kubevirt_hco_unsafe_modifications", v1beta1.KubeVirtJSONPatchAnnotation))
 
 	updateHC(t, func(hc *v1beta1.HyperConverged) { delete(hc.Annotations, v1beta1.KubeVirtJSONPatchAnnotation) })
-	eventually(t, "untainted", func() error {
+	testenv.Eventually(t, "untainted", func() error {
 		if c := condition(getHC(t), v1beta1.ConditionTaintedConfiguration); c != nil {
 			return fmt.Errorf("still %+v", c)
 		}
@@ -313,14 +314,14 @@ func TestDeployOVSTogglesOvS(t *testing.T) {
 	createHC(t, func(hc *v1beta1.HyperConverged) {
 		hc.Annotations = map[string]string{v1beta1.DeployOVSAnnotation: "true"}
 	})
-	eventually(t, "OvS deployed", func() error {
+	testenv.Eventually(t, "OvS deployed", func() error {
 		if get(t, cnaoKey, &cnaov1.NetworkAddonsConfig{}).Spec.Ovs == nil {
 			return fmt.Errorf("no spec.ovs")
 		}
 		return nil
 	})
 	updateHC(t, func(hc *v1beta1.HyperConverged) { delete(hc.Annotations, v1beta1.DeployOVSAnnotation) })
-	eventually(t, "OvS removed", func() error {
+	testenv.Eventually(t, "OvS removed", func() error {
 		if get(t, cnaoKey, &cnaov1.NetworkAddonsConfig{}).Spec.Ovs != nil {
 			return fmt.Errorf("spec.ovs still set")
 		}
@@ -339,7 +340,7 @@ func TestHostpathProvisionerIsOptIn(t *testing.T) {
 	assert.Equal(t, corev1.PullIfNotPresent, hpp.Spec.ImagePullPolicy, "the CRD default reaches the HostPathProvisioner")
 
 	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Spec.HostpathProvisioner = nil })
-	eventually(t, "HostPathProvisioner deleted", func() error {
+	testenv.Eventually(t, "HostPathProvisioner deleted", func() error {
 		err := k.Get(context.Background(), hppKey, &hppv1beta1.HostPathProvisioner{})
 		if apierrors.IsNotFound(err) {
 			return nil
@@ -387,7 +388,7 @@ var healthyV1 = []conditionsv1.Condition{
 // Available, not Progressing, not Degraded, KubeVirt at v1.9.0.
 func reportHealthy(t *testing.T) {
 	t.Helper()
-	eventually(t, "KubeVirt status", func() error {
+	testenv.Eventually(t, "KubeVirt status", func() error {
 		kv := get(t, kvKey, &kvv1.KubeVirt{})
 		kv.Status.ObservedKubeVirtVersion = "v1.9.0"
 		kv.Status.Conditions = []kvv1.KubeVirtCondition{
@@ -404,7 +405,7 @@ func reportHealthy(t *testing.T) {
 
 func setConditionsV1(t *testing.T, key client.ObjectKey, obj client.Object, conds []conditionsv1.Condition) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("status of %T", obj), func() error {
+	testenv.Eventually(t, fmt.Sprintf("status of %T", obj), func() error {
 		if err := k.Get(context.Background(), key, obj); err != nil {
 			return err
 		}
@@ -428,12 +429,12 @@ func TestUpgradeWaitsForOperandVersionsAndKeepsOvS(t *testing.T) {
 	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
 
 	// The previous operator version recorded its version and deployed OvS.
-	eventually(t, "record the previous version", func() error {
+	testenv.Eventually(t, "record the previous version", func() error {
 		hc := getHC(t)
 		hc.Status.Versions = []v1beta1.Version{{Name: "operator", Version: "0.9.0"}}
 		return k.Status().Update(context.Background(), hc)
 	})
-	eventually(t, "OvS deployed by the previous version", func() error {
+	testenv.Eventually(t, "OvS deployed by the previous version", func() error {
 		nac := get(t, cnaoKey, &cnaov1.NetworkAddonsConfig{})
 		nac.Spec.Ovs = &cnaov1.Ovs{}
 		return k.Update(context.Background(), nac)
@@ -456,7 +457,7 @@ func TestWronglyNamedHyperConvergedIsRefused(t *testing.T) {
 	other := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: "second", Namespace: ns}}
 	require.NoError(t, k.Create(ctx, other))
 	t.Cleanup(func() { _ = k.Delete(context.Background(), other) })
-	eventually(t, "InvalidRequest", func() error {
+	testenv.Eventually(t, "InvalidRequest", func() error {
 		if err := k.Get(ctx, client.ObjectKeyFromObject(other), other); err != nil {
 			return err
 		}
@@ -488,7 +489,7 @@ func TestDeletionRemovesEveryOperandThenTheFinalizer(t *testing.T) {
 	require.NoError(t, k.Update(context.Background(), kv))
 	require.NoError(t, k.Delete(context.Background(), getHC(t)))
 
-	eventually(t, "others deleted first", func() error {
+	testenv.Eventually(t, "others deleted first", func() error {
 		for key, obj := range map[client.ObjectKey]client.Object{cnaoKey: &cnaov1.NetworkAddonsConfig{}, sspKey: &sspv1beta3.SSP{}, hppKey: &hppv1beta1.HostPathProvisioner{}} {
 			if err := k.Get(context.Background(), key, obj); !apierrors.IsNotFound(err) {
 				return fmt.Errorf("%T still there: %v", obj, err)
@@ -496,7 +497,7 @@ func TestDeletionRemovesEveryOperandThenTheFinalizer(t *testing.T) {
 		}
 		return nil
 	})
-	eventually(t, "deletion waits for KubeVirt, visibly", func() error {
+	testenv.Eventually(t, "deletion waits for KubeVirt, visibly", func() error {
 		c := condition(getHC(t), v1beta1.ConditionReconcileComplete)
 		if c == nil || c.Reason != hco.ReasonDeleting || !strings.Contains(c.Message, "KubeVirt kubevirt-kubevirt-hyperconverged (finalizers: test/hold)") {
 			return fmt.Errorf("condition %+v", c)
@@ -537,7 +538,7 @@ func TestWritesAreMinimal(t *testing.T) {
 	// One spec change that affects KubeVirt only.
 	requests.reset()
 	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Spec.LiveMigrationConfig.ProgressTimeout = ptrTo(int64(200)) })
-	eventually(t, "KubeVirt updated", func() error {
+	testenv.Eventually(t, "KubeVirt updated", func() error {
 		if got := *get(t, kvKey, &kvv1.KubeVirt{}).Spec.Configuration.MigrationConfiguration.ProgressTimeout; got != 200 {
 			return fmt.Errorf("progressTimeout %d", got)
 		}

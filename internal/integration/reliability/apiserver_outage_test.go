@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/internal/testenv"
 )
 
 // isOperandCreate reports whether r creates an operand CR.
@@ -107,7 +108,7 @@ func TestAPIServerOutageMidReconcile(t *testing.T) {
 	}
 	mustOK(t, proxy.restore())
 
-	eventually(t, "converged after the outage, on the spec changed during it", func() error { return converged(ctx, 321) })
+	testenv.Eventually(t, "converged after the outage, on the spec changed during it", func() error { return converged(ctx, 321) })
 	mustOK(t, k.Get(ctx, client.ObjectKeyFromObject(blind), blind))
 	if blind.GetUID() != blindUID {
 		t.Errorf("%T created during the outage was replaced: uid %s, was %s", blind, blind.GetUID(), blindUID)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
 )
 
 // Bad input the API server refuses: the error names the field, and neither
@@ -25,7 +26,7 @@ func TestBadInputRefusedByTheAPIServer(t *testing.T) {
 	startOperator(t, operatorOptions{})
 	deleteHCAtEnd(t)
 	createHC(t, fullHC)
-	eventually(t, "converged", func() error { return converged(ctx, 300) })
+	testenv.Eventually(t, "converged", func() error { return converged(ctx, 300) })
 	before, hcBefore := takeSnapshot(t), getHC(t)
 
 	huge := strings.Repeat("x", 300*1024)
@@ -94,7 +95,7 @@ func TestBadInputRefusedByTheOperator(t *testing.T) {
 	startOperator(t, operatorOptions{})
 	deleteHCAtEnd(t)
 	createHC(t, fullHC)
-	eventually(t, "converged", func() error { return converged(ctx, 300) })
+	testenv.Eventually(t, "converged", func() error { return converged(ctx, 300) })
 
 	kvAnn, cdiAnn := v1beta1.KubeVirtJSONPatchAnnotation, v1beta1.CDIJSONPatchAnnotation
 	valid := `{"op":"add","path":"/spec/configuration/migrations/allowPostCopy","value":true}`
@@ -151,7 +152,7 @@ func TestBadInputRefusedByTheOperator(t *testing.T) {
 					hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptrTo(tc.bandwidth)
 				}
 			})
-			eventually(t, "ReconcileComplete=False naming the problem", func() error {
+			testenv.Eventually(t, "ReconcileComplete=False naming the problem", func() error {
 				hc := getHC(t)
 				if err := checkCondition(hc, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hco.ReasonInvalidConfiguration); err != nil {
 					return err
@@ -171,7 +172,7 @@ func TestBadInputRefusedByTheOperator(t *testing.T) {
 				hc.Spec.LiveMigrationConfig.ProgressTimeout = ptrTo(int64(300))
 				hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptrTo("128Mi")
 			})
-			eventually(t, "repaired", func() error {
+			testenv.Eventually(t, "repaired", func() error {
 				if err := checkCondition(getHC(t), v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, ""); err != nil {
 					return err
 				}

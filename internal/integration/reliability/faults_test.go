@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/internal/testenv"
 )
 
 // faultMode is how an injected failure looks to the operator.
@@ -132,10 +133,10 @@ func TestConvergesWithEveryThirdWriteFailing(t *testing.T) {
 	deleteHCAtEnd(t)
 
 	createHC(t, fullHC)
-	eventually(t, "converged under faults", func() error { return converged(ctx, 300) })
+	testenv.Eventually(t, "converged under faults", func() error { return converged(ctx, 300) })
 
 	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Spec.LiveMigrationConfig.ProgressTimeout = ptrTo(int64(222)) })
-	eventually(t, "spec change applied under faults", func() error { return converged(ctx, 222) })
+	testenv.Eventually(t, "spec change applied under faults", func() error { return converged(ctx, 222) })
 
 	// The uninstall runs under the same faults (deleteHCAtEnd checks it);
 	// what was injected so far is checked here.

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/internal/testenv"
 )
 
 func elected(t *testing.T, o *operator, what string) {
@@ -55,7 +56,7 @@ func TestOnlyTheLeaderWrites(t *testing.T) {
 	deleteHCAtEnd(t)
 
 	createHC(t, fullHC)
-	eventually(t, "converged under the first leader", func() error { return converged(ctx, 300) })
+	testenv.Eventually(t, "converged under the first leader", func() error { return converged(ctx, 300) })
 	// A while longer, for the follower to show that it stays one.
 	stays(t, "the second manager follows", 500*time.Millisecond, func() error {
 		if isElected(b) {
@@ -96,7 +97,7 @@ func TestOnlyTheLeaderWrites(t *testing.T) {
 	t.Logf("takeover %v after the leader stopped", time.Since(stopped).Round(time.Millisecond))
 
 	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Spec.LiveMigrationConfig.ProgressTimeout = ptrTo(int64(444)) })
-	eventually(t, "the new leader applies a spec change", func() error { return converged(ctx, 444) })
+	testenv.Eventually(t, "the new leader applies a spec change", func() error { return converged(ctx, 444) })
 	var kvUpdates, newStatus int
 	for _, r := range stateWrites(b.requests) {
 		switch {

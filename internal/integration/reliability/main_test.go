@@ -243,22 +243,6 @@ func mustOK(t *testing.T, err error) {
 	}
 }
 
-// eventually polls f until it returns nil or the wait is over.
-func eventually(t *testing.T, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(wait)
-	var err error
-	for {
-		if err = f(); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(poll)
-	}
-}
-
 // stays checks f every poll for d and fails at the first error.
 func stays(t *testing.T, what string, d time.Duration, f func() error) {
 	t.Helper()
@@ -371,7 +355,7 @@ func getHC(t *testing.T) *v1beta1.HyperConverged {
 // updateHC applies mutate to the current HyperConverged, retrying on conflict.
 func updateHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) {
 	t.Helper()
-	eventually(t, "update HyperConverged", func() error {
+	testenv.Eventually(t, "update HyperConverged", func() error {
 		hc := getHC(t)
 		mutate(hc)
 		return k.Update(context.Background(), hc)
@@ -402,7 +386,7 @@ func checkCondition(hc *v1beta1.HyperConverged, typ string, status metav1.Condit
 func waitCondition(t *testing.T, typ string, status metav1.ConditionStatus, reason string) *v1beta1.HyperConverged {
 	t.Helper()
 	var hc *v1beta1.HyperConverged
-	eventually(t, fmt.Sprintf("condition %s=%s/%s", typ, status, reason), func() error {
+	testenv.Eventually(t, fmt.Sprintf("condition %s=%s/%s", typ, status, reason), func() error {
 		hc = getHC(t)
 		return checkCondition(hc, typ, status, reason)
 	})

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/internal/testenv"
 )
 
 // killSwitch plays a process kill: from the moment it trips, no request
@@ -103,7 +104,7 @@ func TestOperatorKilledMidConvergence(t *testing.T) {
 
 	second := startOperator(t, operatorOptions{})
 	deleteHCAtEnd(t)
-	eventually(t, "the second operator converges", func() error { return converged(ctx, 300) })
+	testenv.Eventually(t, "the second operator converges", func() error { return converged(ctx, 300) })
 	hc = waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
 	if hc.Status.SystemHealthStatus != v1beta1.SystemHealthWarning {
 		t.Errorf("systemHealthStatus %q: the operands have not reported, so it is a warning", hc.Status.SystemHealthStatus)
