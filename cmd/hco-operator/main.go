@@ -13,6 +13,7 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/cdi"
+	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/hpp"
 	"github.com/hcokit/hcokit/operands/kubevirt"
@@ -81,6 +82,13 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, fs, zapOpts, err
+	}
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "operands" })
+	if !explicit && c.env.Images[clidownload.ImageKey] == "" {
+		// Without an image the CLI-download operand wants nothing; leaving
+		// it out spares the Deployment and Service watches and caches.
+		c.operands = strings.TrimSuffix(defaultOperands, ","+clidownload.Name)
 	}
 	return c, fs, zapOpts, nil
 }
