@@ -44,9 +44,9 @@ verify:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
-## bench: the pure benchmarks (translators, building every operand CR).
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./placement ./featuregates ./migration ./hostdevices ./operands ./hco
+## bench: one table: pure costs, and the stock binary on a local control plane (latencies and requests from the audit log, RSS). See docs/performance.md.
+bench: controlplane build
+	$(GO) run ./internal/cmd/hcobench -operator $(BIN)/hco-operator $(BENCH_ARGS)
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 20s).
 FUZZTIME ?= 20s
