@@ -18,6 +18,7 @@ type Workloads struct {
 	Example string
 }
 
+// String describes the workloads for a denial message.
 func (w Workloads) String() string {
 	kind := w.Kind
 	if w.Count != 1 {

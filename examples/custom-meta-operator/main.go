@@ -1,7 +1,3 @@
-// Command custom-meta-operator is a downstream distribution ("Acme
-// Virtualization") built on the hcokit library: the stock operands, without
-// the hostpath provisioner, with its own SSP variant, plus an operand of its
-// own. The distribution's code is this file; everything else is the library.
 package main
 
 import (
