@@ -416,89 +416,56 @@ func liveBenchmarks(o options) ([]row, error) {
 	idle := between(events, t0, time.Now())
 	rows = append(rows, row{"live", fmt.Sprintf("idle %s, requests (leader election %t)", o.idle, o.leaderElect), fmt.Sprintf("%d %s", len(idle), summarize(idle)), "0 / 0 (+ lease renewals)"})
 
-	// One spec change.
-	var change, changeShare []time.Duration
-	var changeReqs []string
-	for i := 0; i < o.runs; i++ {
-		t0 := time.Now()
-		value := int64(200 + i)
-		if err := retryUpdate(ctx, c, &v1beta1.HyperConverged{}, client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: v1beta1.HyperConvergedName}, func(obj client.Object) {
-			obj.(*v1beta1.HyperConverged).Spec.LiveMigrationConfig.ProgressTimeout = &value
-		}); err != nil {
-			return nil, err
-		}
-		if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
-			return nil, err
-		}
-		events, err := readAudit(cluster.AuditLog)
-		if err != nil {
-			return nil, err
-		}
-		req, ok1 := firstBy(events, benchUser, t0.Add(-time.Second), "update", "hyperconvergeds")
-		upd, ok2 := firstBy(events, operatorUser, t0.Add(-time.Second), "update", "kubevirts")
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("spec change: HyperConverged update or KubeVirt update missing from the audit log")
-		}
-		change = append(change, upd.Done.Sub(req.Received))
-		changeShare = append(changeShare, upd.Received.Sub(req.Done))
-		changeReqs = append(changeReqs, summarize(between(events, t0.Add(-time.Second), time.Now())))
+	hcKey := client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: v1beta1.HyperConvergedName}
+	change, err := measureReaction(cluster.AuditLog, o.runs, reaction{
+		what: "spec change",
+		trigger: func(i int) error {
+			value := int64(200 + i)
+			return retryUpdate(ctx, c, &v1beta1.HyperConverged{}, hcKey, func(obj client.Object) {
+				obj.(*v1beta1.HyperConverged).Spec.LiveMigrationConfig.ProgressTimeout = &value
+			})
+		},
+		triggerVerb: "update", triggerResource: "hyperconvergeds",
+		responseVerb: "update", responseResource: "kubevirts",
+		fromReceived: true,
+	})
+	if err != nil {
+		return nil, err
 	}
-	rows = append(rows, row{"live", "one spec change → KubeVirt reflects it (median)", ms(median(change)), "17 ms / ≤ 8 ms"},
-		row{"live", "  of which: HyperConverged stored → the operator's KubeVirt update", ms(median(changeShare)), ""},
-		row{"live", "one spec change, operator requests", changeReqs[len(changeReqs)-1], "1 update, 1 event, 1 status, 6 GETs / updates + ≤1 status + events, 0 GETs"})
+	rows = append(rows, row{"live", "one spec change → KubeVirt reflects it (median)", ms(median(change.total)), "17 ms / ≤ 8 ms"},
+		row{"live", "  of which: HyperConverged stored → the operator's KubeVirt update", ms(median(change.share)), ""},
+		row{"live", "one spec change, operator requests", change.lastRequests, "1 update, 1 event, 1 status, 6 GETs / updates + ≤1 status + events, 0 GETs"})
 
-	// Out-of-band edit of KubeVirt.
-	var revert, revertShare []time.Duration
 	kvKey := client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}
-	for i := 0; i < o.runs; i++ {
-		t0 := time.Now()
-		if err := retryUpdate(ctx, c, &kvv1.KubeVirt{}, kvKey, func(obj client.Object) {
-			obj.(*kvv1.KubeVirt).Spec.ImagePullPolicy = corev1.PullAlways
-		}); err != nil {
-			return nil, err
-		}
-		if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
-			return nil, err
-		}
-		events, err := readAudit(cluster.AuditLog)
-		if err != nil {
-			return nil, err
-		}
-		edit, ok1 := firstBy(events, benchUser, t0.Add(-time.Second), "update", "kubevirts")
-		fix, ok2 := firstBy(events, operatorUser, t0.Add(-time.Second), "update", "kubevirts")
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("out-of-band edit: edit or revert missing from the audit log")
-		}
-		revert = append(revert, fix.Done.Sub(edit.Done))
-		revertShare = append(revertShare, fix.Received.Sub(edit.Done))
+	revert, err := measureReaction(cluster.AuditLog, o.runs, reaction{
+		what: "out-of-band edit",
+		trigger: func(int) error {
+			return retryUpdate(ctx, c, &kvv1.KubeVirt{}, kvKey, func(obj client.Object) {
+				obj.(*kvv1.KubeVirt).Spec.ImagePullPolicy = corev1.PullAlways
+			})
+		},
+		triggerVerb: "update", triggerResource: "kubevirts",
+		responseVerb: "update", responseResource: "kubevirts",
+	})
+	if err != nil {
+		return nil, err
 	}
-	rows = append(rows, row{"live", "out-of-band KubeVirt edit → reverted (median)", ms(median(revert)), "18 ms / ≤ 8 ms"},
-		row{"live", "  of which: edit stored → the operator's update", ms(median(revertShare)), ""})
+	rows = append(rows, row{"live", "out-of-band KubeVirt edit → reverted (median)", ms(median(revert.total)), "18 ms / ≤ 8 ms"},
+		row{"live", "  of which: edit stored → the operator's update", ms(median(revert.share)), ""})
 
-	// Deleted CDI.
-	var recreate, recreateShare []time.Duration
-	for i := 0; i < o.runs; i++ {
-		t0 := time.Now()
-		if err := c.Delete(ctx, &cdiv1beta1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi-kubevirt-hyperconverged"}}); err != nil {
-			return nil, err
-		}
-		if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
-			return nil, err
-		}
-		events, err := readAudit(cluster.AuditLog)
-		if err != nil {
-			return nil, err
-		}
-		del, ok1 := firstBy(events, benchUser, t0.Add(-time.Second), "delete", "cdis")
-		cre, ok2 := firstBy(events, operatorUser, t0.Add(-time.Second), "create", "cdis")
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("recreate: delete or create missing from the audit log")
-		}
-		recreate = append(recreate, cre.Done.Sub(del.Done))
-		recreateShare = append(recreateShare, cre.Received.Sub(del.Done))
+	recreate, err := measureReaction(cluster.AuditLog, o.runs, reaction{
+		what: "recreate",
+		trigger: func(int) error {
+			return c.Delete(ctx, &cdiv1beta1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi-kubevirt-hyperconverged"}})
+		},
+		triggerVerb: "delete", triggerResource: "cdis",
+		responseVerb: "create", responseResource: "cdis",
+	})
+	if err != nil {
+		return nil, err
 	}
-	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median)", ms(median(recreate)), "6 ms / ≤ 6 ms"},
-		row{"live", "  of which: DELETE done → the operator's create", ms(median(recreateShare)), ""})
+	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median)", ms(median(recreate.total)), "6 ms / ≤ 6 ms"},
+		row{"live", "  of which: DELETE done → the operator's create", ms(median(recreate.share)), ""})
 
 	rows = append(rows,
 		row{"rss", "before the HyperConverged exists", rssIdle.String(), "61–65 MiB"},
@@ -509,11 +476,62 @@ func liveBenchmarks(o options) ([]row, error) {
 			return nil, err
 		}
 		time.Sleep(5 * time.Second)
-		runtime.GC()
 		after := rssOf(pid)
 		rows = append(rows, row{"rss", fmt.Sprintf("after %d ConfigMaps, %d Secrets, %d VMs elsewhere", o.configMaps, o.secrets, o.vms), fmt.Sprintf("%s, %+.1f MiB", after, after.total-rssConverged.total), "no growth / ≤ +5 MiB"})
 	}
 	return rows, nil
+}
+
+// reaction is a change the benchmark makes and the operator's answer to it,
+// both found in the audit log.
+type reaction struct {
+	what                           string
+	trigger                        func(run int) error
+	triggerVerb, triggerResource   string
+	responseVerb, responseResource string
+	// fromReceived measures from the trigger's receipt; otherwise from its
+	// completion (as for a DELETED event).
+	fromReceived bool
+}
+
+// measured is what measureReaction found.
+type measured struct {
+	// total runs from the trigger to the operator's write completing; share
+	// from the trigger stored to the operator's write received.
+	total, share []time.Duration
+	// lastRequests summarises the operator's requests around the last run.
+	lastRequests string
+}
+
+// measureReaction triggers r runs times, each after the operator settled.
+func measureReaction(auditLog string, runs int, r reaction) (measured, error) {
+	var m measured
+	for i := 0; i < runs; i++ {
+		t0 := time.Now()
+		if err := r.trigger(i); err != nil {
+			return m, fmt.Errorf("%s: %w", r.what, err)
+		}
+		if err := waitQuiet(auditLog, t0, time.Second, 30*time.Second); err != nil {
+			return m, err
+		}
+		events, err := readAudit(auditLog)
+		if err != nil {
+			return m, err
+		}
+		trig, ok1 := firstBy(events, benchUser, t0.Add(-time.Second), r.triggerVerb, r.triggerResource)
+		resp, ok2 := firstBy(events, operatorUser, t0.Add(-time.Second), r.responseVerb, r.responseResource)
+		if !ok1 || !ok2 {
+			return m, fmt.Errorf("%s: %s %s or %s %s missing from the audit log", r.what, r.triggerVerb, r.triggerResource, r.responseVerb, r.responseResource)
+		}
+		from := trig.Done
+		if r.fromReceived {
+			from = trig.Received
+		}
+		m.total = append(m.total, resp.Done.Sub(from))
+		m.share = append(m.share, resp.Received.Sub(trig.Done))
+		m.lastRequests = summarize(between(events, t0.Add(-time.Second), time.Now()))
+	}
+	return m, nil
 }
 
 // waitQuiet waits until the operator has made no request for quiet, at
