@@ -63,12 +63,18 @@ func newApplier(c client.Client, reader client.Reader, s *runtime.Scheme) *appli
 	return &applier{client: c, reader: reader, scheme: s, memo: map[objectKey]memoEntry{}}
 }
 
-// apply makes the cluster hold desired and returns the object as stored.
-func (a *applier) apply(ctx context.Context, desired client.Object) (client.Object, ApplyResult, error) {
+// apply makes the cluster hold desired and returns the object as stored,
+// and its kind.
+func (a *applier) apply(ctx context.Context, desired client.Object) (client.Object, schema.GroupVersionKind, ApplyResult, error) {
 	gvk, err := apiutil.GVKForObject(desired, a.scheme)
 	if err != nil {
-		return nil, "", err
+		return nil, gvk, "", err
 	}
+	obj, res, err := a.applyKind(ctx, gvk, desired)
+	return obj, gvk, res, err
+}
+
+func (a *applier) applyKind(ctx context.Context, gvk schema.GroupVersionKind, desired client.Object) (client.Object, ApplyResult, error) {
 	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(desired)}
 	want, err := content(desired)
 	if err != nil {
@@ -120,6 +126,11 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (client.Obje
 		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, key.key, err)
 	}
 	a.remember(key, want, updated, staleVersion)
+	if updated.GetResourceVersion() == staleVersion {
+		// The server stored nothing new: what differed was only its own
+		// defaults, which the memory now knows (after a restart, say).
+		return updated, ResultUnchanged, nil
+	}
 	// The desired state did not change since it was last in sync, so
 	// somebody else changed the object.
 	if known && bytes.Equal(prev.desired, want) {
@@ -155,9 +166,9 @@ func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) 
 // status: what the operator owns. encoding/json sorts map keys, so equal
 // content gives equal bytes.
 func content(obj client.Object) ([]byte, error) {
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	u, err := toMap(obj)
 	if err != nil {
-		return nil, fmt.Errorf("convert %T: %w", obj, err)
+		return nil, err
 	}
 	for _, k := range []string{"apiVersion", "kind", "metadata", "status"} {
 		delete(u, k)
@@ -168,11 +179,11 @@ func content(obj client.Object) ([]byte, error) {
 // merged returns observed with desired's content and desired's labels and
 // annotations laid over observed's (others' labels and annotations stay).
 func merged(observed, desired client.Object) (client.Object, error) {
-	o, err := runtime.DefaultUnstructuredConverter.ToUnstructured(observed)
+	o, err := toMap(observed)
 	if err != nil {
 		return nil, err
 	}
-	d, err := runtime.DefaultUnstructuredConverter.ToUnstructured(desired)
+	d, err := toMap(desired)
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +208,19 @@ func merged(observed, desired client.Object) (client.Object, error) {
 	out.SetLabels(overlay(observed.GetLabels(), desired.GetLabels()))
 	out.SetAnnotations(overlay(observed.GetAnnotations(), desired.GetAnnotations()))
 	return out, nil
+}
+
+// toMap converts obj to a map that the caller owns: for an Unstructured the
+// converter returns the object's own map, which must not be edited.
+func toMap(obj client.Object) (map[string]any, error) {
+	if u, ok := obj.(runtime.Unstructured); ok {
+		return runtime.DeepCopyJSON(u.UnstructuredContent()), nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %T: %w", obj, err)
+	}
+	return m, nil
 }
 
 func overlay(base, top map[string]string) map[string]string {

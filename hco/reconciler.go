@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,7 +19,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -199,7 +199,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		for _, k := range keys {
 			desiredKeys[k] = true
 		}
-		if p, ok := op.(JSONPatcher); ok && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
+		if p, ok := op.(JSONPatcher); ok && invalid == nil && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
+			// In effect only when the patch applied: a broken one is reported
+			// as InvalidConfiguration instead.
 			a.Tainted = true
 		}
 	}
@@ -233,6 +235,13 @@ func (r *Reconciler) reconcileOperands(ctx context.Context, hc *v1beta1.HyperCon
 			defer wg.Done()
 			start := r.now()
 			o := &out[i]
+			defer func() {
+				// A panicking operand (a distribution's own, say) fails
+				// its reconcile, not the process.
+				if p := recover(); p != nil {
+					o.err = fmt.Errorf("operand %s panicked: %v", op.Name(), p)
+				}
+			}()
 			var result ApplyResult
 			o.status, o.refs, o.keys, result, o.err = r.reconcileOperand(ctx, hc, op)
 			r.observe(op.Name(), result, start)
@@ -263,11 +272,16 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConv
 	refs := make([]corev1.ObjectReference, 0, len(desired))
 	keys := make([]objectKey, 0, len(desired))
 	for _, d := range desired {
-		obj, res, err := r.applier.apply(ctx, d)
+		obj, gvk, res, err := r.applier.apply(ctx, d)
+		if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+			// The API server refuses what the HyperConverged asks for (a
+			// jsonpatch result its schema rejects): the admin must fix it,
+			// retrying will not.
+			return op.Status(r.observeExisting(ctx, op, hc)), nil, nil, "invalid", &invalidConfig{err: err}
+		}
 		if err != nil {
 			return ComponentStatus{}, nil, nil, "error", err
 		}
-		gvk, _ := apiutil.GVKForObject(obj, r.scheme)
 		keys = append(keys, objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)})
 		refs = append(refs, corev1.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID()})
 		observed = append(observed, obj)
@@ -407,17 +421,17 @@ func (r *Reconciler) upgrading(hc *v1beta1.HyperConverged) bool {
 // HyperConverged if one did.
 func (r *Reconciler) adopt(ctx context.Context, hc *v1beta1.HyperConverged) (bool, error) {
 	changed := hc.DeepCopy()
-	any := false
+	adopted := false
 	for _, op := range r.registry.Operands() {
 		ad, ok := op.(Adopter)
 		if !ok {
 			continue
 		}
 		if ad.Adopt(changed, r.observeExisting(ctx, op, hc)) {
-			any = true
+			adopted = true
 		}
 	}
-	if !any {
+	if !adopted {
 		return false, nil
 	}
 	if err := r.client.Patch(ctx, changed, client.MergeFrom(hc)); err != nil {
@@ -435,7 +449,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *v1beta1.HyperConverged
 	next.Status.RelatedObjects = related
 	next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
 	if versions, done := r.versions(hc, a); done {
-		if a.Upgrading {
+		if a.Upgrading && !reflect.DeepEqual(hc.Status.Versions, versions) {
 			r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
 		}
 		next.Status.Versions = versions
@@ -493,7 +507,13 @@ func (r *Reconciler) versions(hc *v1beta1.HyperConverged, a Assessment) ([]v1bet
 		if !ok {
 			continue
 		}
-		if a.ObservedVersions[op.Name()] != want {
+		got, reports := a.ObservedVersions[op.Name()]
+		if !reports {
+			// The operand wants nothing for this HyperConverged, so no
+			// component will report a version.
+			continue
+		}
+		if got != want {
 			return nil, false
 		}
 		out = append(out, v1beta1.Version{Name: op.Name(), Version: want})

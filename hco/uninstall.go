@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -121,10 +122,15 @@ func (r *Reconciler) reportUninstall(ctx context.Context, hc *v1beta1.HyperConve
 		names = append(names, n)
 	}
 	reason, msg := ReasonDeleting, "waiting for "+strings.Join(names, ", ")+" to be deleted"
-	if waited := r.now().Sub(hc.DeletionTimestamp.Time); waited > r.DeletionTimeout {
+	if r.now().Sub(hc.DeletionTimestamp.Time) > r.DeletionTimeout {
+		// A stable message, so that a stuck deletion is written once, not
+		// on every poll.
 		reason = ReasonDeletionBlocked
-		msg = fmt.Sprintf("deletion has waited %s for %s; check the component operators and the finalizers named", waited.Round(time.Second), strings.Join(names, ", "))
-		r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventDeletionBlocked, "Delete", "%s", msg)
+		msg = fmt.Sprintf("deletion requested at %s has waited more than %s for %s; check the component operators and the finalizers named",
+			hc.DeletionTimestamp.UTC().Format(time.RFC3339), r.DeletionTimeout, strings.Join(names, ", "))
+		if c := meta.FindStatusCondition(hc.Status.Conditions, v1beta1.ConditionReconcileComplete); c == nil || c.Reason != ReasonDeletionBlocked {
+			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventDeletionBlocked, "Delete", "%s", msg)
+		}
 	}
 	next := hc.DeepCopy()
 	MergeConditions(&next.Status.Conditions, append(withoutType(hc.Status.Conditions, v1beta1.ConditionReconcileComplete),

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zapcore"
@@ -39,6 +40,9 @@ import (
 )
 
 const ns = v1beta1.DefaultNamespace
+
+// deletionTimeout is short, so that a blocked deletion shows within a test.
+const deletionTimeout = 3 * time.Second
 
 var (
 	env *testenv.Env
@@ -85,7 +89,7 @@ func startOperator() error {
 	}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WrapTransport = requests.wrap
-	mgr, _, err := hco.NewManager(cfg, reg, operatorEnv, hco.ManagerOptions{
+	mgr, r, err := hco.NewManager(cfg, reg, operatorEnv, hco.ManagerOptions{
 		Manager: ctrl.Options{
 			Scheme:                 scheme,
 			Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -97,6 +101,7 @@ func startOperator() error {
 	if err != nil {
 		return err
 	}
+	r.DeletionTimeout = deletionTimeout
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

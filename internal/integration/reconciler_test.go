@@ -309,6 +309,29 @@ func TestBrokenJSONPatchIsAConditionAndKeepsTheOperand(t *testing.T) {
 	assertEvent(t, hco.EventInvalidConfig, "operation 0")
 }
 
+// A jsonpatch whose result the operand's CRD refuses is a condition, not a
+// retry loop, and the other operands still converge.
+func TestOperandRejectedByTheAPIServerIsACondition(t *testing.T) {
+	env.Require(t)
+	createHC(t, nil)
+	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
+	before := get(t, cdiKey, &cdiv1beta1.CDI{})
+
+	updateHC(t, func(hc *v1beta1.HyperConverged) {
+		hc.Annotations = map[string]string{v1beta1.CDIJSONPatchAnnotation: `[{"op": "add", "path": "/spec/imagePullPolicy", "value": "Sometimes"}]`}
+		hc.Spec.LiveMigrationConfig.ProgressTimeout = ptrTo(int64(222))
+	})
+	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hco.ReasonInvalidConfiguration)
+	msg := condition(hc, v1beta1.ConditionReconcileComplete).Message
+	assert.Contains(t, msg, "imagePullPolicy")
+	assert.Nil(t, condition(hc, v1beta1.ConditionTaintedConfiguration), "a patch that is not in effect does not taint")
+	assert.Equal(t, before.ResourceVersion, get(t, cdiKey, &cdiv1beta1.CDI{}).ResourceVersion, "CDI is left as it was")
+	assert.Equal(t, int64(222), *get(t, kvKey, &kvv1.KubeVirt{}).Spec.Configuration.MigrationConfiguration.ProgressTimeout, "the other operands converge")
+
+	updateHC(t, func(hc *v1beta1.HyperConverged) { delete(hc.Annotations, v1beta1.CDIJSONPatchAnnotation) })
+	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hco.ReasonReconcileCompleted)
+}
+
 func TestDeployOVSTogglesOvS(t *testing.T) {
 	env.Require(t)
 	createHC(t, func(hc *v1beta1.HyperConverged) {
@@ -504,8 +527,16 @@ func TestDeletionRemovesEveryOperandThenTheFinalizer(t *testing.T) {
 		}
 		return nil
 	})
-	time.Sleep(200 * time.Millisecond)
 	assert.NoError(t, k.Get(context.Background(), cdiKey, &cdiv1beta1.CDI{}), "CDI waits for KubeVirt")
+
+	// Past the deletion timeout the wait is reported as blocked, once.
+	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hco.ReasonDeletionBlocked)
+	assert.Contains(t, condition(hc, v1beta1.ConditionReconcileComplete).Message, "test/hold")
+	assertEvent(t, hco.EventDeletionBlocked, "test/hold")
+	requests.reset()
+	time.Sleep(2500 * time.Millisecond) // longer than the 2 s poll of a deletion in progress
+	assert.Empty(t, requests.writes(), "a blocked deletion is not rewritten on every poll")
+	assert.NoError(t, k.Get(context.Background(), cdiKey, &cdiv1beta1.CDI{}), "CDI still waits for KubeVirt")
 
 	kv = get(t, kvKey, &kvv1.KubeVirt{})
 	kv.Finalizers = nil
@@ -530,8 +561,15 @@ func TestWritesAreMinimal(t *testing.T) {
 	assert.Empty(t, requests.writes(), "an idle operator makes no writes")
 
 	// A reconcile with nothing to do: a label change on the HyperConverged.
+	reconciles := reconcileCount(t, "kubevirt", "unchanged")
 	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Labels = map[string]string{"test/nudge": "1"} })
-	time.Sleep(time.Second)
+	testenv.Eventually(t, "the reconcile ran", func() error {
+		if n := reconcileCount(t, "kubevirt", "unchanged"); n <= reconciles {
+			return fmt.Errorf("%v unchanged kubevirt reconciles, as before", n)
+		}
+		return nil
+	})
+	time.Sleep(200 * time.Millisecond) // its status write, if it made one, would be out by now
 	assert.Empty(t, requests.writes(), "a reconcile with nothing to do makes no writes")
 	assert.Empty(t, requests.reads(), "and no uncached reads")
 
@@ -552,6 +590,28 @@ func TestWritesAreMinimal(t *testing.T) {
 		"PATCH /apis/hco.kubevirt.io/v1beta1/namespaces/kubevirt-hyperconverged/hyperconvergeds/kubevirt-hyperconverged/status": 1,
 	}, writes, "one update of the affected operand and one status write")
 	assert.Empty(t, requests.reads(), "no uncached reads")
+}
+
+// reconcileCount reads hcokit_operand_reconciles_total{operand, result}.
+func reconcileCount(t *testing.T, operand, result string) float64 {
+	t.Helper()
+	families, err := metrics.Gather()
+	require.NoError(t, err)
+	for _, f := range families {
+		if f.GetName() != "hcokit_operand_reconciles_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["operand"] == operand && labels["result"] == result {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
 }
 
 func counterValue(t *testing.T, name, label string) float64 {
