@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/cdi"
-	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/hpp"
 	"github.com/hcokit/hcokit/operands/kubevirt"
@@ -21,11 +21,20 @@ import (
 )
 
 func main() {
-	if err := dispatch(os.Args[1:], os.Getenv); err != nil {
+	err := dispatch(os.Args[1:], os.Getenv)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		// -h printed the usage: that is a success.
+	case errors.Is(err, errUsage):
+		os.Exit(2) // the flag package has said what is wrong
+	default:
 		fmt.Fprintln(os.Stderr, "hco-operator:", err)
 		os.Exit(1)
 	}
 }
+
+// errUsage marks a command line the flag package refused and explained.
+var errUsage = errors.New("usage")
 
 // dispatch runs a subcommand, or the operator when the first argument is a flag or absent.
 func dispatch(args []string, getenv func(string) string) error {
@@ -81,14 +90,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return c, fs, zapOpts, err
-	}
-	explicit := false
-	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "operands" })
-	if !explicit && c.env.Images[clidownload.ImageKey] == "" {
-		// Without an image the CLI-download operand wants nothing; leaving
-		// it out spares the Deployment and Service watches and caches.
-		c.operands = strings.TrimSuffix(defaultOperands, ","+clidownload.Name)
+		return c, fs, zapOpts, usageError(err)
 	}
 	return c, fs, zapOpts, nil
 }
@@ -118,6 +120,15 @@ func run(args []string, getenv func(string) string) error {
 	}
 	ctrl.Log.Info("starting hco-operator", "namespace", c.env.Namespace, "version", c.env.Version, "operands", reg.Names())
 	return mgr.Start(ctrl.SetupSignalHandler())
+}
+
+// usageError wraps a flag parse error so that main neither prints it again
+// nor treats -h as a failure.
+func usageError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", errUsage, err)
 }
 
 func splitList(s string) []string {

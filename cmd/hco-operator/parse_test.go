@@ -1,29 +1,31 @@
 package main
 
-import "testing"
+import (
+	"errors"
+	"flag"
+	"testing"
+)
 
-func TestCLIDownloadRunsOnlyWithAnImage(t *testing.T) {
-	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
-	tests := []struct {
-		name string
-		args []string
-		vars map[string]string
-		want string
-	}{
-		{"no image: left out", nil, nil, "kubevirt,cdi,cnao,ssp"},
-		{"image from the environment", nil, map[string]string{"CLI_DOWNLOAD_IMAGE": "img"}, defaultOperands},
-		{"image from the flag", []string{"--cli-download-image=img"}, nil, defaultOperands},
-		{"explicit --operands wins", []string{"--operands=kubevirt,clidownload"}, nil, "kubevirt,clidownload"},
+func TestHelpIsNotAFailureAndBadFlagsAreUsageErrors(t *testing.T) {
+	getenv := func(string) string { return "" }
+	for _, args := range [][]string{{"-h"}, {"render", "-h"}, {"webhook", "-h"}} {
+		if err := dispatch(args, getenv); !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("%v: err = %v, want flag.ErrHelp", args, err)
+		}
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c, _, _, err := parse(tc.args, env(tc.vars))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.operands != tc.want {
-				t.Errorf("operands = %q, want %q", c.operands, tc.want)
-			}
-		})
+	for _, args := range [][]string{{"--no-such-flag"}, {"render", "--no-such-flag"}, {"webhook", "--no-such-flag"}} {
+		if err := dispatch(args, getenv); !errors.Is(err, errUsage) {
+			t.Errorf("%v: err = %v, want a usage error", args, err)
+		}
+	}
+}
+
+func TestStockDefaults(t *testing.T) {
+	c, _, _, err := parse(nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.operands != defaultOperands || !c.leaderElect || c.env.Namespace != "kubevirt-hyperconverged" {
+		t.Errorf("defaults: operands %q, leader election %v, namespace %q", c.operands, c.leaderElect, c.env.Namespace)
 	}
 }

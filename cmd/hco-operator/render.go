@@ -46,7 +46,7 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 	fs.StringVar(&env.Version, "operator-version", env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_VERSION).")
 	addCLIDownloadImageFlag(fs, &env, getenv)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return usageError(err)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("render: unexpected arguments %q; the manifest goes in -f", fs.Args())

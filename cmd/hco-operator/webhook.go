@@ -49,7 +49,7 @@ func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *za
 	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
-		return c, zapOpts, err
+		return c, zapOpts, usageError(err)
 	}
 	return c, zapOpts, nil
 }
