@@ -16,6 +16,8 @@ type Workloads struct {
 	Kind    string
 	Count   int64
 	Example string
+	// AtLeast says Count is a lower bound: the server did not count them all.
+	AtLeast bool
 }
 
 // String describes the workloads for a denial message.
@@ -23,6 +25,9 @@ func (w Workloads) String() string {
 	kind := w.Kind
 	if w.Count != 1 {
 		kind += "s"
+	}
+	if w.AtLeast {
+		return fmt.Sprintf("at least %d %s, e.g. %s", w.Count, kind, w.Example)
 	}
 	return fmt.Sprintf("%d %s, e.g. %s", w.Count, kind, w.Example)
 }

@@ -198,6 +198,7 @@ func (h *Handler) count(ctx context.Context, gvk schema.GroupVersionKind) (valid
 	} else if list.Continue != "" {
 		// More exist but the server did not count them: at least two.
 		w.Count++
+		w.AtLeast = true
 	}
 	if len(list.Items) > 0 {
 		w.Example = client.ObjectKeyFromObject(&list.Items[0]).String()
