@@ -28,7 +28,10 @@ type Operand interface {
 
 	// Status reads the component status from the observed objects: the
 	// objects Desired returned, as found in the cluster, in the same order.
-	// An object not found yet is nil.
+	// When Desired fails (an invalid HyperConverged), it gets instead the
+	// managed objects of its Kinds as they are, in no particular order, so
+	// that the component's status is still reported: find objects by kind
+	// and name, not by position.
 	Status(observed []client.Object) ComponentStatus
 }
 

@@ -4,9 +4,11 @@ import (
 	"fmt"
 )
 
-// Registry holds the operands of one meta-operator in registration order,
-// which is the order in which they are applied. A distribution builds it in
-// main: register the stock operands, then replace or disable by name.
+// Registry holds the operands of one meta-operator in registration order:
+// the order of their statuses, of Render's output and of the related
+// objects. (The reconciler applies operands concurrently, as they are
+// independent; uninstall follows DeletionOrderer.) A distribution builds it
+// in main: register the stock operands, then replace or disable by name.
 //
 // A Registry is not safe for concurrent modification; build it before the
 // manager starts and treat it as read-only afterwards.

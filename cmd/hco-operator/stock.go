@@ -22,7 +22,7 @@ import (
 // says otherwise. hpp is opt-in; clidownload stays inert without an image.
 const defaultOperands = "kubevirt,cdi,cnao,ssp,clidownload"
 
-// stockOperands are the operands of the stock binary, in apply order. The
+// stockOperands are the operands of the stock binary, in registry order. The
 // operator (run) and render build their registries from the same list.
 func stockOperands() []hco.Operand {
 	return []hco.Operand{kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New(), clidownload.New()}

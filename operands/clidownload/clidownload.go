@@ -161,7 +161,7 @@ func BuildService(hc *v1beta1.HyperConverged, env hco.Environment) *corev1.Servi
 // observed object.
 func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 	for _, o := range observed {
-		if d, ok := o.(*appsv1.Deployment); ok && d != nil {
+		if d, ok := o.(*appsv1.Deployment); ok && d != nil && d.Name == ObjectName {
 			return StatusFromDeployment(d)
 		}
 	}
