@@ -172,7 +172,7 @@ func TestStatus(t *testing.T) {
 	}
 	deploy := func(generation, observed int64, conds ...appsv1.DeploymentCondition) client.Object {
 		return &appsv1.Deployment{
-			ObjectMeta: metav1.ObjectMeta{Generation: generation},
+			ObjectMeta: metav1.ObjectMeta{Name: clidownload.ObjectName, Generation: generation},
 			Status:     appsv1.DeploymentStatus{ObservedGeneration: observed, Conditions: conds},
 		}
 	}
