@@ -18,7 +18,7 @@ func ForKubeVirt(infra, workloads *v1beta1.NodePlacement) (kvInfra, kvWorkloads 
 }
 
 func kubeVirtConfig(p *v1beta1.NodePlacement) *kvv1.ComponentConfig {
-	if p == nil {
+	if isEmpty(p) {
 		return nil
 	}
 	return &kvv1.ComponentConfig{NodePlacement: &kvv1.NodePlacement{
@@ -36,7 +36,7 @@ func ForCDI(infra, workloads *v1beta1.NodePlacement) (cdiInfra cdiv1beta1.Compon
 // ForSSP returns the SSP template validator's placement: infra only, since
 // SSP runs no per-node workload pods. Nil when infra is nil.
 func ForSSP(infra *v1beta1.NodePlacement) *sdkapi.NodePlacement {
-	if infra == nil {
+	if isEmpty(infra) {
 		return nil
 	}
 	p := sdkPlacement(infra)
@@ -46,14 +46,14 @@ func ForSSP(infra *v1beta1.NodePlacement) *sdkapi.NodePlacement {
 // ForCNAO returns the NetworkAddonsConfig's spec.placementConfiguration, or
 // nil when neither class is placed.
 func ForCNAO(infra, workloads *v1beta1.NodePlacement) *cnaov1.PlacementConfiguration {
-	if infra == nil && workloads == nil {
+	if isEmpty(infra) && isEmpty(workloads) {
 		return nil
 	}
 	return &cnaov1.PlacementConfiguration{Infra: cnaoPlacement(infra), Workloads: cnaoPlacement(workloads)}
 }
 
 func cnaoPlacement(p *v1beta1.NodePlacement) *cnaov1.Placement {
-	if p == nil {
+	if isEmpty(p) {
 		return nil
 	}
 	out := &cnaov1.Placement{NodeSelector: copyMap(p.NodeSelector), Tolerations: copyTolerations(p.Tolerations)}
@@ -66,7 +66,7 @@ func cnaoPlacement(p *v1beta1.NodePlacement) *cnaov1.Placement {
 // ForHPP returns the HostPathProvisioner's spec.workload: workloads only,
 // since the provisioner runs where the volumes are, next to the VMs.
 func ForHPP(workloads *v1beta1.NodePlacement) hppv1beta1.NodePlacement {
-	if workloads == nil {
+	if isEmpty(workloads) {
 		return hppv1beta1.NodePlacement{}
 	}
 	return hppv1beta1.NodePlacement{
@@ -77,7 +77,7 @@ func ForHPP(workloads *v1beta1.NodePlacement) hppv1beta1.NodePlacement {
 }
 
 func sdkPlacement(p *v1beta1.NodePlacement) sdkapi.NodePlacement {
-	if p == nil {
+	if isEmpty(p) {
 		return sdkapi.NodePlacement{}
 	}
 	return sdkapi.NodePlacement{
@@ -85,6 +85,12 @@ func sdkPlacement(p *v1beta1.NodePlacement) sdkapi.NodePlacement {
 		Affinity:     p.Affinity.DeepCopy(),
 		Tolerations:  copyTolerations(p.Tolerations),
 	}
+}
+
+// isEmpty reports whether p places nothing. An empty nodePlacement ({})
+// means the same as none: the operand keeps its own defaults.
+func isEmpty(p *v1beta1.NodePlacement) bool {
+	return p == nil || (len(p.NodeSelector) == 0 && p.Affinity == nil && len(p.Tolerations) == 0)
 }
 
 func copyMap(m map[string]string) map[string]string {

@@ -83,12 +83,22 @@ func TestSeedExamples(t *testing.T) {
 }
 
 func TestNothingPlacedGivesOperandDefaults(t *testing.T) {
-	kvInfra, kvWorkloads := placement.ForKubeVirt(nil, nil)
-	assert.Nil(t, kvInfra)
-	assert.Nil(t, kvWorkloads)
-	assert.Nil(t, placement.ForCNAO(nil, nil))
-	assert.Nil(t, placement.ForSSP(nil))
-	assert.Equal(t, hppv1beta1.NodePlacement{}, placement.ForHPP(nil))
+	for _, none := range []*v1beta1.NodePlacement{nil, {}, {NodeSelector: map[string]string{}, Tolerations: []corev1.Toleration{}}} {
+		kvInfra, kvWorkloads := placement.ForKubeVirt(none, none)
+		assert.Nil(t, kvInfra)
+		assert.Nil(t, kvWorkloads)
+		assert.Nil(t, placement.ForCNAO(none, none))
+		assert.Nil(t, placement.ForSSP(none))
+		assert.Equal(t, hppv1beta1.NodePlacement{}, placement.ForHPP(none))
+		cdiInfra, cdiWorkload := placement.ForCDI(none, none)
+		assert.Equal(t, sdkapi.NodePlacement{}, cdiInfra.NodePlacement)
+		assert.Equal(t, sdkapi.NodePlacement{}, cdiWorkload)
+	}
+	// One class placed, the other empty: only the placed one reaches CNAO.
+	cnao := placement.ForCNAO(infraSelector, &v1beta1.NodePlacement{})
+	require.NotNil(t, cnao)
+	assert.NotNil(t, cnao.Infra)
+	assert.Nil(t, cnao.Workloads)
 }
 
 func TestOutputDoesNotAliasInput(t *testing.T) {
