@@ -19,7 +19,6 @@ const (
 	HypervStrictCheck          = "HypervStrictCheck"
 	WithHostPassthroughCPU     = "WithHostPassthroughCPU"
 	DownwardMetrics            = "DownwardMetrics"
-	DisableMDEVConfiguration   = "DisableMDEVConfiguration"
 	PersistentReservation      = "PersistentReservation"
 	AlignCPUs                  = "AlignCPUs"
 	DecentralizedLiveMigration = "DecentralizedLiveMigration"
@@ -68,7 +67,6 @@ var userGates = []struct {
 }{
 	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.WithHostPassthroughCPU }, WithHostPassthroughCPU},
 	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.DownwardMetrics }, DownwardMetrics},
-	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.DisableMDevConfiguration }, DisableMDEVConfiguration},
 	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.PersistentReservation }, PersistentReservation},
 	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.AlignCPUs }, AlignCPUs},
 	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.DecentralizedLiveMigration }, DecentralizedLiveMigration},

@@ -45,7 +45,7 @@ func TestForKubeVirt(t *testing.T) {
 				PersistentReservation: ptr(true), AlignCPUs: ptr(true), DecentralizedLiveMigration: ptr(true),
 				DeployKubeSecondaryDNS: ptr(true), NonRoot: ptr(true),
 			},
-			want: sorted(append(slices.Clone(baseline), "WithHostPassthroughCPU", "DownwardMetrics", "DisableMDEVConfiguration",
+			want: sorted(append(slices.Clone(baseline), "WithHostPassthroughCPU", "DownwardMetrics",
 				"PersistentReservation", "AlignCPUs", "DecentralizedLiveMigration")),
 		},
 		{name: "KVM emulation drops HypervStrictCheck", opts: featuregates.Options{KVMEmulation: true}, want: without(baseline, "HypervStrictCheck")},

@@ -165,6 +165,27 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Equal(t, corev1.PullAlways, hppCR.Spec.ImagePullPolicy)
 }
 
+func TestDisableMDevConfiguration(t *testing.T) {
+	kv, err := kubevirt.Build(newHC(), env)
+	require.NoError(t, err)
+	assert.Nil(t, kv.Spec.Configuration.MediatedDevicesConfiguration, "off: KubeVirt's default")
+
+	hc := fullHC()
+	hc.Spec.FeatureGates.DisableMDevConfiguration = ptr(true)
+	kv, err = kubevirt.Build(hc, env)
+	require.NoError(t, err)
+	m := kv.Spec.Configuration.MediatedDevicesConfiguration
+	require.NotNil(t, m.Enabled)
+	assert.False(t, *m.Enabled)
+	assert.Equal(t, []string{"nvidia-222"}, m.MediatedDeviceTypes, "the configured types are kept")
+
+	hc = newHC()
+	hc.Spec.FeatureGates.DisableMDevConfiguration = ptr(true)
+	kv, err = kubevirt.Build(hc, env)
+	require.NoError(t, err)
+	assert.False(t, *kv.Spec.Configuration.MediatedDevicesConfiguration.Enabled)
+}
+
 func TestDeployOVSOnlyWhenTrue(t *testing.T) {
 	for value, want := range map[string]bool{"true": true, "false": false, "True": false, "": false} {
 		hc := newHC()

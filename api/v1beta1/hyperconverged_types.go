@@ -193,8 +193,9 @@ type HyperConvergedFeatureGates struct {
 	// +optional
 	DeployKubeSecondaryDNS *bool `json:"deployKubeSecondaryDNS,omitempty"`
 
-	// DisableMDevConfiguration stops KubeVirt from creating mediated devices.
-	// Adds KubeVirt's "DisableMDEVConfiguration" gate. Default: false.
+	// DisableMDevConfiguration stops KubeVirt from creating mediated devices:
+	// sets KubeVirt's mediatedDevicesConfiguration.enabled to false (its
+	// replacement for the deprecated DisableMDEVConfiguration gate). Default: false.
 	// +kubebuilder:default=false
 	// +optional
 	DisableMDevConfiguration *bool `json:"disableMDevConfiguration,omitempty"`

@@ -136,6 +136,12 @@ func configuration(spec *v1beta1.HyperConvergedSpec, env hco.Environment) (*kvv1
 		},
 		VMRolloutStrategy: ptr(kvv1.VMRolloutStrategyLiveUpdate),
 	}
+	if featuregates.Enabled(spec.FeatureGates.DisableMDevConfiguration) {
+		if c.MediatedDevicesConfiguration == nil {
+			c.MediatedDevicesConfiguration = &kvv1.MediatedDevicesConfiguration{}
+		}
+		c.MediatedDevicesConfiguration.Enabled = ptr(false)
+	}
 	if spec.ObsoleteCPUs != nil {
 		c.DeprecatedMinCPUModel = spec.ObsoleteCPUs.MinCPUModel
 	}
