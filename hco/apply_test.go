@@ -1,0 +1,95 @@
+package hco
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestContentLeavesOutMetadataAndStatus(t *testing.T) {
+	a := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "a", ResourceVersion: "1", Labels: map[string]string{"x": "y"}},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+		Status:     corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "1.2.3.4"}}}},
+	}
+	b := a.DeepCopy()
+	b.Name, b.ResourceVersion, b.Labels, b.Status = "b", "2", nil, corev1.ServiceStatus{}
+	ca, err := content(a)
+	require.NoError(t, err)
+	cb, err := content(b)
+	require.NoError(t, err)
+	assert.Equal(t, ca, cb, "only spec-like content counts")
+
+	b.Spec.Ports[0].Port = 81
+	cb, err = content(b)
+	require.NoError(t, err)
+	assert.NotEqual(t, ca, cb)
+}
+
+func TestMergedTakesDesiredContentAndKeepsOthersMetadata(t *testing.T) {
+	observed := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "s", ResourceVersion: "7", UID: "u",
+			Labels: map[string]string{"theirs": "1", "app": "old"}, Annotations: map[string]string{"note": "keep"}},
+		Spec:   corev1.ServiceSpec{ClusterIP: "10.0.0.1", Ports: []corev1.ServicePort{{Port: 80}}},
+		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "1.2.3.4"}}}},
+	}
+	desired := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "s", Labels: map[string]string{"app": "new"}},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 8080}}},
+	}
+	out, err := merged(observed, desired)
+	require.NoError(t, err)
+	svc := out.(*corev1.Service)
+	assert.Equal(t, "7", svc.ResourceVersion, "optimistic locking on the version read")
+	assert.Equal(t, map[string]string{"theirs": "1", "app": "new"}, svc.Labels)
+	assert.Equal(t, map[string]string{"note": "keep"}, svc.Annotations)
+	assert.Equal(t, []corev1.ServicePort{{Port: 8080}}, svc.Spec.Ports)
+	assert.Empty(t, svc.Spec.ClusterIP, "the desired spec replaces the observed one as a whole")
+	assert.Equal(t, "1.2.3.4", svc.Status.LoadBalancer.Ingress[0].IP, "status is not ours")
+	assert.Equal(t, "10.0.0.1", observed.Spec.ClusterIP, "the observed object is not changed")
+}
+
+func TestUnstructuredDesiredIsNotMutated(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c"}, "data": map[string]any{"k": "v"},
+	}}
+	before, err := json.Marshal(u.Object)
+	require.NoError(t, err)
+	_, err = content(u)
+	require.NoError(t, err)
+	_, err = merged(u.DeepCopy(), u)
+	require.NoError(t, err)
+	after, err := json.Marshal(u.Object)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(before), string(after))
+}
+
+func TestIsSubset(t *testing.T) {
+	assert.True(t, isSubset(nil, map[string]string{"a": "1"}))
+	assert.True(t, isSubset(map[string]string{"a": "1"}, map[string]string{"a": "1", "b": "2"}))
+	assert.False(t, isSubset(map[string]string{"a": "1"}, map[string]string{"a": "2"}))
+	assert.False(t, isSubset(map[string]string{"a": "1"}, nil))
+}
+
+func TestVersionsWaitOnlyForReportingOperands(t *testing.T) {
+	reg, err := NewRegistry(namedOperand("kubevirt"), namedOperand("hpp"))
+	require.NoError(t, err)
+	r := &Reconciler{registry: reg, env: Environment{Version: "2", OperandVersions: map[string]string{"kubevirt": "v1", "hpp": "v9"}}}
+	hc := hcForTest()
+
+	_, done := r.versions(hc, Assessment{ObservedVersions: map[string]string{"kubevirt": "v0"}})
+	assert.False(t, done, "kubevirt has not reached its version")
+
+	vs, done := r.versions(hc, Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}})
+	assert.True(t, done, "hpp wants nothing and reports nothing: not waited for")
+	assert.Len(t, vs, 2)
+
+	_, done = r.versions(hc, Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}, ProblemReason: ReasonInvalidConfiguration})
+	assert.False(t, done, "no version is recorded while the configuration is invalid")
+}

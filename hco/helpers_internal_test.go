@@ -1,0 +1,25 @@
+package hco
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+)
+
+// namedOperand is an operand with only a name, for tests of the reconciler's
+// pure parts.
+type namedOperand string
+
+func (n namedOperand) Name() string           { return string(n) }
+func (n namedOperand) Kinds() []client.Object { return []client.Object{&corev1.ConfigMap{}} }
+func (n namedOperand) Desired(*v1beta1.HyperConverged, Environment) ([]client.Object, error) {
+	return nil, nil
+}
+func (n namedOperand) Status([]client.Object) ComponentStatus { return StatusNotFound(string(n)) }
+
+func hcForTest() *v1beta1.HyperConverged {
+	hc := &v1beta1.HyperConverged{}
+	hc.Name, hc.Namespace = v1beta1.HyperConvergedName, v1beta1.DefaultNamespace
+	return hc
+}
