@@ -96,19 +96,9 @@ func ApplyJSONPatchAnnotation(hc *v1beta1.HyperConverged, annotation string, obj
 	if err != nil {
 		return false, fmt.Errorf("encode %T for annotation %q: %w", obj, annotation, err)
 	}
-	// Apply one operation at a time, so that the error names the operation.
-	for i := range patch {
-		doc, err = patch[i : i+1].Apply(doc)
-		if err != nil {
-			return false, &JSONPatchError{Annotation: annotation, Operation: i,
-				Reason: fmt.Sprintf("does not apply to %s: %v", reflect.TypeOf(obj).Elem().Name(), err)}
-		}
-		// A few copy operations of /spec into itself double the document
-		// each time: stop before that exhausts memory.
-		if len(doc) > MaxPatchedBytes {
-			return false, &JSONPatchError{Annotation: annotation, Operation: i,
-				Reason: fmt.Sprintf("the patched %s grows past %d bytes; an object that large cannot be stored", reflect.TypeOf(obj).Elem().Name(), MaxPatchedBytes)}
-		}
+	doc, err = applyJSONPatch(annotation, reflect.TypeOf(obj).Elem().Name(), patch, doc)
+	if err != nil {
+		return false, err
 	}
 	fresh := reflect.New(reflect.TypeOf(obj).Elem())
 	dec := json.NewDecoder(bytes.NewReader(doc))
@@ -119,4 +109,33 @@ func ApplyJSONPatchAnnotation(hc *v1beta1.HyperConverged, annotation string, obj
 	}
 	reflect.ValueOf(obj).Elem().Set(fresh.Elem())
 	return true, nil
+}
+
+// applyJSONPatch applies patch to doc in one pass, its copies bounded by
+// MaxPatchedBytes. Only when that fails is it replayed one operation at a
+// time, to name the operation to blame: the common case parses the document
+// once, not once per operation.
+func applyJSONPatch(annotation, kind string, patch jsonpatch.Patch, doc []byte) ([]byte, error) {
+	opts := jsonpatch.NewApplyOptions()
+	opts.AccumulatedCopySizeLimit = MaxPatchedBytes
+	if out, err := patch.ApplyWithOptions(doc, opts); err == nil && len(out) <= MaxPatchedBytes {
+		return out, nil
+	}
+	for i := range patch {
+		var err error
+		doc, err = patch[i : i+1].Apply(doc)
+		if err != nil {
+			return nil, &JSONPatchError{Annotation: annotation, Operation: i,
+				Reason: fmt.Sprintf("does not apply to %s: %v", kind, err)}
+		}
+		// A few copy operations of /spec into itself double the document
+		// each time: stop before that exhausts memory.
+		if len(doc) > MaxPatchedBytes {
+			return nil, &JSONPatchError{Annotation: annotation, Operation: i,
+				Reason: fmt.Sprintf("the patched %s grows past %d bytes; an object that large cannot be stored", kind, MaxPatchedBytes)}
+		}
+	}
+	// The one pass stopped only on its cumulative copy bound; one at a time,
+	// every operation applied and the document stayed within bounds.
+	return doc, nil
 }
