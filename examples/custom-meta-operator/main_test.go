@@ -12,14 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
@@ -62,26 +59,11 @@ func startOperator() error {
 		return err
 	}
 	mgr, _, err := hco.NewManager(env.Config, reg, hco.Environment{Namespace: ns, Version: distributionVersion,
-		Images: map[string]string{clidownload.ImageKey: downloadImage}}, hco.ManagerOptions{
-		Manager: ctrl.Options{
-			Scheme:                 scheme,
-			Metrics:                metricsserver.Options{BindAddress: "0"},
-			HealthProbeBindAddress: "0",
-			Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-		},
-	})
+		Images: map[string]string{clidownload.ImageKey: downloadImage}}, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme)})
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "manager stopped:", err)
-		}
-	}()
-	env.AtStop(func() { cancel(); <-done })
+	env.AtStop(testenv.RunManager(mgr))
 	return nil
 }
 

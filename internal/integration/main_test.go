@@ -21,12 +21,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
@@ -89,28 +86,12 @@ func startOperator() error {
 	}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WrapTransport = requests.wrap
-	mgr, r, err := hco.NewManager(cfg, reg, operatorEnv, hco.ManagerOptions{
-		Manager: ctrl.Options{
-			Scheme:                 scheme,
-			Metrics:                metricsserver.Options{BindAddress: "0"},
-			HealthProbeBindAddress: "0",
-			Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-		},
-		Metrics: metrics,
-	})
+	mgr, r, err := hco.NewManager(cfg, reg, operatorEnv, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: metrics})
 	if err != nil {
 		return err
 	}
 	r.DeletionTimeout = deletionTimeout
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "manager stopped:", err)
-		}
-	}()
-	env.AtStop(func() { cancel(); <-done })
+	env.AtStop(testenv.RunManager(mgr))
 	return nil
 }
 

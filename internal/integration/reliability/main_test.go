@@ -35,9 +35,7 @@ import (
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
@@ -130,13 +128,8 @@ func startOperator(t *testing.T, o operatorOptions) *operator {
 		}
 		return op.requests.wrap(rt)
 	}
-	mo := ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-		NewClient:              o.newClient,
-	}
+	mo := testenv.ManagerOptions(scheme)
+	mo.NewClient = o.newClient
 	if o.leaderElection {
 		mo.LeaderElection = true
 		mo.LeaderElectionID = "hcokit-reliability"
