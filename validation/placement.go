@@ -171,6 +171,9 @@ func toleration(t corev1.Toleration, path *field.Path) field.ErrorList {
 		if t.Key == "" {
 			errs = append(errs, field.Required(path.Child("key"), "operator Equal needs a key; set one, or use operator Exists to tolerate every taint"))
 		}
+		for _, msg := range validation.IsValidLabelValue(t.Value) {
+			errs = append(errs, field.Invalid(path.Child("value"), t.Value, "taint value: "+msg))
+		}
 	case corev1.TolerationOpExists:
 		if t.Value != "" {
 			errs = append(errs, field.Invalid(path.Child("value"), t.Value, "operator Exists takes no value; remove it, or use operator Equal"))
@@ -189,6 +192,10 @@ func toleration(t corev1.Toleration, path *field.Path) field.ErrorList {
 	default:
 		errs = append(errs, field.NotSupported(path.Child("effect"), t.Effect,
 			[]string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}))
+	}
+	if t.TolerationSeconds != nil && t.Effect != corev1.TaintEffectNoExecute {
+		errs = append(errs, field.Invalid(path.Child("tolerationSeconds"), *t.TolerationSeconds,
+			"applies only to the NoExecute effect; set effect: NoExecute or remove tolerationSeconds"))
 	}
 	return errs
 }

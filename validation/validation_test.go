@@ -156,6 +156,27 @@ func TestSpec(t *testing.T) {
 			},
 			want: `spec.infra.nodePlacement.tolerations[0].value: Invalid value: "v": operator Exists takes no value; remove it, or use operator Equal`,
 		},
+		{
+			name: "tolerationSeconds without NoExecute",
+			mutate: func(hc *v1beta1.HyperConverged) {
+				secs := int64(30)
+				hc.Spec.Workloads.NodePlacement = &v1beta1.NodePlacement{Tolerations: []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpEqual, Value: "v", Effect: corev1.TaintEffectNoSchedule, TolerationSeconds: &secs}}}
+			},
+			want: `spec.workloads.nodePlacement.tolerations[0].tolerationSeconds: Invalid value: 30: applies only to the NoExecute effect; set effect: NoExecute or remove tolerationSeconds`,
+		},
+		{
+			name: "toleration Equal with a value that is no label value",
+			mutate: func(hc *v1beta1.HyperConverged) {
+				hc.Spec.Workloads.NodePlacement = &v1beta1.NodePlacement{Tolerations: []corev1.Toleration{{Key: "k", Operator: corev1.TolerationOpEqual, Value: "not valid!"}}}
+			},
+			want: `spec.workloads.nodePlacement.tolerations[0].value: Invalid value: "not valid!": taint value: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')`,
+		},
+		{
+			name: "the seeds' toleration",
+			mutate: func(hc *v1beta1.HyperConverged) {
+				hc.Spec.Workloads.NodePlacement = &v1beta1.NodePlacement{Tolerations: []corev1.Toleration{{Key: "key", Operator: corev1.TolerationOpEqual, Value: "kubevirt", Effect: corev1.TaintEffectNoSchedule}}}
+			},
+		},
 		{name: "PCI selectors", mutate: func(hc *v1beta1.HyperConverged) {
 			hc.Spec.PermittedHostDevices = &v1beta1.PermittedHostDevices{PciHostDevices: []v1beta1.PciHostDevice{
 				{PCIDeviceSelector: "10DE:1EB8", ResourceName: "nvidia.com/T4"}, {PCIVendorSelector: "8086:6f54", ResourceName: "intel.com/qat"},
