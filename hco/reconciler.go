@@ -417,9 +417,17 @@ func (r *Reconciler) upgrading(hc *v1beta1.HyperConverged) bool {
 	return prev != "" && prev != r.env.Version
 }
 
-// adopt lets Adopter operands carry settings forward, and updates the
-// HyperConverged if one did.
+// AdoptedAnnotation records on the HyperConverged the operator version that
+// carried settings forward, so that adoption happens once per upgrade: an
+// admin who then changes an adopted setting is not overruled.
+const AdoptedAnnotation = "hco.kubevirt.io/adopted-for-version"
+
+// adopt lets Adopter operands carry settings forward, once per operator
+// version, and updates the HyperConverged if one did.
 func (r *Reconciler) adopt(ctx context.Context, hc *v1beta1.HyperConverged) (bool, error) {
+	if hc.GetAnnotations()[AdoptedAnnotation] == r.env.Version {
+		return false, nil
+	}
 	changed := hc.DeepCopy()
 	adopted := false
 	for _, op := range r.registry.Operands() {
@@ -434,6 +442,10 @@ func (r *Reconciler) adopt(ctx context.Context, hc *v1beta1.HyperConverged) (boo
 	if !adopted {
 		return false, nil
 	}
+	if changed.Annotations == nil {
+		changed.Annotations = map[string]string{}
+	}
+	changed.Annotations[AdoptedAnnotation] = r.env.Version
 	if err := r.client.Patch(ctx, changed, client.MergeFrom(hc)); err != nil {
 		return false, fmt.Errorf("patch HyperConverged %s while adopting settings: %w", client.ObjectKeyFromObject(hc), err)
 	}

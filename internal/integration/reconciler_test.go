@@ -464,9 +464,25 @@ func TestUpgradeWaitsForOperandVersionsAndKeepsOvS(t *testing.T) {
 	})
 
 	hc := waitCondition(t, v1beta1.ConditionProgressing, metav1.ConditionTrue, hco.ReasonUpgrading)
-	assert.Equal(t, "true", hc.Annotations[v1beta1.DeployOVSAnnotation], "the upgrade keeps OvS by setting deployOVS")
+	testenv.Eventually(t, "deployOVS adopted", func() error {
+		if hc = getHC(t); hc.Annotations[v1beta1.DeployOVSAnnotation] != "true" {
+			return fmt.Errorf("annotations %v", hc.Annotations)
+		}
+		return nil
+	})
+	assert.Equal(t, "1.0.0", hc.Annotations[hco.AdoptedAnnotation])
 	assert.Equal(t, metav1.ConditionFalse, condition(hc, v1beta1.ConditionUpgradeable).Status)
 	assert.NotNil(t, get(t, cnaoKey, &cnaov1.NetworkAddonsConfig{}).Spec.Ovs)
+
+	// Adoption happens once: the admin can still turn OvS off mid-upgrade.
+	updateHC(t, func(hc *v1beta1.HyperConverged) { delete(hc.Annotations, v1beta1.DeployOVSAnnotation) })
+	testenv.Eventually(t, "OvS removed as the admin asked", func() error {
+		if get(t, cnaoKey, &cnaov1.NetworkAddonsConfig{}).Spec.Ovs != nil {
+			return fmt.Errorf("spec.ovs still set")
+		}
+		return nil
+	})
+	assert.NotContains(t, getHC(t).Annotations, v1beta1.DeployOVSAnnotation)
 
 	reportHealthy(t)
 	hc = waitCondition(t, v1beta1.ConditionProgressing, metav1.ConditionFalse, "")
