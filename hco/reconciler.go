@@ -181,7 +181,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		case errors.As(err, &invalid):
 			logger.Info("invalid HyperConverged configuration", "operand", op.Name(), "error", invalid.err.Error())
 			problems = append(problems, invalid.err.Error())
-			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", invalid.err.Error())
 			// Keep what exists: nothing of this operand is pruned.
 			for _, k := range r.kinds {
 				if slices.Contains(k.operands, op) {
@@ -210,6 +209,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	if len(problems) > 0 {
 		a.ProblemReason, a.ProblemMessage = ReasonInvalidConfiguration, strings.Join(problems, "; ")
+		// Announce a problem once, when it appears, not on every reconcile
+		// while it lasts.
+		prev := meta.FindStatusCondition(r.status.current(hc).Status.Conditions, v1beta1.ConditionReconcileComplete)
+		if prev == nil || prev.Reason != a.ProblemReason || prev.Message != a.ProblemMessage {
+			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", a.ProblemMessage)
+		}
 	}
 	r.recordUnsafe(hc)
 	return reconcile.Result{}, r.writeStatus(ctx, hc, a, related)
