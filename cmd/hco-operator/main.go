@@ -59,6 +59,7 @@ type config struct {
 	operands                string
 	leaderElect             bool
 	metricsAddr, probeAddr  string
+	pprofAddr               string
 	leaderElectionNamespace string
 }
 
@@ -82,6 +83,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	fs.BoolVar(&c.leaderElect, "leader-elect", true, "Elect a leader so that only one replica reconciles.")
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", `Address of the metrics endpoint; "0" disables it.`)
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
+	fs.StringVar(&c.pprofAddr, "pprof-bind-address", "0", `Address of the Go profiler (/debug/pprof); "0" disables it.`)
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, where the HyperConverged lives (env OPERATOR_NAMESPACE).")
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: --namespace).")
 	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules to run: kubevirt, cdi, cnao, ssp, hpp, clidownload.")
@@ -110,6 +112,7 @@ func run(args []string, getenv func(string) string) error {
 		Scheme:                        scheme,
 		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
 		HealthProbeBindAddress:        c.probeAddr,
+		PprofBindAddress:              c.pprofAddr,
 		LeaderElection:                c.leaderElect,
 		LeaderElectionID:              "hyperconverged-cluster-operator-lock",
 		LeaderElectionNamespace:       orDefault(c.leaderElectionNamespace, c.env.Namespace),
