@@ -101,6 +101,13 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *Me
 	if err != nil {
 		return nil, err
 	}
+	// Prune and uninstall list every operand kind: say so at start-up, not
+	// on every reconcile, when the scheme cannot.
+	for _, k := range kinds {
+		if _, err := mgr.GetScheme().New(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List")); err != nil {
+			return nil, fmt.Errorf("hco: operand kind %s has no %sList in the scheme; register its types (with their List) in the manager's scheme: %w", k.gvk, k.gvk.Kind, err)
+		}
+	}
 	return &Reconciler{
 		client:          mgr.GetClient(),
 		reader:          mgr.GetAPIReader(),
