@@ -83,6 +83,7 @@ type Reconciler struct {
 	applier  *applier
 	kinds    []*operandKind
 	status   statusMemo
+	deleted  uidSet
 	now      func() time.Time
 
 	// DeletionTimeout is how long an uninstall may wait for operand objects
@@ -148,6 +149,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	logger := log.FromContext(ctx)
 	hc := &v1beta1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
+		if apierrors.IsNotFound(err) && req.NamespacedName == r.singleton() {
+			return r.sweepOrphans(ctx)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if req.NamespacedName != r.singleton() {
@@ -155,16 +159,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	if !hc.DeletionTimestamp.IsZero() {
 		return r.uninstall(ctx, hc)
-	}
-	if !controllerutil.ContainsFinalizer(hc, FinalizerName) {
-		// A patch, not an update: an update would write back the whole
-		// object as this Go type knows it, dropping what it does not (an
-		// unknown feature gate kept by the CRD).
-		orig := hc.DeepCopy()
-		controllerutil.AddFinalizer(hc, FinalizerName)
-		if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return reconcile.Result{}, fmt.Errorf("add finalizer to HyperConverged %s: %w", req.NamespacedName, err)
-		}
 	}
 
 	upgrading := r.upgrading(hc)
@@ -175,12 +169,25 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 
+	// The finalizer goes out alongside the operand writes, not before them:
+	// a write in a row less on the way to convergence. A HyperConverged
+	// deleted before it lands leaves operand objects without an owner for a
+	// moment; sweepOrphans removes them once the HyperConverged is gone.
+	finalized := r.addFinalizer(ctx, hc)
+
 	a := Assessment{Generation: hc.Generation, Upgrading: upgrading, ObservedVersions: map[string]string{}}
 	var related []corev1.ObjectReference
 	desiredKeys := map[objectKey]bool{}
 	var problems []string
 	ops := r.registry.Operands()
 	outcomes := r.reconcileOperands(ctx, hc, ops)
+	if err := finalized(); err != nil {
+		if apierrors.IsNotFound(err) {
+			// Deleted meanwhile: its deletion event brings the sweep.
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
 	for i, op := range ops {
 		status, refs, keys, err := outcomes[i].status, outcomes[i].refs, outcomes[i].keys, outcomes[i].err
 		var invalid *invalidConfig
@@ -225,6 +232,32 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	r.recordUnsafe(hc)
 	return reconcile.Result{}, r.writeStatus(ctx, hc, a, related)
+}
+
+// addFinalizer starts storing the finalizer on hc, if it lacks it, and
+// returns a function that waits for the write and, once it succeeded, brings
+// hc up to date with it. hc must not be changed until then.
+func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverged) func() error {
+	if controllerutil.ContainsFinalizer(hc, FinalizerName) {
+		return func() error { return nil }
+	}
+	// A patch, not an update: an update would write back the whole object
+	// as this Go type knows it, dropping what it does not (an unknown
+	// feature gate kept by the CRD). The optimistic lock keeps a finalizer
+	// another controller added meanwhile.
+	next := hc.DeepCopy()
+	controllerutil.AddFinalizer(next, FinalizerName)
+	done := make(chan error, 1)
+	go func() {
+		done <- r.client.Patch(ctx, next, client.MergeFromWithOptions(hc, client.MergeFromWithOptimisticLock{}))
+	}()
+	return func() error {
+		if err := <-done; err != nil {
+			return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
+		}
+		hc.Finalizers, hc.ResourceVersion = next.Finalizers, next.ResourceVersion
+		return nil
+	}
 }
 
 // operandOutcome is what reconciling one operand found.

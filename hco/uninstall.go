@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
@@ -25,11 +27,29 @@ const uninstallPoll = 2 * time.Second
 // uninstall deletes the operand objects group by group (see DeletionOrderer),
 // waits until each group is gone, then drops the finalizer. Cluster-scoped
 // operands cannot carry an owner reference to the namespaced HyperConverged,
-// so this does not rely on garbage collection.
+// so this does not rely on garbage collection. It runs also when the
+// finalizer is missing (the HyperConverged was deleted before it was
+// stored, and another controller's finalizer holds it): what was created
+// meanwhile goes all the same.
 func (r *Reconciler) uninstall(ctx context.Context, hc *v1beta1.HyperConverged) (reconcile.Result, error) {
-	if !controllerutil.ContainsFinalizer(hc, FinalizerName) {
-		return reconcile.Result{}, nil
+	remaining, err := r.deleteOperands(ctx, hc, "the HyperConverged is being deleted")
+	if err != nil {
+		return reconcile.Result{}, err
 	}
+	if len(remaining) > 0 {
+		return reconcile.Result{RequeueAfter: uninstallPoll}, r.reportUninstall(ctx, hc, remaining)
+	}
+	if err := r.removeFinalizer(ctx, hc); err != nil {
+		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
+	}
+	return reconcile.Result{}, nil
+}
+
+// deleteOperands deletes the managed operand objects of hc group by group
+// (see DeletionOrderer), listing past the cache, and returns the objects of
+// the first group that is not gone yet (nil once all are). Each deletion is
+// an Event on hc.
+func (r *Reconciler) deleteOperands(ctx context.Context, hc *v1beta1.HyperConverged, why string) ([]client.Object, error) {
 	for _, group := range r.deletionGroups() {
 		var remaining []client.Object
 		for _, op := range group {
@@ -42,7 +62,7 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *v1beta1.HyperConverged) 
 				// must not be missed, or it would outlive the finalizer.
 				items, err := r.listManagedFrom(ctx, r.reader, k, hc)
 				if err != nil {
-					return reconcile.Result{}, err
+					return nil, err
 				}
 				for _, obj := range items {
 					remaining = append(remaining, obj)
@@ -50,21 +70,99 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *v1beta1.HyperConverged) 
 						continue
 					}
 					if err := r.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
-						return reconcile.Result{}, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
+						return nil, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
 					}
+					r.deleted.add(obj.GetUID())
 					r.applier.forget(k.gvk, client.ObjectKeyFromObject(obj))
-					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: the HyperConverged is being deleted", k.gvk.Kind, obj.GetName())
+					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", k.gvk.Kind, obj.GetName(), why)
 				}
 			}
 		}
 		if len(remaining) > 0 {
-			return reconcile.Result{RequeueAfter: uninstallPoll}, r.reportUninstall(ctx, hc, remaining)
+			return remaining, nil
 		}
 	}
-	if err := r.removeFinalizer(ctx, hc); err != nil {
-		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
+	return nil, nil
+}
+
+// sweepOrphans runs when the HyperConverged does not exist. Operand objects
+// it managed are then orphans: created in the moment before its finalizer
+// was stored, by a reconcile that raced its deletion (or was killed in it).
+// They are deleted as an uninstall would, and the Events name the
+// HyperConverged that is gone. The cache is asked first, so that
+// with nothing to sweep (the usual case) this costs no request; the
+// HyperConverged's absence is confirmed past the cache before anything goes.
+func (r *Reconciler) sweepOrphans(ctx context.Context) (reconcile.Result, error) {
+	key := r.singleton()
+	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
+	found := false
+	var seen []types.UID
+	for _, k := range r.kinds {
+		items, err := r.listManaged(ctx, k, hc)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		for _, obj := range items {
+			seen = append(seen, obj.GetUID())
+			// What an uninstall deleted may linger in the cache for a
+			// moment after it is gone; it is not an orphan.
+			if obj.GetDeletionTimestamp().IsZero() && !r.deleted.has(obj.GetUID()) {
+				found = true
+			}
+		}
 	}
-	return reconcile.Result{}, nil
+	r.deleted.keepOnly(seen)
+	if !found {
+		return reconcile.Result{}, nil
+	}
+	err := r.reader.Get(ctx, key, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: v1beta1.GroupVersion.String(), Kind: "HyperConverged"}})
+	switch {
+	case err == nil:
+		// The cache is behind: the HyperConverged's own event follows.
+		return reconcile.Result{}, nil
+	case !apierrors.IsNotFound(err):
+		return reconcile.Result{}, err
+	}
+	log.FromContext(ctx).Info("deleting operand objects left without a HyperConverged")
+	remaining, err := r.deleteOperands(ctx, hc, "its HyperConverged no longer exists")
+	if err != nil || len(remaining) == 0 {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: uninstallPoll}, nil
+}
+
+// uidSet is the UIDs of the objects this reconciler deleted, until the cache
+// no longer shows them.
+type uidSet struct {
+	mu   sync.Mutex
+	uids map[types.UID]struct{}
+}
+
+func (s *uidSet) add(uid types.UID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.uids == nil {
+		s.uids = map[types.UID]struct{}{}
+	}
+	s.uids[uid] = struct{}{}
+}
+
+func (s *uidSet) has(uid types.UID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.uids[uid]
+	return ok
+}
+
+// keepOnly forgets every UID not in live.
+func (s *uidSet) keepOnly(live []types.UID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for uid := range s.uids {
+		if !slices.Contains(live, uid) {
+			delete(s.uids, uid)
+		}
+	}
 }
 
 // removeFinalizer removes only our finalizer, by position, guarded by a JSON

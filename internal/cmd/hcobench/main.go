@@ -238,6 +238,16 @@ func firstBy(events []auditEvent, user string, after time.Time, verb, resource s
 	return auditEvent{}, false
 }
 
+// firstAfter returns the user's first request received after t.
+func firstAfter(events []auditEvent, user string, after time.Time) (auditEvent, bool) {
+	for _, e := range events {
+		if e.User.Username == user && !e.Received.Before(after) && e.Verb != "watch" {
+			return e, true
+		}
+	}
+	return auditEvent{}, false
+}
+
 func median(ds []time.Duration) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -348,7 +358,7 @@ func liveBenchmarks(o options) ([]row, error) {
 	rssIdle := rssOf(pid)
 
 	var rows []row
-	var convergence, convergenceShare []time.Duration
+	var convergence, convergenceStored, convergenceShare []time.Duration
 	var startupToSteady int
 	var startupSummary string
 	var allConflicts int
@@ -358,9 +368,8 @@ func liveBenchmarks(o options) ([]row, error) {
 		if err := c.Create(ctx, hc); err != nil {
 			return nil, err
 		}
-		if err := waitOperands(ctx, c); err != nil {
-			return nil, err
-		}
+		// Waiting reads the audit log, not the apiserver: polling it would
+		// load the apiserver while the operator is being measured.
 		if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
 			return nil, err
 		}
@@ -383,7 +392,8 @@ func liveBenchmarks(o options) ([]row, error) {
 			}
 		}
 		convergence = append(convergence, last.Sub(created.Received))
-		if first, ok := firstBy(events, operatorUser, created.Received, "patch", "hyperconvergeds"); ok {
+		convergenceStored = append(convergenceStored, last.Sub(created.Done))
+		if first, ok := firstAfter(events, operatorUser, created.Received); ok {
 			convergenceShare = append(convergenceShare, first.Received.Sub(created.Done))
 		}
 		allConflicts += conflicts(between(events, start, time.Now()))
@@ -399,7 +409,8 @@ func liveBenchmarks(o options) ([]row, error) {
 		}
 	}
 	rows = append(rows,
-		row{"live", "HyperConverged create → all operand CRs exist (median)", ms(median(convergence)), "34 ms / ≤ 15 ms"},
+		row{"live", "HyperConverged create received → all operand CRs exist (median)", ms(median(convergence)), "34 ms / ≤ 15 ms"},
+		row{"live", "HyperConverged stored → all operand CRs exist (median)", ms(median(convergenceStored)), ""},
 		row{"live", "  of which: HyperConverged stored → the operator's first request", ms(median(convergenceShare)), ""},
 		row{"live", "operator start → steady state, requests in all", fmt.Sprintf("%d (%s)", startupToSteady, startupSummary), "43 + 38 / ≤ 20"},
 		row{"live", "409 conflicts during all create runs", strconv.Itoa(allConflicts), "1 / 0"},
@@ -427,12 +438,12 @@ func liveBenchmarks(o options) ([]row, error) {
 		},
 		triggerVerb: "update", triggerResource: "hyperconvergeds",
 		responseVerb: "update", responseResource: "kubevirts",
-		fromReceived: true,
 	})
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{"live", "one spec change → KubeVirt reflects it (median)", ms(median(change.total)), "17 ms / ≤ 8 ms"},
+	rows = append(rows, row{"live", "one spec change received → KubeVirt reflects it (median)", ms(median(change.fromReceived)), "17 ms / ≤ 8 ms"},
+		row{"live", "one spec change stored → KubeVirt reflects it (median)", ms(median(change.fromStored)), ""},
 		row{"live", "  of which: HyperConverged stored → the operator's KubeVirt update", ms(median(change.share)), ""},
 		row{"live", "one spec change, operator requests", change.lastRequests, "1 update, 1 event, 1 status, 6 GETs / updates + ≤1 status + events, 0 GETs"})
 
@@ -450,7 +461,8 @@ func liveBenchmarks(o options) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{"live", "out-of-band KubeVirt edit → reverted (median)", ms(median(revert.total)), "18 ms / ≤ 8 ms"},
+	rows = append(rows, row{"live", "out-of-band KubeVirt edit received → reverted (median)", ms(median(revert.fromReceived)), ""},
+		row{"live", "out-of-band KubeVirt edit stored → reverted (median)", ms(median(revert.fromStored)), "18 ms / ≤ 8 ms"},
 		row{"live", "  of which: edit stored → the operator's update", ms(median(revert.share)), ""})
 
 	recreate, err := measureReaction(cluster.AuditLog, o.runs, reaction{
@@ -464,7 +476,7 @@ func liveBenchmarks(o options) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median)", ms(median(recreate.total)), "6 ms / ≤ 6 ms"},
+	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median)", ms(median(recreate.fromStored)), "6 ms / ≤ 6 ms"},
 		row{"live", "  of which: DELETE done → the operator's create", ms(median(recreate.share)), ""})
 
 	rows = append(rows,
@@ -489,16 +501,14 @@ type reaction struct {
 	trigger                        func(run int) error
 	triggerVerb, triggerResource   string
 	responseVerb, responseResource string
-	// fromReceived measures from the trigger's receipt; otherwise from its
-	// completion (as for a DELETED event).
-	fromReceived bool
 }
 
 // measured is what measureReaction found.
 type measured struct {
-	// total runs from the trigger to the operator's write completing; share
-	// from the trigger stored to the operator's write received.
-	total, share []time.Duration
+	// fromReceived and fromStored run from the trigger received, or
+	// stored, to the operator's write completing; share from the trigger
+	// stored to the operator's write received.
+	fromReceived, fromStored, share []time.Duration
 	// lastRequests summarises the operator's requests around the last run.
 	lastRequests string
 }
@@ -523,11 +533,8 @@ func measureReaction(auditLog string, runs int, r reaction) (measured, error) {
 		if !ok1 || !ok2 {
 			return m, fmt.Errorf("%s: %s %s or %s %s missing from the audit log", r.what, r.triggerVerb, r.triggerResource, r.responseVerb, r.responseResource)
 		}
-		from := trig.Done
-		if r.fromReceived {
-			from = trig.Received
-		}
-		m.total = append(m.total, resp.Done.Sub(from))
+		m.fromReceived = append(m.fromReceived, resp.Done.Sub(trig.Received))
+		m.fromStored = append(m.fromStored, resp.Done.Sub(trig.Done))
 		m.share = append(m.share, resp.Received.Sub(trig.Done))
 		m.lastRequests = summarize(between(events, t0.Add(-time.Second), time.Now()))
 	}
@@ -555,24 +562,6 @@ func waitQuiet(auditLog string, since time.Time, quiet, limit time.Duration) err
 		}
 	}
 	return fmt.Errorf("the operator did not settle within %s", limit)
-}
-
-func waitOperands(ctx context.Context, c client.Client) error {
-	deadline := time.Now().Add(30 * time.Second)
-	objs := []client.Object{&kvv1.KubeVirt{}, &cdiv1beta1.CDI{}, &cnaov1.NetworkAddonsConfig{}, &sspv1beta3.SSP{}}
-	keys := []client.ObjectKey{{Namespace: v1beta1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}, {Name: "cdi-kubevirt-hyperconverged"}, {Name: "cluster"}, {Namespace: v1beta1.DefaultNamespace, Name: "ssp-kubevirt-hyperconverged"}}
-	for i := range objs {
-		for {
-			if err := c.Get(ctx, keys[i], objs[i]); err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("operand %s not created", keys[i])
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	return nil
 }
 
 func deleteAndWait(ctx context.Context, c client.Client, hc *v1beta1.HyperConverged) error {

@@ -4,29 +4,33 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 )
 
 // killSwitch plays a process kill: from the moment it trips, no request
 // leaves the operator. It trips as the first operand CR create is sent,
-// which goes through. It notes whether, by then, a write of the
-// HyperConverged (the finalizer) had succeeded.
+// which goes through. With holdFinalizer, the operator's writes of the
+// HyperConverged itself (its finalizer) fail before that, as if the kill
+// had come before the finalizer was stored.
 type killSwitch struct {
-	mu              sync.Mutex
-	killed          bool
-	created         string
-	finalizerBefore bool
-	hcWritten       bool
-	tripped         chan struct{}
+	holdFinalizer bool
+
+	mu      sync.Mutex
+	killed  bool
+	created string
+	tripped chan struct{}
 }
 
 // isHCWrite reports whether req writes the HyperConverged itself, not its status.
@@ -38,26 +42,43 @@ func isHCWrite(req *http.Request) bool {
 func (s *killSwitch) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		s.mu.Lock()
-		if s.killed {
+		if s.killed || (s.holdFinalizer && isHCWrite(req)) {
 			s.mu.Unlock()
 			return nil, errors.New("operator process killed")
 		}
 		trip := isOperandCreate(req)
 		if trip {
-			s.killed, s.created, s.finalizerBefore = true, req.URL.Path, s.hcWritten
+			s.killed, s.created = true, req.URL.Path
 		}
 		s.mu.Unlock()
 		resp, err := rt.RoundTrip(req)
 		if trip {
 			close(s.tripped)
 		}
-		if err == nil && isHCWrite(req) && resp.StatusCode < 300 {
-			s.mu.Lock()
-			s.hcWritten = true
-			s.mu.Unlock()
-		}
 		return resp, err
 	})
+}
+
+// killAfterFirstCreate starts an operator, creates the HyperConverged and
+// stops the operator as its first operand CR create completes. It returns
+// the operand CR that create made.
+func killAfterFirstCreate(t *testing.T, kill *killSwitch) client.Object {
+	t.Helper()
+	kill.tripped = make(chan struct{})
+	first := startOperator(t, operatorOptions{wrap: kill.wrap})
+	createHC(t, fullHC)
+	select {
+	case <-kill.tripped:
+	case <-time.After(wait):
+		t.Fatal("the first operator created no operand CR")
+	}
+	first.stop()
+	if n := len(first.requests.matching(func(r request) bool { return r.code != 0 && isOperandCreatePath(r) })); n != 1 {
+		t.Fatalf("killed after one create, yet %d went through: %v", n, first.requests.writes())
+	}
+	early := operandAt(kill.created)
+	mustOK(t, k.Get(context.Background(), client.ObjectKeyFromObject(early), early))
+	return early
 }
 
 // The operator is killed right after its first operand CR create; a fresh
@@ -67,47 +88,24 @@ func (s *killSwitch) wrap(rt http.RoundTripper) http.RoundTripper {
 func TestOperatorKilledMidConvergence(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
-	kill := &killSwitch{tripped: make(chan struct{})}
-	first := startOperator(t, operatorOptions{wrap: kill.wrap})
-	createHC(t, fullHC)
-	select {
-	case <-kill.tripped:
-	case <-time.After(wait):
-		t.Fatal("the first operator created no operand CR")
-	}
-	first.stop()
-
-	// What the killed operator left: the finalizer, one operand CR, no
-	// status. The finalizer must be stored before any operand CR is
-	// created: a HyperConverged deleted after a kill between the two would
-	// go at once, and its operand CRs, most of them cluster-scoped, would be
-	// orphaned for good.
-	if !kill.finalizerBefore {
-		t.Error("the first operator created an operand CR before the HyperConverged's finalizer was stored")
-	}
-	hc := getHC(t)
-	if len(hc.Finalizers) == 0 {
-		t.Fatal("killed after its first operand CR create, the first operator left the HyperConverged without the finalizer")
-	}
-	if c := condition(hc, v1beta1.ConditionReconcileComplete); c != nil {
+	kill := &killSwitch{}
+	early := killAfterFirstCreate(t, kill)
+	if c := condition(getHC(t), v1beta1.ConditionReconcileComplete); c != nil {
 		t.Fatalf("killed before its first status write, yet %+v", c)
 	}
-	left := takeSnapshot(t)
-	if len(left) != 1 {
+	if left := takeSnapshot(t); len(left) != 1 {
 		t.Fatalf("killed after one create, yet %d operand CRs: %v", len(left), left)
-	}
-	early := operandAt(kill.created)
-	mustOK(t, k.Get(ctx, client.ObjectKeyFromObject(early), early))
-	if len(first.requests.matching(func(r request) bool { return r.code != 0 && isOperandCreatePath(r) })) != 1 {
-		t.Fatalf("the first operator's requests: %v", first.requests.writes())
 	}
 
 	second := startOperator(t, operatorOptions{})
 	deleteHCAtEnd(t)
 	testenv.Eventually(t, "the second operator converges", func() error { return converged(ctx, 300) })
-	hc = waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
+	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
 	if hc.Status.SystemHealthStatus != v1beta1.SystemHealthWarning {
 		t.Errorf("systemHealthStatus %q: the operands have not reported, so it is a warning", hc.Status.SystemHealthStatus)
+	}
+	if !slices.Contains(hc.Finalizers, hco.FinalizerName) {
+		t.Errorf("converged without the finalizer: %v", hc.Finalizers)
 	}
 
 	again := operandAt(kill.created)
@@ -123,6 +121,36 @@ func TestOperatorKilledMidConvergence(t *testing.T) {
 		if r.path == kill.created || r.code != http.StatusCreated {
 			t.Errorf("create %v: the CR existed already or the create failed", r)
 		}
+	}
+}
+
+// The finalizer goes out alongside the operand creates, so a kill can leave
+// an operand CR and a HyperConverged without the finalizer. Deleted while no
+// operator runs, that HyperConverged goes at once; the next operator finds
+// the CR without a HyperConverged and removes it: nothing is orphaned.
+func TestHyperConvergedDeletedBeforeItsFinalizer(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	kill := &killSwitch{holdFinalizer: true}
+	early := killAfterFirstCreate(t, kill)
+	hc := getHC(t)
+	if len(hc.Finalizers) != 0 {
+		t.Fatalf("the finalizer write was held, yet %v", hc.Finalizers)
+	}
+	mustOK(t, k.Delete(ctx, hc))
+	if err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc); !apierrors.IsNotFound(err) {
+		t.Fatalf("without a finalizer the HyperConverged should be gone at once: %v", err)
+	}
+	mustOK(t, k.Get(ctx, client.ObjectKeyFromObject(early), early))
+
+	second := startOperator(t, operatorOptions{})
+	testenv.Eventually(t, "the orphaned operand CR is deleted", func() error { return goneWithOperands(ctx) })
+	deletes := second.requests.matching(func(r request) bool { return r.verb == http.MethodDelete })
+	if len(deletes) != 1 || deletes[0].path != kill.created+"/"+early.GetName() {
+		t.Errorf("the second operator should delete the one orphan, once: %v", deletes)
+	}
+	if creates := second.requests.matching(isOperandCreatePath); len(creates) != 0 {
+		t.Errorf("no HyperConverged, yet the second operator created %v", creates)
 	}
 }
 
