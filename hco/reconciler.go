@@ -169,19 +169,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 
-	// The finalizer goes out alongside the operand writes, not before them:
-	// a write in a row less on the way to convergence. A HyperConverged
-	// deleted before it lands leaves operand objects without an owner for a
-	// moment; sweepOrphans removes them once the HyperConverged is gone.
-	finalized := r.addFinalizer(ctx, hc)
-
 	a := Assessment{Generation: hc.Generation, Upgrading: upgrading, ObservedVersions: map[string]string{}}
 	var related []corev1.ObjectReference
 	desiredKeys := map[objectKey]bool{}
 	var problems []string
 	ops := r.registry.Operands()
 	outcomes := r.reconcileOperands(ctx, hc, ops)
-	if err := finalized(); err != nil {
+	// The finalizer is stored after the operand writes, not before them,
+	// out of their way: convergence waits for one write less, and the
+	// creates share the API server with one request less. A HyperConverged
+	// deleted before it lands leaves operand objects without an owner for a
+	// moment; sweepOrphans removes them once the HyperConverged is gone.
+	if err := r.addFinalizer(ctx, hc); err != nil {
 		if apierrors.IsNotFound(err) {
 			// Deleted meanwhile: its deletion event brings the sweep.
 			return reconcile.Result{}, nil
@@ -234,30 +233,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{}, r.writeStatus(ctx, hc, a, related)
 }
 
-// addFinalizer starts storing the finalizer on hc, if it lacks it, and
-// returns a function that waits for the write and, once it succeeded, brings
-// hc up to date with it. hc must not be changed until then.
-func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverged) func() error {
+// addFinalizer stores the finalizer on hc if it lacks it.
+func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverged) error {
 	if controllerutil.ContainsFinalizer(hc, FinalizerName) {
-		return func() error { return nil }
+		return nil
 	}
 	// A patch, not an update: an update would write back the whole object
 	// as this Go type knows it, dropping what it does not (an unknown
 	// feature gate kept by the CRD). The optimistic lock keeps a finalizer
 	// another controller added meanwhile.
-	next := hc.DeepCopy()
-	controllerutil.AddFinalizer(next, FinalizerName)
-	done := make(chan error, 1)
-	go func() {
-		done <- r.client.Patch(ctx, next, client.MergeFromWithOptions(hc, client.MergeFromWithOptimisticLock{}))
-	}()
-	return func() error {
-		if err := <-done; err != nil {
-			return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
-		}
-		hc.Finalizers, hc.ResourceVersion = next.Finalizers, next.ResourceVersion
-		return nil
+	orig := hc.DeepCopy()
+	controllerutil.AddFinalizer(hc, FinalizerName)
+	if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
 	}
+	return nil
 }
 
 // operandOutcome is what reconciling one operand found.

@@ -124,7 +124,7 @@ func TestOperatorKilledMidConvergence(t *testing.T) {
 	}
 }
 
-// The finalizer goes out alongside the operand creates, so a kill can leave
+// The finalizer is stored after the operand creates, so a kill can leave
 // an operand CR and a HyperConverged without the finalizer. Deleted while no
 // operator runs, that HyperConverged goes at once; the next operator finds
 // the CR without a HyperConverged and removes it: nothing is orphaned.
