@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -163,9 +165,17 @@ func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) 
 }
 
 // content is the JSON of an object without apiVersion, kind, metadata and
-// status: what the operator owns. encoding/json sorts map keys, so equal
-// content gives equal bytes.
+// status: what the operator owns. Equal content gives equal bytes: a typed
+// object's fields are encoded in the order of its Go type (the same on both
+// sides of a comparison) and encoding/json sorts map keys.
 func content(obj client.Object) ([]byte, error) {
+	if fields, ok := ownedFields(obj); ok {
+		owned := make(map[string]any, len(fields))
+		for _, f := range fields {
+			owned[f.name] = f.value.Interface()
+		}
+		return json.Marshal(owned)
+	}
 	u, err := toMap(obj)
 	if err != nil {
 		return nil, err
@@ -176,9 +186,71 @@ func content(obj client.Object) ([]byte, error) {
 	return json.Marshal(u)
 }
 
+// ownedField is a top-level field of a typed object that the operator owns.
+type ownedField struct {
+	name  string
+	index int
+	value reflect.Value
+}
+
+var typeMetaType = reflect.TypeFor[metav1.TypeMeta]()
+
+// ownedFields returns the top-level fields of a typed object other than its
+// TypeMeta, metadata and status, without a round trip through a map (a
+// tenth of the cost for a KubeVirt CR). It reports false for what it cannot
+// read that way (Unstructured, or an inline field other than TypeMeta).
+func ownedFields(obj client.Object) ([]ownedField, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	v = v.Elem()
+	t := v.Type()
+	var out []ownedField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-", name == "metadata", name == "status":
+			continue
+		case f.Anonymous && f.Type == typeMetaType:
+			continue
+		case name == "":
+			// Inline, or named by its Go name: not worth reading here.
+			return nil, false
+		}
+		out = append(out, ownedField{name: name, index: i, value: v.Field(i)})
+	}
+	return out, true
+}
+
 // merged returns observed with desired's content and desired's labels and
 // annotations laid over observed's (others' labels and annotations stay).
 func merged(observed, desired client.Object) (client.Object, error) {
+	var out client.Object
+	if fields, ok := ownedFields(desired); ok && reflect.TypeOf(observed) == reflect.TypeOf(desired) {
+		out = observed.DeepCopyObject().(client.Object)
+		from := reflect.ValueOf(desired.DeepCopyObject()).Elem()
+		to := reflect.ValueOf(out).Elem()
+		for _, f := range fields {
+			to.Field(f.index).Set(from.Field(f.index))
+		}
+	} else {
+		var err error
+		if out, err = mergedMaps(observed, desired); err != nil {
+			return nil, err
+		}
+	}
+	out.SetLabels(overlay(observed.GetLabels(), desired.GetLabels()))
+	out.SetAnnotations(overlay(observed.GetAnnotations(), desired.GetAnnotations()))
+	return out, nil
+}
+
+// mergedMaps is merged for objects ownedFields cannot read.
+func mergedMaps(observed, desired client.Object) (client.Object, error) {
 	o, err := toMap(observed)
 	if err != nil {
 		return nil, err
@@ -205,8 +277,6 @@ func merged(observed, desired client.Object) (client.Object, error) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o, out); err != nil {
 		return nil, err
 	}
-	out.SetLabels(overlay(observed.GetLabels(), desired.GetLabels()))
-	out.SetAnnotations(overlay(observed.GetAnnotations(), desired.GetAnnotations()))
 	return out, nil
 }
 

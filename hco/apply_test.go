@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func TestContentLeavesOutMetadataAndStatus(t *testing.T) {
@@ -92,4 +93,41 @@ func TestVersionsWaitOnlyForReportingOperands(t *testing.T) {
 
 	_, done = r.versions(hc, Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}, ProblemReason: ReasonInvalidConfiguration})
 	assert.False(t, done, "no version is recorded while the configuration is invalid")
+}
+
+// inlineSpec has an inline field besides TypeMeta, which ownedFields does
+// not read: content and merged take the map path for it.
+type inlineSpec struct {
+	metav1.TypeMeta    `json:",inline"`
+	metav1.ObjectMeta  `json:"metadata,omitempty"`
+	corev1.ServiceSpec `json:",inline"`
+}
+
+func (in *inlineSpec) DeepCopyObject() runtime.Object {
+	out := *in
+	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	in.ServiceSpec.DeepCopyInto(&out.ServiceSpec)
+	return &out
+}
+
+func TestOwnedFieldsReadsTypedObjectsAndDeclinesTheRest(t *testing.T) {
+	fields, ok := ownedFields(&corev1.Service{})
+	require.True(t, ok)
+	require.Len(t, fields, 1)
+	assert.Equal(t, "spec", fields[0].name)
+
+	_, ok = ownedFields(&unstructured.Unstructured{})
+	assert.False(t, ok, "Unstructured has no fields to read")
+	_, ok = ownedFields(&inlineSpec{})
+	assert.False(t, ok, "an inline field other than TypeMeta")
+
+	a := &inlineSpec{ObjectMeta: metav1.ObjectMeta{Name: "a"}, ServiceSpec: corev1.ServiceSpec{ClusterIP: "10.0.0.1"}}
+	b := &inlineSpec{ObjectMeta: metav1.ObjectMeta{Name: "b"}, ServiceSpec: corev1.ServiceSpec{ClusterIP: "10.0.0.2"}}
+	ca, err := content(a)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"clusterIP":"10.0.0.1"}`, string(ca), "the map path leaves out metadata and keeps inline fields")
+	m, err := merged(a, b)
+	require.NoError(t, err)
+	assert.Equal(t, "10.0.0.2", m.(*inlineSpec).ClusterIP)
+	assert.Equal(t, "a", m.GetName())
 }
