@@ -3,6 +3,7 @@ package reliability
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
@@ -157,4 +159,47 @@ func TestHyperConvergedDeletedBeforeItsFinalizer(t *testing.T) {
 // isOperandCreatePath reports whether a logged request created an operand CR.
 func isOperandCreatePath(r request) bool {
 	return r.verb == http.MethodPost && operandAt(r.path) != nil
+}
+
+// A HyperConverged deleted before the operator could store its finalizer,
+// but held by another controller's finalizer, is uninstalled all the same:
+// the operand CRs go while it is terminating, and the other finalizer is
+// left to its owner.
+func TestUninstallWithoutTheFinalizer(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	const other = "test.hcokit.io/hold"
+	holdHCWrites := func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			if isHCWrite(req) {
+				return nil, errors.New("HyperConverged writes held by the test")
+			}
+			return rt.RoundTrip(req)
+		})
+	}
+	startOperator(t, operatorOptions{wrap: holdHCWrites})
+	createHC(t, func(hc *v1beta1.HyperConverged) {
+		fullHC(hc)
+		hc.Finalizers = []string{other}
+	})
+	testenv.Eventually(t, "the operand CRs exist", func() error { return oneOfEachKind(ctx) })
+	hc := getHC(t)
+	if slices.Contains(hc.Finalizers, hco.FinalizerName) {
+		t.Fatalf("the finalizer write was held, yet %v", hc.Finalizers)
+	}
+
+	mustOK(t, k.Delete(ctx, hc))
+	testenv.Eventually(t, "the operand CRs are deleted", func() error {
+		for _, obj := range operandObjects() {
+			if err := k.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%T %s still there: %v", obj, obj.GetName(), err)
+			}
+		}
+		return nil
+	})
+	hc = getHC(t)
+	if !slices.Equal(hc.Finalizers, []string{other}) {
+		t.Errorf("finalizers %v: the other controller's must stay", hc.Finalizers)
+	}
+	mustOK(t, k.Patch(ctx, hc, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))))
 }
