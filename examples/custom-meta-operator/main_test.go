@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"go.uber.org/zap/zapcore"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -145,16 +145,28 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	testenv.Eventually(t, "the CLI-download Service", func() error {
 		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, &corev1.Service{})
 	})
-	// A change to the HyperConverged triggers a reconcile; the Deployment must not be rewritten.
+	// A change to the HyperConverged that is not about CLI download triggers
+	// a reconcile; the Deployment must not be rewritten. The reconcile has
+	// applied every operand once status.observedGeneration reaches the new
+	// generation (status is written last).
 	got := &v1beta1.HyperConverged{}
 	if err := k.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
 		t.Fatal(err)
 	}
-	got.Annotations = map[string]string{"touched": "yes"}
+	got.Spec.LiveMigrationConfig.ProgressTimeout = ptr.To[int64](200)
 	if err := k.Update(ctx, got); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	testenv.Eventually(t, "the change reconciled", func() error {
+		now := &v1beta1.HyperConverged{}
+		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), now); err != nil {
+			return err
+		}
+		if now.Status.ObservedGeneration != got.Generation {
+			return fmt.Errorf("observedGeneration %d, generation %d", now.Status.ObservedGeneration, got.Generation)
+		}
+		return nil
+	})
 	again := &appsv1.Deployment{}
 	if err := k.Get(ctx, client.ObjectKeyFromObject(deploy), again); err != nil {
 		t.Fatal(err)

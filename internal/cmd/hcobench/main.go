@@ -72,7 +72,7 @@ func run() error {
 	log.SetLogger(logr.Discard())
 	o := options{}
 	flag.StringVar(&o.operator, "operator", "bin/hco-operator", "Path of the hco-operator binary to measure.")
-	flag.IntVar(&o.runs, "runs", 5, "Repetitions of each latency measurement (the median is reported).")
+	flag.IntVar(&o.runs, "runs", 15, "Repetitions of each latency measurement (the median is reported).")
 	flag.DurationVar(&o.idle, "idle", 30*time.Second, "Idle window in which requests are counted.")
 	flag.DurationVar(&o.warmup, "warmup", 3*time.Second, "How long the control plane runs, its CR kinds touched, before the operator starts.")
 	flag.BoolVar(&o.noise, "noise", true, "Create unrelated ConfigMaps, Secrets and VirtualMachines and measure RSS growth.")
