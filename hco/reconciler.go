@@ -175,6 +175,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	var problems []string
 	ops := r.registry.Operands()
 	outcomes := r.reconcileOperands(ctx, hc, ops)
+	// Events after all the writes, so that they do not compete with the
+	// last of them at the API server.
+	for _, o := range outcomes {
+		for _, w := range o.writes {
+			r.announce(hc, w.kind, w.obj, w.result)
+		}
+	}
 	// The finalizer is stored after the operand writes, not before them,
 	// out of their way: convergence waits for one write less, and the
 	// creates share the API server with one request less. A HyperConverged
@@ -256,6 +263,16 @@ type operandOutcome struct {
 	refs   []corev1.ObjectReference
 	keys   []objectKey
 	err    error
+	// writes are the objects created or updated, announced by Events once
+	// every operand's writes are done.
+	writes []written
+}
+
+// written is one object an operand's reconcile created or updated.
+type written struct {
+	kind   string
+	obj    client.Object
+	result ApplyResult
 }
 
 // reconcileOperands reconciles the operands concurrently: they are
@@ -278,7 +295,7 @@ func (r *Reconciler) reconcileOperands(ctx context.Context, hc *v1beta1.HyperCon
 				}
 			}()
 			var result ApplyResult
-			o.status, o.refs, o.keys, result, o.err = r.reconcileOperand(ctx, hc, op)
+			o.status, o.refs, o.keys, o.writes, result, o.err = r.reconcileOperand(ctx, hc, op)
 			r.observe(op.Name(), result, start)
 		}()
 	}
@@ -292,16 +309,17 @@ type invalidConfig struct{ err error }
 func (e *invalidConfig) Error() string { return e.err.Error() }
 
 // reconcileOperand applies one operand's desired objects and reads its status.
-func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConverged, op Operand) (ComponentStatus, []corev1.ObjectReference, []objectKey, ApplyResult, error) {
+func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConverged, op Operand) (ComponentStatus, []corev1.ObjectReference, []objectKey, []written, ApplyResult, error) {
 	desired, err := op.Desired(hc.DeepCopy(), r.env)
 	if err != nil {
 		observed := r.observeExisting(ctx, op, hc)
-		return op.Status(observed), nil, nil, "invalid", &invalidConfig{err: err}
+		return op.Status(observed), nil, nil, nil, "invalid", &invalidConfig{err: err}
 	}
 	if len(desired) == 0 {
 		// The operand wants nothing for this HyperConverged: it has no status to report.
-		return ComponentStatus{}, nil, nil, ResultUnchanged, nil
+		return ComponentStatus{}, nil, nil, nil, ResultUnchanged, nil
 	}
+	var writes []written
 	result := ResultUnchanged
 	observed := make([]client.Object, 0, len(desired))
 	refs := make([]corev1.ObjectReference, 0, len(desired))
@@ -312,20 +330,20 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConv
 			// The API server refuses what the HyperConverged asks for (a
 			// jsonpatch result its schema rejects): the admin must fix it,
 			// retrying will not.
-			return op.Status(r.observeExisting(ctx, op, hc)), nil, nil, "invalid", &invalidConfig{err: err}
+			return op.Status(r.observeExisting(ctx, op, hc)), nil, nil, writes, "invalid", &invalidConfig{err: err}
 		}
 		if err != nil {
-			return ComponentStatus{}, nil, nil, "error", err
+			return ComponentStatus{}, nil, nil, writes, "error", err
 		}
 		keys = append(keys, objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)})
 		refs = append(refs, corev1.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID()})
 		observed = append(observed, obj)
-		r.announce(hc, gvk.Kind, obj, res)
 		if res != ResultUnchanged {
+			writes = append(writes, written{kind: gvk.Kind, obj: obj, result: res})
 			result = res
 		}
 	}
-	return op.Status(observed), refs, keys, result, nil
+	return op.Status(observed), refs, keys, writes, result, nil
 }
 
 // observeExisting returns the operand's objects as they are, for status,
