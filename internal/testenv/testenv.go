@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,6 +66,7 @@ type Env struct {
 	Environment *envtest.Environment
 
 	stopHooks []func()
+	certDir   string
 }
 
 // AtStop registers f to run when Stop is called, before the control plane
@@ -127,18 +132,83 @@ func Start(opts Options) (*Env, error) {
 	// envtest somewhere other than the directory checked above.
 	te.ControlPlane.GetAPIServer().Path = apiserverPath
 	te.ControlPlane.Etcd = &envtest.Etcd{Path: etcdPath}
+	// A certificate directory of our own, which envtest keeps across a
+	// restart of the apiserver (a directory of its own it would replace,
+	// and with it the serving certificate clients trust).
+	certDir, err := os.MkdirTemp("", "hcokit-apiserver-")
+	if err != nil {
+		return nil, err
+	}
+	te.ControlPlane.GetAPIServer().CertDir = certDir
 
 	cfg, err := te.Start()
 	if err != nil {
 		_ = te.Stop()
+		_ = os.RemoveAll(certDir)
 		return nil, fmt.Errorf("starting test control plane from %s: %w", binDir, err)
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		_ = te.Stop()
+		_ = os.RemoveAll(certDir)
 		return nil, fmt.Errorf("building test client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: scheme, Environment: te}, nil
+	return &Env{Config: cfg, Client: c, Scheme: scheme, Environment: te, certDir: certDir}, nil
+}
+
+// KillAPIServer kills kube-apiserver (SIGKILL: a crash, no graceful
+// shutdown, which would wait for busy clients to go quiet); etcd, and
+// everything stored, stays. Clients get connection errors until
+// StartAPIServer.
+func (e *Env) KillAPIServer() error {
+	s := e.Environment.ControlPlane.GetAPIServer()
+	pid, err := pidWithArg(filepath.Base(s.Path), "--cert-dir="+e.certDir)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("kill kube-apiserver (pid %d): %w", pid, err)
+	}
+	// Reaped by envtest's wait: then its Stop has nothing left to do.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("kube-apiserver (pid %d) still there after SIGKILL", pid)
+		}
+	}
+	return s.Stop()
+}
+
+// pidWithArg finds the process named name whose command line has arg.
+func pidWithArg(name, arg string) (int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range entries {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(raw), "\x00")
+		if filepath.Base(args[0]) == name && slices.Contains(args, arg) {
+			return pid, nil
+		}
+	}
+	return 0, fmt.Errorf("no %s process with %s", name, arg)
+}
+
+// StartAPIServer starts kube-apiserver again after KillAPIServer, at the
+// same address, with the same serving certificate and users, so that
+// existing clients and rest.Configs reconnect; it returns once it is healthy.
+func (e *Env) StartAPIServer() error {
+	return e.Environment.ControlPlane.GetAPIServer().Start()
 }
 
 // Stop stops the control plane and removes its temporary files.
@@ -150,7 +220,11 @@ func (e *Env) Stop() error {
 		e.stopHooks[i]()
 	}
 	e.stopHooks = nil
-	if err := e.Environment.Stop(); err != nil {
+	err := e.Environment.Stop()
+	if e.certDir != "" {
+		_ = os.RemoveAll(e.certDir)
+	}
+	if err != nil {
 		return fmt.Errorf("stopping test control plane: %w", err)
 	}
 	return nil

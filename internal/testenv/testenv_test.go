@@ -111,3 +111,31 @@ func pinnedKubernetesVersion(t *testing.T) string {
 	t.Fatal("no k8s.io/kubernetes requirement in tools/controlplane/apiserver/go.mod")
 	return ""
 }
+
+// A killed and restarted apiserver keeps what etcd stored and answers the
+// clients made before, with the same address, certificate and user.
+func TestKillAndStartAPIServer(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "restart-", Namespace: "default"}}
+	if err := env.Client.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.KillAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}); err == nil {
+		t.Fatal("the apiserver answered while killed")
+	}
+	if err := env.StartAPIServer(); err != nil {
+		t.Fatal(err)
+	}
+	var got corev1.ConfigMap
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(cm), &got); err != nil {
+		t.Fatalf("after the restart: %v", err)
+	}
+	if got.UID != cm.UID {
+		t.Errorf("uid %s, was %s", got.UID, cm.UID)
+	}
+	_ = env.Client.Delete(ctx, &got)
+}

@@ -34,7 +34,9 @@ func operandAt(path string) client.Object {
 	return nil
 }
 
-// The API server goes away in the middle of the first reconcile: right after
+// The connection to the API server is cut (a proxy in front of it) in the
+// middle of the first reconcile, while the API server itself stays up for
+// the test's own client: right after
 // it has created the first operand CR, before the operator hears back, so the
 // operator does not know that create succeeded; the other creates of that
 // reconcile are cut off. While it is away the HyperConverged changes. When
@@ -117,4 +119,73 @@ func TestAPIServerOutageMidReconcile(t *testing.T) {
 		t.Errorf("the operator deleted something: %v", dels)
 	}
 	t.Logf("%d requests failed during the outage; %d requests in all", failed, op.requests.len())
+}
+
+// The kube-apiserver process is killed right after the operator's first
+// operand CR create went through (the operator never hears back) and, a
+// second later, started again: the same etcd, address, certificate and
+// users, a new process with its watch cache rebuilt. The operator, which kept
+// running and retrying, reconnects and converges: one CR of each kind, the one
+// created before the crash kept, nothing deleted, a status that references
+// the live CRs.
+func TestAPIServerRestartMidReconcile(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	var tripped atomic.Bool
+	stoppedAt := make(chan string, 1)
+	op := startOperator(t, operatorOptions{
+		wrap: func(rt http.RoundTripper) http.RoundTripper {
+			return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+				resp, err := rt.RoundTrip(req)
+				if err == nil && isOperandCreate(req) && tripped.CompareAndSwap(false, true) {
+					resp.Body.Close()
+					stoppedAt <- req.URL.Path
+					return nil, errors.New("the API server crashed")
+				}
+				return resp, err
+			})
+		},
+	})
+	createHC(t, fullHC)
+
+	var path string
+	select {
+	case path = <-stoppedAt:
+	case <-time.After(wait):
+		t.Fatal("the operator created no operand CR")
+	}
+	mustOK(t, env.KillAPIServer())
+	before := op.requests.len()
+	time.Sleep(time.Second) // the outage: the operator keeps trying
+	if failed := op.requests.matching(func(r request) bool { return r.code == 0 }); op.requests.len() == before || len(failed) == 0 {
+		t.Fatalf("the operator sent no request while the API server was down (%d failed in all)", len(failed))
+	}
+	mustOK(t, env.StartAPIServer())
+	deleteHCAtEnd(t)
+
+	blind := operandAt(path)
+	if blind == nil {
+		t.Fatalf("create of %s is not of an operand kind", path)
+	}
+	mustOK(t, k.Get(ctx, client.ObjectKeyFromObject(blind), blind))
+	blindUID := blind.GetUID()
+
+	// Watches come back with the reflectors' backoff (up to tens of
+	// seconds after an outage), hence the longer wait.
+	var err error
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(poll) {
+		if err = converged(ctx, 300); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("not converged after the restart: %v", err)
+	}
+	mustOK(t, k.Get(ctx, client.ObjectKeyFromObject(blind), blind))
+	if blind.GetUID() != blindUID {
+		t.Errorf("%T created before the crash was replaced", blind)
+	}
+	if dels := op.requests.matching(func(r request) bool { return r.verb == http.MethodDelete }); len(dels) > 0 {
+		t.Errorf("the operator deleted something: %v", dels)
+	}
 }

@@ -1,6 +1,7 @@
 // Package reliability tests that the operator survives faults and bad input
-// on a real kube-apiserver and etcd: an API server that goes away in the
-// middle of a reconcile, injected conflicts and server errors, an operator
+// on a real kube-apiserver and etcd: an API server that crashes and restarts,
+// or whose connection is cut, in the middle of a reconcile, injected
+// conflicts and server errors, an operator
 // killed mid-convergence, two managers under leader election, and every class
 // of bad HyperConverged input. Each test starts and stops its own
 // manager(s), so no two operators ever run at the same time unless the test
