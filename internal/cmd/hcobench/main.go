@@ -277,6 +277,24 @@ func (r rss) String() string {
 	return fmt.Sprintf("%.1f MiB (anon %.1f, file %.1f)", r.total, r.anon, r.file)
 }
 
+// cpuTime is the CPU time the process's threads have used so far, from
+// their schedstat (nanoseconds, unlike the 10 ms ticks of /proc/<pid>/stat).
+func cpuTime(pid int) time.Duration {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var sum time.Duration
+	for _, t := range tasks {
+		raw, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(raw)); len(f) > 0 {
+			ns, _ := strconv.ParseInt(f[0], 10, 64)
+			sum += time.Duration(ns)
+		}
+	}
+	return sum
+}
+
 func rssOf(pid int) rss {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -368,12 +386,12 @@ func liveBenchmarks(o options) ([]row, error) {
 	rssIdle := rssOf(pid)
 
 	var rows []row
-	var convergence, convergenceStored, convergenceShare []time.Duration
+	var convergence, convergenceStored, convergenceShare, convergenceCPU []time.Duration
 	var startupToSteady int
 	var startupSummary string
 	var allConflicts int
 	for i := 0; i < o.runs; i++ {
-		t0 := time.Now()
+		t0, cpu0 := time.Now(), cpuTime(pid)
 		hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: v1beta1.DefaultNamespace}}
 		if err := c.Create(ctx, hc); err != nil {
 			return nil, err
@@ -383,6 +401,7 @@ func liveBenchmarks(o options) ([]row, error) {
 		if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
 			return nil, err
 		}
+		convergenceCPU = append(convergenceCPU, cpuTime(pid)-cpu0)
 		events, err := readAudit(cluster.AuditLog)
 		if err != nil {
 			return nil, err
@@ -422,20 +441,23 @@ func liveBenchmarks(o options) ([]row, error) {
 		row{"live", "HyperConverged create received → all operand CRs exist (median; p25–p75)", spread(convergence), "34 ms / ≤ 15 ms"},
 		row{"live", "HyperConverged stored → all operand CRs exist (median; p25–p75)", spread(convergenceStored), ""},
 		row{"live", "  of which: HyperConverged stored → the operator's first request", spread(convergenceShare), ""},
+		row{"live", "  operator CPU time for it, status and events included", spread(convergenceCPU), ""},
 		row{"live", "operator start → steady state, requests in all", fmt.Sprintf("%d (%s)", startupToSteady, startupSummary), "43 + 38 / ≤ 20"},
 		row{"live", "409 conflicts during all create runs", strconv.Itoa(allConflicts), "1 / 0"},
 	)
 	rssConverged := rssOf(pid)
 
 	// Idle.
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), cpuTime(pid)
 	time.Sleep(o.idle)
+	idleCPU := cpuTime(pid) - cpu0
 	events, err := readAudit(cluster.AuditLog)
 	if err != nil {
 		return nil, err
 	}
 	idle := between(events, t0, time.Now())
-	rows = append(rows, row{"live", fmt.Sprintf("idle %s, requests (leader election %t)", o.idle, o.leaderElect), fmt.Sprintf("%d %s", len(idle), summarize(idle)), "0 / 0 (+ lease renewals)"})
+	rows = append(rows, row{"live", fmt.Sprintf("idle %s, requests (leader election %t)", o.idle, o.leaderElect), fmt.Sprintf("%d %s", len(idle), summarize(idle)), "0 / 0 (+ lease renewals)"},
+		row{"live", fmt.Sprintf("  operator CPU time in those %s", o.idle), ms(idleCPU), ""})
 
 	hcKey := client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: v1beta1.HyperConvergedName}
 	change, err := measureReaction(cluster.AuditLog, o.runs, reaction{
@@ -447,7 +469,7 @@ func liveBenchmarks(o options) ([]row, error) {
 			})
 		},
 		triggerVerb: "update", triggerResource: "hyperconvergeds",
-		responseVerb: "update", responseResource: "kubevirts",
+		responseVerb: "update", responseResource: "kubevirts", pid: pid,
 	})
 	if err != nil {
 		return nil, err
@@ -455,6 +477,7 @@ func liveBenchmarks(o options) ([]row, error) {
 	rows = append(rows, row{"live", "one spec change received → KubeVirt reflects it (median; p25–p75)", spread(change.fromReceived), "17 ms / ≤ 8 ms"},
 		row{"live", "one spec change stored → KubeVirt reflects it (median; p25–p75)", spread(change.fromStored), ""},
 		row{"live", "  of which: HyperConverged stored → the operator's KubeVirt update", spread(change.share), ""},
+		row{"live", "  operator CPU time for it", spread(change.cpu), ""},
 		row{"live", "one spec change, operator requests", change.lastRequests, "1 update, 1 event, 1 status, 6 GETs / updates + ≤1 status + events, 0 GETs"})
 
 	kvKey := client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}
@@ -466,14 +489,15 @@ func liveBenchmarks(o options) ([]row, error) {
 			})
 		},
 		triggerVerb: "update", triggerResource: "kubevirts",
-		responseVerb: "update", responseResource: "kubevirts",
+		responseVerb: "update", responseResource: "kubevirts", pid: pid,
 	})
 	if err != nil {
 		return nil, err
 	}
 	rows = append(rows, row{"live", "out-of-band KubeVirt edit received → reverted (median; p25–p75)", spread(revert.fromReceived), ""},
 		row{"live", "out-of-band KubeVirt edit stored → reverted (median; p25–p75)", spread(revert.fromStored), "18 ms / ≤ 8 ms"},
-		row{"live", "  of which: edit stored → the operator's update", spread(revert.share), ""})
+		row{"live", "  of which: edit stored → the operator's update", spread(revert.share), ""},
+		row{"live", "  operator CPU time for it", spread(revert.cpu), ""})
 
 	recreate, err := measureReaction(cluster.AuditLog, o.runs, reaction{
 		what: "recreate",
@@ -481,13 +505,14 @@ func liveBenchmarks(o options) ([]row, error) {
 			return c.Delete(ctx, &cdiv1beta1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi-kubevirt-hyperconverged"}})
 		},
 		triggerVerb: "delete", triggerResource: "cdis",
-		responseVerb: "create", responseResource: "cdis",
+		responseVerb: "create", responseResource: "cdis", pid: pid,
 	})
 	if err != nil {
 		return nil, err
 	}
 	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median; p25–p75)", spread(recreate.fromStored), "6 ms / ≤ 6 ms"},
-		row{"live", "  of which: DELETE done → the operator's create", spread(recreate.share), ""})
+		row{"live", "  of which: DELETE done → the operator's create", spread(recreate.share), ""},
+		row{"live", "  operator CPU time for it", spread(recreate.cpu), ""})
 
 	rows = append(rows,
 		row{"rss", "before the HyperConverged exists", rssIdle.String(), "61–65 MiB"},
@@ -511,6 +536,8 @@ type reaction struct {
 	trigger                        func(run int) error
 	triggerVerb, triggerResource   string
 	responseVerb, responseResource string
+	// pid is the operator's process, whose CPU time is measured.
+	pid int
 }
 
 // measured is what measureReaction found.
@@ -519,6 +546,8 @@ type measured struct {
 	// stored, to the operator's write completing; share from the trigger
 	// stored to the operator's write received.
 	fromReceived, fromStored, share []time.Duration
+	// cpu is the operator's CPU time from the trigger until it settled.
+	cpu []time.Duration
 	// lastRequests summarises the operator's requests around the last run.
 	lastRequests string
 }
@@ -527,13 +556,14 @@ type measured struct {
 func measureReaction(auditLog string, runs int, r reaction) (measured, error) {
 	var m measured
 	for i := 0; i < runs; i++ {
-		t0 := time.Now()
+		t0, cpu0 := time.Now(), cpuTime(r.pid)
 		if err := r.trigger(i); err != nil {
 			return m, fmt.Errorf("%s: %w", r.what, err)
 		}
 		if err := waitQuiet(auditLog, t0, time.Second, 30*time.Second); err != nil {
 			return m, err
 		}
+		m.cpu = append(m.cpu, cpuTime(r.pid)-cpu0)
 		events, err := readAudit(auditLog)
 		if err != nil {
 			return m, err
