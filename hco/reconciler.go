@@ -83,8 +83,10 @@ type Reconciler struct {
 	applier  *applier
 	kinds    []*operandKind
 	status   statusMemo
-	deleted  uidSet
 	now      func() time.Time
+	// unfinalized holds what this process created for a HyperConverged
+	// whose finalizer was not stored yet.
+	unfinalized createdSet
 
 	// DeletionTimeout is how long an uninstall may wait for operand objects
 	// to go before it is reported as blocked.
@@ -150,7 +152,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	hc := &v1beta1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
 		if apierrors.IsNotFound(err) && req.NamespacedName == r.singleton() {
-			return r.sweepOrphans(ctx)
+			return reconcile.Result{}, r.deleteOrphans(ctx)
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -184,16 +186,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	// The finalizer is stored after the operand writes, not before them,
 	// out of their way: convergence waits for one write less, and the
-	// creates share the API server with one request less. A HyperConverged
-	// deleted before it lands leaves operand objects without an owner for a
-	// moment; sweepOrphans removes them once the HyperConverged is gone.
+	// creates share the API server with one request less. What was created
+	// until it is stored is remembered (unfinalized), and deleted if the
+	// HyperConverged goes first.
 	if err := r.addFinalizer(ctx, hc); err != nil {
 		if apierrors.IsNotFound(err) {
-			// Deleted meanwhile: its deletion event brings the sweep.
+			// Deleted meanwhile: its deletion event brings deleteOrphans.
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
+	r.unfinalized.take()
 	for i, op := range ops {
 		status, refs, keys, err := outcomes[i].status, outcomes[i].refs, outcomes[i].keys, outcomes[i].err
 		var invalid *invalidConfig
@@ -341,6 +344,11 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConv
 		if res != ResultUnchanged {
 			writes = append(writes, written{kind: gvk.Kind, obj: obj, result: res})
 			result = res
+		}
+		if res == ResultCreated && !controllerutil.ContainsFinalizer(hc, FinalizerName) {
+			created := obj.DeepCopyObject().(client.Object)
+			created.GetObjectKind().SetGroupVersionKind(gvk)
+			r.unfinalized.add(created)
 		}
 	}
 	return op.Status(observed), refs, keys, writes, result, nil

@@ -13,7 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -27,17 +29,24 @@ const uninstallPoll = 2 * time.Second
 // uninstall deletes the operand objects group by group (see DeletionOrderer),
 // waits until each group is gone, then drops the finalizer. Cluster-scoped
 // operands cannot carry an owner reference to the namespaced HyperConverged,
-// so this does not rely on garbage collection. It runs also when the
-// finalizer is missing (the HyperConverged was deleted before it was
-// stored, and another controller's finalizer holds it): what was created
-// meanwhile goes all the same.
+// so this does not rely on garbage collection.
+//
+// Without our finalizer (the HyperConverged was deleted before it was
+// stored, and another controller's finalizer holds it), what this process
+// created meanwhile is deleted; nothing else is ours to remove.
 func (r *Reconciler) uninstall(ctx context.Context, hc *v1beta1.HyperConverged) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(hc, FinalizerName) {
+		return reconcile.Result{}, r.deleteUnfinalized(ctx, hc, "the HyperConverged was deleted before its finalizer was stored")
+	}
 	remaining, err := r.deleteOperands(ctx, hc, "the HyperConverged is being deleted")
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	if len(remaining) > 0 {
-		return reconcile.Result{RequeueAfter: uninstallPoll}, r.reportUninstall(ctx, hc, remaining)
+		if err := r.reportUninstall(ctx, hc, remaining); err != nil {
+			return reconcile.Result{}, err
+		}
+		return reconcile.Result{RequeueAfter: uninstallPoll}, nil
 	}
 	if err := r.removeFinalizer(ctx, hc); err != nil {
 		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
@@ -72,7 +81,6 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *v1beta1.HyperConver
 					if err := r.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
 						return nil, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
 					}
-					r.deleted.add(obj.GetUID())
 					r.applier.forget(k.gvk, client.ObjectKeyFromObject(obj))
 					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", k.gvk.Kind, obj.GetName(), why)
 				}
@@ -85,84 +93,76 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *v1beta1.HyperConver
 	return nil, nil
 }
 
-// sweepOrphans runs when the HyperConverged does not exist. Operand objects
-// it managed are then orphans: created in the moment before its finalizer
-// was stored, by a reconcile that raced its deletion (or was killed in it).
-// They are deleted as an uninstall would, and the Events name the
-// HyperConverged that is gone. The cache is asked first, so that
-// with nothing to sweep (the usual case) this costs no request; the
-// HyperConverged's absence is confirmed past the cache before anything goes.
-func (r *Reconciler) sweepOrphans(ctx context.Context) (reconcile.Result, error) {
-	key := r.singleton()
-	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
-	found := false
-	var seen []types.UID
-	for _, k := range r.kinds {
-		items, err := r.listManaged(ctx, k, hc)
+// deleteUnfinalized deletes the operand objects this process created for a
+// HyperConverged that did not carry the finalizer yet (it is stored after
+// the operand writes, not before them), now that the HyperConverged is gone
+// or going. Each delete is conditional on the object's UID, so an object
+// re-created since is left alone. It makes no request when there is nothing
+// to delete, and none for objects it did not create.
+func (r *Reconciler) deleteUnfinalized(ctx context.Context, hc *v1beta1.HyperConverged, why string) error {
+	objs := r.unfinalized.take()
+	for i, obj := range objs {
+		err := r.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			continue // gone already, or another object by now
+		}
 		if err != nil {
-			return reconcile.Result{}, err
+			r.unfinalized.add(objs[i:]...)
+			return fmt.Errorf("delete %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(obj), err)
 		}
-		for _, obj := range items {
-			seen = append(seen, obj.GetUID())
-			// What an uninstall deleted may linger in the cache for a
-			// moment after it is gone; it is not an orphan.
-			if obj.GetDeletionTimestamp().IsZero() && !r.deleted.has(obj.GetUID()) {
-				found = true
-			}
-		}
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		r.applier.forget(gvk, client.ObjectKeyFromObject(obj))
+		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", gvk.Kind, obj.GetName(), why)
 	}
-	r.deleted.keepOnly(seen)
-	if !found {
-		return reconcile.Result{}, nil
+	return nil
+}
+
+// deleteOrphans runs when the HyperConverged is not in the cache. If this
+// process created operand objects for it before its finalizer was stored,
+// and the API server confirms it is gone, they are deleted.
+func (r *Reconciler) deleteOrphans(ctx context.Context) error {
+	if r.unfinalized.len() == 0 {
+		return nil
 	}
+	key := r.singleton()
 	err := r.reader.Get(ctx, key, &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: v1beta1.GroupVersion.String(), Kind: "HyperConverged"}})
 	switch {
 	case err == nil:
 		// The cache is behind: the HyperConverged's own event follows.
-		return reconcile.Result{}, nil
+		return nil
 	case !apierrors.IsNotFound(err):
-		return reconcile.Result{}, err
+		return err
 	}
-	log.FromContext(ctx).Info("deleting operand objects left without a HyperConverged")
-	remaining, err := r.deleteOperands(ctx, hc, "its HyperConverged no longer exists")
-	if err != nil || len(remaining) == 0 {
-		return reconcile.Result{}, err
-	}
-	return reconcile.Result{RequeueAfter: uninstallPoll}, nil
+	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
+	log.FromContext(ctx).Info("deleting the operand objects created for a HyperConverged deleted before its finalizer was stored")
+	return r.deleteUnfinalized(ctx, hc, "its HyperConverged was deleted before its finalizer was stored")
 }
 
-// uidSet is the UIDs of the objects this reconciler deleted, until the cache
-// no longer shows them.
-type uidSet struct {
+// createdSet is the operand objects created for a HyperConverged without
+// the finalizer, until the finalizer is stored or they are deleted.
+type createdSet struct {
 	mu   sync.Mutex
-	uids map[types.UID]struct{}
+	objs []client.Object
 }
 
-func (s *uidSet) add(uid types.UID) {
+func (s *createdSet) add(objs ...client.Object) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.uids == nil {
-		s.uids = map[types.UID]struct{}{}
-	}
-	s.uids[uid] = struct{}{}
+	s.objs = append(s.objs, objs...)
 }
 
-func (s *uidSet) has(uid types.UID) bool {
+func (s *createdSet) take() []client.Object {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.uids[uid]
-	return ok
+	out := s.objs
+	s.objs = nil
+	return out
 }
 
-// keepOnly forgets every UID not in live.
-func (s *uidSet) keepOnly(live []types.UID) {
+func (s *createdSet) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for uid := range s.uids {
-		if !slices.Contains(live, uid) {
-			delete(s.uids, uid)
-		}
-	}
+	return len(s.objs)
 }
 
 // removeFinalizer removes only our finalizer, by position, guarded by a JSON

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	kvv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
@@ -23,12 +24,8 @@ import (
 
 // killSwitch plays a process kill: from the moment it trips, no request
 // leaves the operator. It trips as the first operand CR create is sent,
-// which goes through. With holdFinalizer, the operator's writes of the
-// HyperConverged itself (its finalizer) fail before that, as if the kill
-// had come before the finalizer was stored.
+// which goes through.
 type killSwitch struct {
-	holdFinalizer bool
-
 	mu      sync.Mutex
 	killed  bool
 	created string
@@ -44,7 +41,7 @@ func isHCWrite(req *http.Request) bool {
 func (s *killSwitch) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		s.mu.Lock()
-		if s.killed || (s.holdFinalizer && isHCWrite(req)) {
+		if s.killed {
 			s.mu.Unlock()
 			return nil, errors.New("operator process killed")
 		}
@@ -126,33 +123,58 @@ func TestOperatorKilledMidConvergence(t *testing.T) {
 	}
 }
 
-// The finalizer is stored after the operand creates, so a kill can leave
-// an operand CR and a HyperConverged without the finalizer. Deleted while no
-// operator runs, that HyperConverged goes at once; the next operator finds
-// the CR without a HyperConverged and removes it: nothing is orphaned.
+// holdHCWrites fails the operator's writes of the HyperConverged itself (its
+// finalizer), not of its status.
+func holdHCWrites(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		if isHCWrite(req) {
+			return nil, errors.New("HyperConverged writes held by the test")
+		}
+		return rt.RoundTrip(req)
+	})
+}
+
+// The finalizer is stored after the operand creates. A HyperConverged
+// deleted before it is stored goes at once; the operator then deletes the
+// operand CRs it created for it, and only those: a CR it found and adopted
+// (restored from a backup, say) is not its to remove.
 func TestHyperConvergedDeletedBeforeItsFinalizer(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
-	kill := &killSwitch{holdFinalizer: true}
-	early := killAfterFirstCreate(t, kill)
+	restored := operandAt("/kubevirts").(*kvv1.KubeVirt)
+	restored.Labels = map[string]string{hco.LabelApp: v1beta1.HyperConvergedName, hco.LabelManagedBy: hco.ManagedByValue}
+	mustOK(t, k.Create(ctx, restored))
+	op := startOperator(t, operatorOptions{wrap: holdHCWrites})
+	createHC(t, fullHC)
+	testenv.Eventually(t, "the operand CRs exist", func() error { return oneOfEachKind(ctx) })
 	hc := getHC(t)
 	if len(hc.Finalizers) != 0 {
 		t.Fatalf("the finalizer write was held, yet %v", hc.Finalizers)
 	}
+
 	mustOK(t, k.Delete(ctx, hc))
 	if err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc); !apierrors.IsNotFound(err) {
 		t.Fatalf("without a finalizer the HyperConverged should be gone at once: %v", err)
 	}
-	mustOK(t, k.Get(ctx, client.ObjectKeyFromObject(early), early))
-
-	second := startOperator(t, operatorOptions{})
-	testenv.Eventually(t, "the orphaned operand CR is deleted", func() error { return goneWithOperands(ctx) })
-	deletes := second.requests.matching(func(r request) bool { return r.verb == http.MethodDelete })
-	if len(deletes) != 1 || deletes[0].path != kill.created+"/"+early.GetName() {
-		t.Errorf("the second operator should delete the one orphan, once: %v", deletes)
+	testenv.Eventually(t, "the operand CRs the operator created are deleted", func() error {
+		for _, obj := range operandObjects() {
+			if obj.GetName() == restored.Name {
+				continue
+			}
+			if err := k.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%T %s still there: %v", obj, obj.GetName(), err)
+			}
+		}
+		return nil
+	})
+	kv := &kvv1.KubeVirt{}
+	mustOK(t, k.Get(ctx, client.ObjectKeyFromObject(restored), kv))
+	if kv.UID != restored.UID || !kv.DeletionTimestamp.IsZero() {
+		t.Errorf("the adopted KubeVirt was deleted or replaced")
 	}
-	if creates := second.requests.matching(isOperandCreatePath); len(creates) != 0 {
-		t.Errorf("no HyperConverged, yet the second operator created %v", creates)
+	deletes := op.requests.matching(func(r request) bool { return r.verb == http.MethodDelete })
+	if len(deletes) != 4 {
+		t.Errorf("the operator should delete the 4 CRs it created, once each: %v", deletes)
 	}
 }
 
@@ -169,14 +191,6 @@ func TestUninstallWithoutTheFinalizer(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
 	const other = "test.hcokit.io/hold"
-	holdHCWrites := func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-			if isHCWrite(req) {
-				return nil, errors.New("HyperConverged writes held by the test")
-			}
-			return rt.RoundTrip(req)
-		})
-	}
 	startOperator(t, operatorOptions{wrap: holdHCWrites})
 	createHC(t, func(hc *v1beta1.HyperConverged) {
 		fullHC(hc)
@@ -201,5 +215,6 @@ func TestUninstallWithoutTheFinalizer(t *testing.T) {
 	if !slices.Equal(hc.Finalizers, []string{other}) {
 		t.Errorf("finalizers %v: the other controller's must stay", hc.Finalizers)
 	}
+	// The other controller lets go (createHC's cleanup would otherwise force it).
 	mustOK(t, k.Patch(ctx, hc, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))))
 }
