@@ -6,10 +6,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	kvv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 func TestContentLeavesOutMetadataAndStatus(t *testing.T) {
@@ -130,4 +135,49 @@ func TestOwnedFieldsReadsTypedObjectsAndDeclinesTheRest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "10.0.0.2", m.(*inlineSpec).ClusterIP)
 	assert.Equal(t, "a", m.GetName())
+}
+
+// secret has state only its pointer-receiver MarshalJSON shows.
+type secret struct{ v string }
+
+func (s *secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.v) }
+
+type withSecret struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              secret            `json:"spec"`
+	Extra             map[string]string `json:"extra,omitempty"`
+	Skipped           string            `json:"-"`
+	Count             int32             `json:"count,omitzero"`
+}
+
+func (in *withSecret) DeepCopyObject() runtime.Object { out := *in; return &out }
+
+// The field-by-field content and the map-based one say the same: for the
+// API types the operands write, and for the corners of encoding/json.
+func TestContentByFieldsAgreesWithContentOfMap(t *testing.T) {
+	cpu := resource.MustParse("100m")
+	objects := []client.Object{
+		&corev1.Service{Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}, Selector: map[string]string{"a": "b"}}},
+		&corev1.ConfigMap{Data: map[string]string{}},
+		&corev1.ConfigMap{Data: map[string]string{"k": "v"}, Immutable: ptr.To(true)},
+		&appsv1.Deployment{Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](2), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: cpu}}}}}}}},
+		&kvv1.KubeVirt{Spec: kvv1.KubeVirtSpec{ImagePullPolicy: corev1.PullIfNotPresent, Configuration: kvv1.KubeVirtConfiguration{
+			MigrationConfiguration: &kvv1.MigrationConfiguration{BandwidthPerMigration: ptr.To(resource.MustParse("64Mi"))}}}},
+		&withSecret{Spec: secret{v: "a"}, Skipped: "x"},
+		&withSecret{Spec: secret{v: "b"}, Extra: map[string]string{"k": "v"}, Count: 3},
+	}
+	for _, obj := range objects {
+		_, ok := ownedFields(obj)
+		require.True(t, ok, "%T is read field by field", obj)
+		fast, err := content(obj)
+		require.NoError(t, err)
+		slow, err := contentOfMap(obj)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(slow), string(fast), "%T", obj)
+	}
+	a, _ := content(&withSecret{Spec: secret{v: "a"}})
+	b, _ := content(&withSecret{Spec: secret{v: "b"}})
+	assert.NotEqual(t, a, b, "state behind a pointer-receiver MarshalJSON counts")
 }
