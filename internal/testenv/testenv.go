@@ -169,16 +169,17 @@ func (e *Env) KillAPIServer() error {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		return fmt.Errorf("kill kube-apiserver (pid %d): %w", pid, err)
 	}
-	// Reaped by envtest's wait: then its Stop has nothing left to do.
+	// Once envtest has seen the process exit, its Stop has nothing left to
+	// do; until then it signals a process group that is gone (ESRCH).
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
-			break
+		err := s.Stop()
+		if err == nil || !errors.Is(err, syscall.ESRCH) {
+			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("kube-apiserver (pid %d) still there after SIGKILL", pid)
+			return fmt.Errorf("kube-apiserver (pid %d) killed, but envtest does not see it exit: %w", pid, err)
 		}
 	}
-	return s.Stop()
 }
 
 // pidWithArg finds the process named name whose command line has arg.
