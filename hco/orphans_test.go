@@ -67,3 +67,29 @@ func TestNoOrphansNoRequest(t *testing.T) {
 	r.reader = nil // any read would panic
 	require.NoError(t, r.deleteOrphans(context.Background()))
 }
+
+// A reconcile that reads the HyperConverged from a cache still behind the
+// finalizer patch does not patch again from that version (a sure conflict).
+func TestFinalizerIsNotPatchedAgainFromAStaleCache(t *testing.T) {
+	ctx := context.Background()
+	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: v1beta1.DefaultNamespace, UID: "hc"}}
+	r, c := orphanReconciler(t, []client.Object{hc})
+	stale := &v1beta1.HyperConverged{}
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(hc), stale))
+
+	first := stale.DeepCopy()
+	require.NoError(t, r.addFinalizer(ctx, first))
+	assert.Contains(t, first.Finalizers, FinalizerName)
+
+	again := stale.DeepCopy()
+	require.NoError(t, r.addFinalizer(ctx, again), "no patch from the version the first one replaced")
+	got := &v1beta1.HyperConverged{}
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(hc), got))
+	assert.Equal(t, first.ResourceVersion, got.ResourceVersion, "nothing written the second time")
+
+	// Someone removes it later: the next version is patched again.
+	got.Finalizers = nil
+	require.NoError(t, c.Update(ctx, got))
+	require.NoError(t, r.addFinalizer(ctx, got))
+	assert.Contains(t, got.Finalizers, FinalizerName)
+}

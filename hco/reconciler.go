@@ -73,17 +73,18 @@ type DeletionOrderer interface {
 // writes one aggregated status. It is re-entrant and keeps no per-request
 // state; the only state it holds is the applier's memory of what it wrote.
 type Reconciler struct {
-	client   client.Client
-	reader   client.Reader
-	scheme   *runtime.Scheme
-	registry *Registry
-	env      Environment
-	events   EventRecorder
-	metrics  *Metrics
-	applier  *applier
-	kinds    []*operandKind
-	status   statusMemo
-	now      func() time.Time
+	client    client.Client
+	reader    client.Reader
+	scheme    *runtime.Scheme
+	registry  *Registry
+	env       Environment
+	events    EventRecorder
+	metrics   *Metrics
+	applier   *applier
+	kinds     []*operandKind
+	status    statusMemo
+	finalized finalizerMemo
+	now       func() time.Time
 	// unfinalized holds what this process created for a HyperConverged
 	// whose finalizer was not stored yet.
 	unfinalized createdSet
@@ -248,6 +249,11 @@ func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverge
 	if controllerutil.ContainsFinalizer(hc, FinalizerName) {
 		return nil
 	}
+	if r.finalized.stale(hc) {
+		// The cache still shows the version our finalizer patch replaced;
+		// patching from it would only conflict.
+		return nil
+	}
 	// A patch, not an update: an update would write back the whole object
 	// as this Go type knows it, dropping what it does not (an unknown
 	// feature gate kept by the CRD). The optimistic lock keeps a finalizer
@@ -257,7 +263,28 @@ func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverge
 	if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
 	}
+	r.finalized.wrote(orig)
 	return nil
+}
+
+// finalizerMemo remembers the version of the HyperConverged that our last
+// finalizer patch replaced, for the moment the cache still shows it.
+type finalizerMemo struct {
+	mu           sync.Mutex
+	uid          types.UID
+	staleVersion string
+}
+
+func (m *finalizerMemo) wrote(before *v1beta1.HyperConverged) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.uid, m.staleVersion = before.UID, before.ResourceVersion
+}
+
+func (m *finalizerMemo) stale(hc *v1beta1.HyperConverged) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.staleVersion != "" && hc.UID == m.uid && hc.ResourceVersion == m.staleVersion
 }
 
 // operandOutcome is what reconciling one operand found.
