@@ -209,7 +209,14 @@ type ownedField struct {
 func (f ownedField) omitted() bool {
 	v := f.value
 	if f.omitZero {
-		if z, ok := v.Addr().Interface().(interface{ IsZero() bool }); ok {
+		type zeroer interface{ IsZero() bool }
+		if v.Kind() == reflect.Pointer && v.IsNil() {
+			return true
+		}
+		if z, ok := v.Interface().(zeroer); ok {
+			return z.IsZero()
+		}
+		if z, ok := v.Addr().Interface().(zeroer); ok {
 			return z.IsZero()
 		}
 		return v.IsZero()
@@ -251,8 +258,11 @@ func ownedFields(obj client.Object) ([]ownedField, bool) {
 		tag := f.Tag.Get("json")
 		name, opts, _ := strings.Cut(tag, ",")
 		switch {
-		case name == "-" && opts == "", name == "metadata", name == "status":
+		case tag == "-", name == "metadata", name == "status":
 			continue
+		case slices.Contains(strings.Split(opts, ","), "string"):
+			// Encoded as a JSON string: left to the map path.
+			return nil, false
 		case f.Anonymous && f.Type == typeMetaType:
 			continue
 		case f.Anonymous:

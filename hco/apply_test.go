@@ -181,3 +181,28 @@ func TestContentByFieldsAgreesWithContentOfMap(t *testing.T) {
 	b, _ := content(&withSecret{Spec: secret{v: "b"}})
 	assert.NotEqual(t, a, b, "state behind a pointer-receiver MarshalJSON counts")
 }
+
+type jsonCorners struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Dash              string       `json:"-,"`
+	When              *metav1.Time `json:"when,omitzero"`
+}
+
+func (in *jsonCorners) DeepCopyObject() runtime.Object { out := *in; return &out }
+
+type asString struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	N                 int `json:"n,string"`
+}
+
+func (in *asString) DeepCopyObject() runtime.Object { out := *in; return &out }
+
+func TestContentFollowsEncodingJSONCorners(t *testing.T) {
+	got, err := content(&jsonCorners{Dash: "x", When: &metav1.Time{}})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"-":"x"}`, string(got), `"-," names a field "-"; omitzero asks the pointer's own IsZero`)
+	_, ok := ownedFields(&asString{})
+	assert.False(t, ok, ",string is left to the map path")
+}

@@ -71,7 +71,10 @@ type DeletionOrderer interface {
 // Reconciler reconciles the HyperConverged singleton: it applies every
 // enabled operand's desired objects, deletes what is no longer desired, and
 // writes one aggregated status. It is re-entrant and keeps no per-request
-// state; the only state it holds is the applier's memory of what it wrote.
+// state. What it remembers between reconciles is what it wrote, for the
+// moment the cache has not caught up (the applier's memory, the last status,
+// the last finalizer patch), and the operand objects it created for a
+// HyperConverged without the finalizer.
 type Reconciler struct {
 	client    client.Client
 	reader    client.Reader

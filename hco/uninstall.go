@@ -38,6 +38,9 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *v1beta1.HyperConverged) 
 	if !controllerutil.ContainsFinalizer(hc, FinalizerName) {
 		return reconcile.Result{}, r.deleteUnfinalized(ctx, hc, "the HyperConverged was deleted before its finalizer was stored")
 	}
+	// The finalizer is there after all (its patch's answer was lost): what
+	// goes is decided here, by the labels, not by that memory.
+	r.unfinalized.take()
 	remaining, err := r.deleteOperands(ctx, hc, "the HyperConverged is being deleted")
 	if err != nil {
 		return reconcile.Result{}, err
