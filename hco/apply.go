@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -29,6 +30,17 @@ const (
 	ResultUpdated     ApplyResult = "updated"
 	ResultOverwritten ApplyResult = "overwritten"
 )
+
+// createUnknownError is a create whose outcome is unknown: the request
+// failed without the API server's answer (a lost connection, a timeout), so
+// the object may exist. obj is what was sent.
+type createUnknownError struct {
+	err error
+	obj client.Object
+}
+
+func (e *createUnknownError) Error() string { return e.err.Error() }
+func (e *createUnknownError) Unwrap() error { return e.err }
 
 // applier is the one path that creates and updates operand objects. It reads
 // from the manager's cache, so a reconcile with nothing to do makes no
@@ -95,7 +107,14 @@ func (a *applier) applyKind(ctx context.Context, gvk schema.GroupVersionKind, de
 			return created, ResultCreated, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
-			return nil, "", fmt.Errorf("create %s %s: %w", gvk.Kind, key.key, err)
+			var status apierrors.APIStatus
+			answered := errors.As(err, &status)
+			err = fmt.Errorf("create %s %s: %w", gvk.Kind, key.key, err)
+			if !answered || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
+				// No answer, or no clear one: it may have been stored.
+				err = &createUnknownError{err: err, obj: created}
+			}
+			return nil, "", err
 		}
 		// It exists but the cache does not show it: its labels were edited.
 		err = a.reader.Get(ctx, key.key, observed)

@@ -366,6 +366,10 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConv
 			return op.Status(r.observeExisting(ctx, op, hc)), nil, nil, writes, "invalid", &invalidConfig{err: err}
 		}
 		if err != nil {
+			var unknown *createUnknownError
+			if errors.As(err, &unknown) && !controllerutil.ContainsFinalizer(hc, FinalizerName) {
+				r.unfinalized.addUnknown(unknown.obj, gvk, r.now())
+			}
 			return ComponentStatus{}, nil, nil, writes, "error", err
 		}
 		keys = append(keys, objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)})
@@ -376,9 +380,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConv
 			result = res
 		}
 		if res == ResultCreated && !controllerutil.ContainsFinalizer(hc, FinalizerName) {
-			created := obj.DeepCopyObject().(client.Object)
-			created.GetObjectKind().SetGroupVersionKind(gvk)
-			r.unfinalized.add(created)
+			r.unfinalized.addCreated(obj, gvk)
 		}
 	}
 	return op.Status(observed), refs, keys, writes, result, nil

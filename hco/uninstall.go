@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -103,22 +104,50 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *v1beta1.HyperConver
 // re-created since is left alone. It makes no request when there is nothing
 // to delete, and none for objects it did not create.
 func (r *Reconciler) deleteUnfinalized(ctx context.Context, hc *v1beta1.HyperConverged, why string) error {
-	objs := r.unfinalized.take()
-	for i, obj := range objs {
-		err := r.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
-		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-			continue // gone already, or another object by now
+	entries := r.unfinalized.take()
+	for i, e := range entries {
+		obj, err := r.resolveUnfinalized(ctx, e)
+		if err == nil && obj != nil {
+			err = r.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
+			if err == nil {
+				gvk := obj.GetObjectKind().GroupVersionKind()
+				r.applier.forget(gvk, client.ObjectKeyFromObject(obj))
+				r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", gvk.Kind, obj.GetName(), why)
+			}
 		}
-		if err != nil {
-			r.unfinalized.add(objs[i:]...)
-			return fmt.Errorf("delete %s %s: %w", obj.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(obj), err)
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			r.unfinalized.put(entries[i:]...)
+			return fmt.Errorf("delete %s %s: %w", e.obj.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(e.obj), err)
 		}
-		gvk := obj.GetObjectKind().GroupVersionKind()
-		r.applier.forget(gvk, client.ObjectKeyFromObject(obj))
-		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", gvk.Kind, obj.GetName(), why)
+		// NotFound: gone already; Conflict: another object by now.
 	}
 	return nil
 }
+
+// resolveUnfinalized returns the object an entry stands for, or nil if it
+// is not ours to delete. A create whose answer was lost is looked up past
+// the cache: it is ours if it carries our labels and was created no earlier
+// than the attempt (give or take the clocks of operator and API server).
+func (r *Reconciler) resolveUnfinalized(ctx context.Context, e unfinalizedObject) (client.Object, error) {
+	if e.obj.GetUID() != "" {
+		return e.obj, nil
+	}
+	got := newEmpty(e.obj)
+	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(e.obj), got); err != nil {
+		return nil, err
+	}
+	labels := got.GetLabels()
+	if labels[LabelManagedBy] != ManagedByValue || labels[LabelApp] != r.singleton().Name ||
+		got.GetCreationTimestamp().Time.Before(e.attempted.Add(-clockSkew)) {
+		return nil, nil
+	}
+	got.GetObjectKind().SetGroupVersionKind(e.obj.GetObjectKind().GroupVersionKind())
+	return got, nil
+}
+
+// clockSkew is how far apart the operator's clock and the API server's may
+// be when a lost create is matched by its creation time.
+const clockSkew = 5 * time.Second
 
 // deleteOrphans runs when the HyperConverged is not in the cache. If this
 // process created operand objects for it before its finalizer was stored,
@@ -141,31 +170,54 @@ func (r *Reconciler) deleteOrphans(ctx context.Context) error {
 	return r.deleteUnfinalized(ctx, hc, "its HyperConverged was deleted before its finalizer was stored")
 }
 
+// unfinalizedObject is an operand object created for a HyperConverged
+// without the finalizer: as stored (with its UID), or, when the create's
+// answer was lost, as sent, with the time of the attempt.
+type unfinalizedObject struct {
+	obj       client.Object
+	attempted time.Time
+}
+
 // createdSet is the operand objects created for a HyperConverged without
 // the finalizer, until the finalizer is stored or they are deleted.
 type createdSet struct {
-	mu   sync.Mutex
-	objs []client.Object
+	mu      sync.Mutex
+	entries []unfinalizedObject
 }
 
-func (s *createdSet) add(objs ...client.Object) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.objs = append(s.objs, objs...)
+// addCreated remembers an object the API server stored.
+func (s *createdSet) addCreated(obj client.Object, gvk schema.GroupVersionKind) {
+	c := obj.DeepCopyObject().(client.Object)
+	c.GetObjectKind().SetGroupVersionKind(gvk)
+	s.put(unfinalizedObject{obj: c})
 }
 
-func (s *createdSet) take() []client.Object {
+// addUnknown remembers an object whose create went unanswered at attempted.
+func (s *createdSet) addUnknown(sent client.Object, gvk schema.GroupVersionKind, attempted time.Time) {
+	c := sent.DeepCopyObject().(client.Object)
+	c.GetObjectKind().SetGroupVersionKind(gvk)
+	c.SetUID("")
+	s.put(unfinalizedObject{obj: c, attempted: attempted})
+}
+
+func (s *createdSet) put(entries ...unfinalizedObject) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := s.objs
-	s.objs = nil
+	s.entries = append(s.entries, entries...)
+}
+
+func (s *createdSet) take() []unfinalizedObject {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.entries
+	s.entries = nil
 	return out
 }
 
 func (s *createdSet) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.objs)
+	return len(s.entries)
 }
 
 // removeFinalizer removes only our finalizer, by position, guarded by a JSON
