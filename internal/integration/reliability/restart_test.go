@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
@@ -217,4 +220,54 @@ func TestUninstallWithoutTheFinalizer(t *testing.T) {
 	}
 	// The other controller lets go (createHC's cleanup would otherwise force it).
 	mustOK(t, k.Patch(ctx, hc, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))))
+}
+
+// A CR the operator created before the finalizer, then replaced by somebody
+// else under the same name, is not the operator's any more: when the
+// HyperConverged goes, its delete carries the old UID as a precondition and
+// the API server refuses it, while the CRs it did create go.
+func TestUnfinalizedDeleteSparesAReplacedCR(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	var refuseCDICreates atomic.Bool
+	forbidden := `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"CDI creates held by the test"}`
+	startOperator(t, operatorOptions{wrap: func(rt http.RoundTripper) http.RoundTripper {
+		rt = holdHCWrites(rt)
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			if refuseCDICreates.Load() && req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/cdis") {
+				return &http.Response{StatusCode: http.StatusForbidden, Header: http.Header{"Content-Type": {"application/json"}},
+					Body: io.NopCloser(strings.NewReader(forbidden)), Request: req}, nil
+			}
+			return rt.RoundTrip(req)
+		})
+	}})
+	createHC(t, fullHC)
+	testenv.Eventually(t, "the operand CRs exist", func() error { return oneOfEachKind(ctx) })
+
+	// Somebody replaces the CDI; the operator cannot re-create it first.
+	refuseCDICreates.Store(true)
+	old := &cdiv1beta1.CDI{}
+	mustOK(t, k.Get(ctx, cdiKey, old))
+	mustOK(t, k.Delete(ctx, old))
+	replaced := &cdiv1beta1.CDI{ObjectMeta: metav1.ObjectMeta{Name: cdiKey.Name, Labels: old.Labels}}
+	testenv.Eventually(t, "the CDI replaced", func() error { return k.Create(ctx, replaced) })
+
+	hc := getHC(t)
+	mustOK(t, k.Delete(ctx, hc))
+	testenv.Eventually(t, "the CRs the operator created are deleted", func() error {
+		for _, obj := range operandObjects() {
+			if obj.GetName() == cdiKey.Name {
+				continue
+			}
+			if err := k.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("%T %s still there: %v", obj, obj.GetName(), err)
+			}
+		}
+		return nil
+	})
+	got := &cdiv1beta1.CDI{}
+	mustOK(t, k.Get(ctx, cdiKey, got))
+	if got.UID != replaced.UID || !got.DeletionTimestamp.IsZero() {
+		t.Errorf("the replaced CDI was deleted (uid %s, replacement %s)", got.UID, replaced.UID)
+	}
 }
