@@ -8,12 +8,16 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
@@ -61,8 +65,23 @@ func renderFile(t *testing.T, file string) rendered {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var r rendered
 	for _, o := range objs {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			// A patched object: the wire form, typed here to be checked.
+			typed, err := scheme.New(u.GroupVersionKind())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+				t.Fatal(err)
+			}
+			o = typed.(client.Object)
+		}
 		r.kinds = append(r.kinds, o.GetObjectKind().GroupVersionKind().Kind)
 		switch o := o.(type) {
 		case *kvv1.KubeVirt:
@@ -195,6 +214,8 @@ var examples = map[string]func(t *testing.T, r rendered){
 		m := r.kv.Spec.Configuration.MigrationConfiguration
 		if m == nil || m.AllowPostCopy == nil || !*m.AllowPostCopy {
 			t.Errorf("KubeVirt migrations = %+v, want allowPostCopy true", m)
+		} else if m.BandwidthPerMigration == nil || m.BandwidthPerMigration.String() != "64Mi" || *m.ProgressTimeout != 150 {
+			t.Errorf("KubeVirt migrations = %+v, want the seed's live migration settings kept beside allowPostCopy", m)
 		}
 	},
 }

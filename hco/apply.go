@@ -1,24 +1,29 @@
 package hco
 
 import (
-	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
-	"slices"
+	"maps"
 	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
+
+// FieldOwner is the field manager of every write the operator makes. The API
+// server records under it which labels and annotations the operator set, so
+// that one it stops setting can be removed while others' stay.
+const FieldOwner = "hco-operator"
 
 // ApplyResult says what applying one desired object did.
 type ApplyResult string
@@ -31,35 +36,36 @@ const (
 	ResultOverwritten ApplyResult = "overwritten"
 )
 
-// createUnknownError is a create whose outcome is unknown: the request
-// failed without the API server's answer (a lost connection, a timeout), so
-// the object may exist. obj is what was sent.
-type createUnknownError struct {
-	err error
-	obj client.Object
-}
-
-func (e *createUnknownError) Error() string { return e.err.Error() }
-func (e *createUnknownError) Unwrap() error { return e.err }
-
-// applier is the one path that creates and updates operand objects. It reads
-// from the manager's cache, so a reconcile with nothing to do makes no
-// request at all.
+// applier is the one path that creates and updates operand objects. It
+// works on their wire form (unstructured), so that no field is lost because
+// a Go type lacks it, and reads from the manager's cache, so that a
+// reconcile with nothing to do makes no request at all.
 //
-// The API server may normalise what it stores (CRD defaults, quantities), so
-// an object written from a desired state can read back different from it. The
-// applier remembers, per object, the desired content it last wrote or found
-// in sync and the content the server then held; the same pair again means "in
-// sync", and no update is sent.
+// The contract it keeps for each object: everything but apiVersion, kind,
+// metadata and status (the spec) is what the operator built, plus what the
+// API server defaults; any other change is reverted by an update that
+// replaces it. The labels and annotations the operator builds are enforced,
+// one it set before and builds no more is removed (the API server's
+// managedFields say which it set), and others' stay. Status and the rest of
+// the metadata are never written.
+//
+// Why updates of the wire form and not server-side apply: apply leaves a
+// field set by another manager in place, and the contract reverts it, as
+// upstream HCO does. Why a memory: the API server adds its defaults to what
+// was sent, so the object stored differs from the object built, and only the
+// server knows the defaults. The applier remembers, per object, a hash of
+// what it built and of what the server then stored (see memo).
 type applier struct {
 	client client.Client
+	// cache holds the operand objects the operator manages, unstructured.
+	cache client.Reader
 	// reader reads past the cache, for an object the cache cannot see (its
 	// managed-by label was removed).
 	reader client.Reader
 	scheme *runtime.Scheme
 
 	mu   sync.Mutex
-	memo map[objectKey]memoEntry
+	memo map[objectKey]memo
 }
 
 type objectKey struct {
@@ -67,54 +73,46 @@ type objectKey struct {
 	key types.NamespacedName
 }
 
-type memoEntry struct {
-	desired, stored []byte
-	// staleVersion is the resourceVersion the object had before our last
-	// write: a cache still showing it has not seen the write yet.
-	staleVersion string
+// memo is the write path's one memory of an object, kept only in this
+// process. desired and stored are hashes of the spec the operator built and
+// of the spec the server held afterwards, its defaults included: the same
+// pair again means "in sync". replaced is the resourceVersion the last
+// update replaced: a cache still showing it has not caught up with that
+// update, whose event is on its way.
+type memo struct {
+	desired, stored [sha256.Size]byte
+	replaced        string
 }
 
-func newApplier(c client.Client, reader client.Reader, s *runtime.Scheme) *applier {
-	return &applier{client: c, reader: reader, scheme: s, memo: map[objectKey]memoEntry{}}
+func newApplier(c client.Client, cache, reader client.Reader, s *runtime.Scheme) *applier {
+	return &applier{client: c, cache: cache, reader: reader, scheme: s, memo: map[objectKey]memo{}}
 }
 
-// apply makes the cluster hold desired and returns the object as stored,
-// and its kind.
-func (a *applier) apply(ctx context.Context, desired client.Object) (client.Object, schema.GroupVersionKind, ApplyResult, error) {
-	gvk, err := apiutil.GVKForObject(desired, a.scheme)
+// apply makes the cluster hold desired and returns the object as stored.
+func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructured.Unstructured, ApplyResult, error) {
+	want, err := wireForm(desired, a.scheme)
 	if err != nil {
-		return nil, gvk, "", err
+		return nil, "", err
 	}
-	obj, res, err := a.applyKind(ctx, gvk, desired)
-	return obj, gvk, res, err
-}
-
-func (a *applier) applyKind(ctx context.Context, gvk schema.GroupVersionKind, desired client.Object) (client.Object, ApplyResult, error) {
-	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(desired)}
-	want, err := content(desired)
+	gvk := want.GroupVersionKind()
+	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(want)}
+	wantHash, err := specHash(want)
 	if err != nil {
 		return nil, "", err
 	}
 
-	observed := newEmpty(desired)
-	err = a.client.Get(ctx, key.key, observed)
+	observed := &unstructured.Unstructured{}
+	observed.SetGroupVersionKind(gvk)
+	err = a.cache.Get(ctx, key.key, observed)
 	if apierrors.IsNotFound(err) {
-		created := desired.DeepCopyObject().(client.Object)
-		created.SetResourceVersion("")
+		created := want.DeepCopy()
 		err = a.client.Create(ctx, created)
 		if err == nil {
-			a.remember(key, want, created, "")
+			a.remember(key, wantHash, created, "")
 			return created, ResultCreated, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
-			var status apierrors.APIStatus
-			answered := errors.As(err, &status)
-			err = fmt.Errorf("create %s %s: %w", gvk.Kind, key.key, err)
-			if !answered || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
-				// No answer, or no clear one: it may have been stored.
-				err = &createUnknownError{err: err, obj: created}
-			}
-			return nil, "", err
+			return nil, "", fmt.Errorf("create %s %s: %w", gvk.Kind, key.key, err)
 		}
 		// It exists but the cache does not show it: its labels were edited.
 		err = a.reader.Get(ctx, key.key, observed)
@@ -124,58 +122,57 @@ func (a *applier) applyKind(ctx context.Context, gvk schema.GroupVersionKind, de
 	}
 
 	prev, known := a.recall(key)
-	if known && prev.staleVersion != "" && observed.GetResourceVersion() == prev.staleVersion && bytes.Equal(prev.desired, want) {
-		// The cache has not caught up with our own write yet; its event
-		// will bring us back.
+	sameDesired := known && prev.desired == wantHash
+	if sameDesired && prev.replaced != "" && observed.GetResourceVersion() == prev.replaced {
+		// The cache has not caught up with our own update yet.
 		return observed, ResultUnchanged, nil
 	}
-	have, err := content(observed)
+	haveHash, err := specHash(observed)
 	if err != nil {
 		return nil, "", err
 	}
-	metaOK := isSubset(desired.GetLabels(), observed.GetLabels()) && isSubset(desired.GetAnnotations(), observed.GetAnnotations())
-	if metaOK && (bytes.Equal(want, have) || (known && bytes.Equal(prev.desired, want) && bytes.Equal(prev.stored, have))) {
-		a.remember(key, want, observed, "")
+	stale := staleMetadata(observed, want)
+	specInSync := haveHash == wantHash || (sameDesired && prev.stored == haveHash)
+	if specInSync && len(stale.labels)+len(stale.annotations) == 0 && metadataHolds(observed, want) {
+		if !known || prev.desired != wantHash || prev.stored != haveHash {
+			a.remember(key, wantHash, observed, "")
+		}
 		return observed, ResultUnchanged, nil
 	}
-	staleVersion := observed.GetResourceVersion()
 
-	updated, err := merged(observed, desired)
-	if err != nil {
-		return nil, "", err
-	}
+	updated := merged(observed, want, stale)
 	if err := a.client.Update(ctx, updated); err != nil {
 		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, key.key, err)
 	}
-	a.remember(key, want, updated, staleVersion)
-	if updated.GetResourceVersion() == staleVersion {
+	a.remember(key, wantHash, updated, observed.GetResourceVersion())
+	switch {
+	case updated.GetResourceVersion() == observed.GetResourceVersion():
 		// The server stored nothing new: what differed was only its own
 		// defaults, which the memory now knows (after a restart, say).
 		return updated, ResultUnchanged, nil
-	}
-	// The desired state did not change since it was last in sync, so
-	// somebody else changed the object.
-	if known && bytes.Equal(prev.desired, want) {
+	case sameDesired:
+		// The desired state did not change since it was last in sync, so
+		// somebody else changed the object.
 		return updated, ResultOverwritten, nil
 	}
 	return updated, ResultUpdated, nil
 }
 
-func (a *applier) remember(key objectKey, want []byte, stored client.Object, staleVersion string) {
-	have, err := content(stored)
+func (a *applier) remember(key objectKey, want [sha256.Size]byte, stored *unstructured.Unstructured, replaced string) {
+	h, err := specHash(stored)
 	if err != nil {
 		return
 	}
 	a.mu.Lock()
-	a.memo[key] = memoEntry{desired: want, stored: have, staleVersion: staleVersion}
+	a.memo[key] = memo{desired: want, stored: h, replaced: replaced}
 	a.mu.Unlock()
 }
 
-func (a *applier) recall(key objectKey) (memoEntry, bool) {
+func (a *applier) recall(key objectKey) (memo, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	e, ok := a.memo[key]
-	return e, ok
+	m, ok := a.memo[key]
+	return m, ok
 }
 
 func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) {
@@ -184,214 +181,168 @@ func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) 
 	a.mu.Unlock()
 }
 
-// content is the JSON of an object without apiVersion, kind, metadata and
-// status: what the operator owns. Equal content gives equal bytes: a typed
-// object's fields are encoded in the order of its Go type (the same on both
-// sides of a comparison) and encoding/json sorts map keys.
-func content(obj client.Object) ([]byte, error) {
-	if fields, ok := ownedFields(obj); ok {
-		owned := make(map[string]any, len(fields))
-		for _, f := range fields {
-			if !f.omitted() {
-				// By address, as encoding/json would reach it in the
-				// object: a pointer-receiver MarshalJSON is used.
-				owned[f.name] = f.value.Addr().Interface()
-			}
-		}
-		return json.Marshal(owned)
-	}
-	return contentOfMap(obj)
-}
-
-// contentOfMap is content through the object's map form, for what
-// ownedFields cannot read.
-func contentOfMap(obj client.Object) ([]byte, error) {
-	u, err := toMap(obj)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range []string{"apiVersion", "kind", "metadata", "status"} {
-		delete(u, k)
-	}
-	return json.Marshal(u)
-}
-
-// ownedField is a top-level field of a typed object that the operator owns.
-type ownedField struct {
-	name                string
-	omitEmpty, omitZero bool
-	index               int
-	value               reflect.Value
-}
-
-// omitted reports whether encoding/json would leave the field out.
-func (f ownedField) omitted() bool {
-	v := f.value
-	if f.omitZero {
-		type zeroer interface{ IsZero() bool }
-		if v.Kind() == reflect.Pointer && v.IsNil() {
-			return true
-		}
-		if z, ok := v.Interface().(zeroer); ok {
-			return z.IsZero()
-		}
-		if z, ok := v.Addr().Interface().(zeroer); ok {
-			return z.IsZero()
-		}
-		return v.IsZero()
-	}
-	if !f.omitEmpty {
-		return false
-	}
-	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
-		return v.Len() == 0
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Interface, reflect.Pointer:
-		return v.IsZero()
-	}
-	return false
-}
-
-var (
-	typeMetaType  = reflect.TypeFor[metav1.TypeMeta]()
-	marshalerType = reflect.TypeFor[json.Marshaler]()
-)
-
-// ownedFields returns the top-level fields of a typed object other than its
-// TypeMeta, metadata and status, without a round trip through a map (a
-// quarter of the cost for a KubeVirt CR). It reports false for what it
-// cannot read that way: Unstructured, a type with its own MarshalJSON, or
-// one with an embedded field other than TypeMeta and ObjectMeta.
-func ownedFields(obj client.Object) ([]ownedField, bool) {
-	v := reflect.ValueOf(obj)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct || v.Type().Implements(marshalerType) {
-		return nil, false
-	}
-	v = v.Elem()
-	t := v.Type()
-	var out []ownedField
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		switch {
-		case tag == "-", name == "metadata", name == "status":
-			continue
-		case slices.Contains(strings.Split(opts, ","), "string"):
-			// Encoded as a JSON string: left to the map path.
-			return nil, false
-		case f.Anonymous && f.Type == typeMetaType:
-			continue
-		case f.Anonymous:
-			// encoding/json promotes its fields, exported or not.
-			return nil, false
-		case !f.IsExported():
-			continue
-		case name == "":
-			// Named by its Go name: not worth reading here.
-			return nil, false
-		}
-		out = append(out, ownedField{name: name, index: i, value: v.Field(i),
-			omitEmpty: slices.Contains(strings.Split(opts, ","), "omitempty"),
-			omitZero:  slices.Contains(strings.Split(opts, ","), "omitzero")})
-	}
-	return out, true
-}
-
-// merged returns observed with desired's content and desired's labels and
-// annotations laid over observed's (others' labels and annotations stay).
-func merged(observed, desired client.Object) (client.Object, error) {
-	var out client.Object
-	if fields, ok := ownedFields(desired); ok && reflect.TypeOf(observed) == reflect.TypeOf(desired) {
-		out = observed.DeepCopyObject().(client.Object)
-		from := reflect.ValueOf(desired.DeepCopyObject()).Elem()
-		to := reflect.ValueOf(out).Elem()
-		for _, f := range fields {
-			to.Field(f.index).Set(from.Field(f.index))
+// wireForm returns obj as the API server receives it: its JSON, as an
+// Unstructured with its kind set, without status (the operator never writes
+// it) and without the null creationTimestamp of a typed object never stored.
+func wireForm(obj client.Object, s *runtime.Scheme) (*unstructured.Unstructured, error) {
+	var u *unstructured.Unstructured
+	if in, ok := obj.(*unstructured.Unstructured); ok {
+		u = in.DeepCopy()
+		if u.GroupVersionKind().Kind == "" {
+			return nil, fmt.Errorf("%s: an unstructured desired object needs apiVersion and kind", u.GetName())
 		}
 	} else {
-		var err error
-		if out, err = mergedMaps(observed, desired); err != nil {
+		gvk, err := apiutil.GVKForObject(obj, s)
+		if err != nil {
 			return nil, err
 		}
-	}
-	out.SetLabels(overlay(observed.GetLabels(), desired.GetLabels()))
-	out.SetAnnotations(overlay(observed.GetAnnotations(), desired.GetAnnotations()))
-	return out, nil
-}
-
-// mergedMaps is merged for objects ownedFields cannot read.
-func mergedMaps(observed, desired client.Object) (client.Object, error) {
-	o, err := toMap(observed)
-	if err != nil {
-		return nil, err
-	}
-	d, err := toMap(desired)
-	if err != nil {
-		return nil, err
-	}
-	for k := range o {
-		switch k {
-		case "apiVersion", "kind", "metadata", "status":
-		default:
-			delete(o, k)
+		data, err := json.Marshal(obj)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s %s: %w", gvk.Kind, obj.GetName(), err)
 		}
-	}
-	for k, v := range d {
-		switch k {
-		case "apiVersion", "kind", "metadata", "status":
-		default:
-			o[k] = v
+		u = &unstructured.Unstructured{}
+		if err := utiljson.Unmarshal(data, &u.Object); err != nil {
+			return nil, fmt.Errorf("decode %s %s: %w", gvk.Kind, obj.GetName(), err)
 		}
+		u.SetGroupVersionKind(gvk)
 	}
-	out := newEmpty(observed)
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o, out); err != nil {
-		return nil, err
+	delete(u.Object, "status")
+	if ts := u.GetCreationTimestamp(); ts.IsZero() {
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	}
-	return out, nil
+	u.SetResourceVersion("")
+	return u, nil
 }
 
-// toMap converts obj to a map that the caller owns: for an Unstructured the
-// converter returns the object's own map, which must not be edited.
-func toMap(obj client.Object) (map[string]any, error) {
-	if u, ok := obj.(runtime.Unstructured); ok {
-		return runtime.DeepCopyJSON(u.UnstructuredContent()), nil
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, fmt.Errorf("convert %T: %w", obj, err)
-	}
-	return m, nil
-}
-
-func overlay(base, top map[string]string) map[string]string {
-	if len(base) == 0 && len(top) == 0 {
-		return base
-	}
-	out := make(map[string]string, len(base)+len(top))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range top {
-		out[k] = v
-	}
-	return out
-}
-
-func isSubset(want, have map[string]string) bool {
-	for k, v := range want {
-		if hv, ok := have[k]; !ok || hv != v {
-			return false
-		}
+// isContent reports whether a top-level member of an object is content the
+// operator owns (the spec, or a ConfigMap's data), not apiVersion, kind,
+// metadata or status.
+func isContent(k string) bool {
+	switch k {
+	case "apiVersion", "kind", "metadata", "status":
+		return false
 	}
 	return true
 }
 
-// newEmpty returns a new zero object of obj's Go type, with obj's TypeMeta.
-func newEmpty(obj client.Object) client.Object {
-	out := reflect.New(reflect.TypeOf(obj).Elem()).Interface().(client.Object)
-	out.GetObjectKind().SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+// specHash hashes what the operator owns of an object (see isContent). Two
+// objects own the same content exactly when their hashes are equal:
+// encoding/json sorts map keys, and writes 1 for an int64 1 and a float64
+// 1 alike.
+func specHash(u *unstructured.Unstructured) ([sha256.Size]byte, error) {
+	owned := make(map[string]any, len(u.Object))
+	for k, v := range u.Object {
+		if isContent(k) {
+			owned[k] = v
+		}
+	}
+	data, err := json.Marshal(owned)
+	if err != nil {
+		return [sha256.Size]byte{}, fmt.Errorf("encode %s %s: %w", u.GetKind(), u.GetName(), err)
+	}
+	return sha256.Sum256(data), nil
+}
+
+// metadataHolds reports whether observed carries every label and annotation
+// of want.
+func metadataHolds(observed, want *unstructured.Unstructured) bool {
+	holds := func(want, have map[string]string) bool {
+		for k, v := range want {
+			if hv, ok := have[k]; !ok || hv != v {
+				return false
+			}
+		}
+		return true
+	}
+	return holds(want.GetLabels(), observed.GetLabels()) && holds(want.GetAnnotations(), observed.GetAnnotations())
+}
+
+// staleKeys are labels and annotations the operator set on an object and
+// no longer builds.
+type staleKeys struct{ labels, annotations []string }
+
+// staleMetadata finds the labels and annotations of observed that the API
+// server records as set by FieldOwner and that want does not build. A key
+// somebody else set since is theirs and stays.
+func staleMetadata(observed, want *unstructured.Unstructured) staleKeys {
+	var out staleKeys
+	for _, e := range observed.GetManagedFields() {
+		if e.Manager != FieldOwner || e.FieldsV1 == nil {
+			continue
+		}
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(strings.NewReader(string(e.FieldsV1.Raw))); err != nil {
+			continue
+		}
+		out.labels = append(out.labels, ownedKeys(set, "labels", observed.GetLabels(), want.GetLabels())...)
+		out.annotations = append(out.annotations, ownedKeys(set, "annotations", observed.GetAnnotations(), want.GetAnnotations())...)
+	}
 	return out
+}
+
+// ownedKeys lists the keys of metadata.<field> in set that have and want
+// lacks.
+func ownedKeys(set *fieldpath.Set, field string, have, want map[string]string) []string {
+	var out []string
+	for k := range have {
+		if _, wanted := want[k]; wanted {
+			continue
+		}
+		if set.Has(fieldpath.MakePathOrDie("metadata", field, k)) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// merged returns observed with want's content in place of its own, want's
+// labels and annotations laid over observed's, and the stale ones removed.
+// Status, others' metadata and the resourceVersion (the update's
+// precondition) stay as observed. managedFields are left out, so that the
+// API server keeps its own record.
+func merged(observed, want *unstructured.Unstructured, stale staleKeys) *unstructured.Unstructured {
+	out := observed.DeepCopy()
+	for k := range out.Object {
+		if isContent(k) {
+			delete(out.Object, k)
+		}
+	}
+	for k, v := range want.Object {
+		if isContent(k) {
+			out.Object[k] = runtime.DeepCopyJSONValue(v)
+		}
+	}
+	out.SetLabels(overlay(observed.GetLabels(), want.GetLabels(), stale.labels))
+	out.SetAnnotations(overlay(observed.GetAnnotations(), want.GetAnnotations(), stale.annotations))
+	out.SetManagedFields(nil)
+	return out
+}
+
+func overlay(base, top map[string]string, drop []string) map[string]string {
+	out := make(map[string]string, len(base)+len(top))
+	maps.Copy(out, base)
+	for _, k := range drop {
+		delete(out, k)
+	}
+	maps.Copy(out, top)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// typedForm converts an object read as unstructured into its Go type, for
+// the operands' Status and Adopt, which read typed objects. A kind the
+// scheme does not know stays unstructured.
+func typedForm(u *unstructured.Unstructured, s *runtime.Scheme) client.Object {
+	obj, err := s.New(u.GroupVersionKind())
+	if err != nil {
+		return u
+	}
+	typed, ok := obj.(client.Object)
+	if !ok || runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed) != nil {
+		return u
+	}
+	typed.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
+	return typed
 }

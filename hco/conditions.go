@@ -15,6 +15,7 @@ const (
 	ReasonReconcileCompleted       = "ReconcileCompleted"
 	ReasonInvalidRequest           = "InvalidRequest"
 	ReasonInvalidConfiguration     = "InvalidConfiguration"
+	ReasonReconcileFailed          = "ReconcileFailed"
 	ReasonUpgrading                = "HCOUpgrading"
 	ReasonTainted                  = "UnsupportedFeatureAnnotation"
 	ReasonDeleting                 = "Deleting"
@@ -42,6 +43,11 @@ type Assessment struct {
 	Components []ComponentStatus
 	// Problem, when set, makes ReconcileComplete False with this reason and message.
 	ProblemReason, ProblemMessage string
+	// Failures are errors of this reconcile that the admin did not cause
+	// (an operand write the API server did not take, say), one message
+	// each, naming the operand. They make ReconcileComplete False and
+	// Degraded True, reason ReconcileFailed, ahead of a Problem.
+	Failures []string
 	// ObservedVersions are the versions the components report, by operand name.
 	ObservedVersions map[string]string
 	// Upgrading is true while the operator moves from one version to another.
@@ -58,9 +64,16 @@ func Conditions(a Assessment) []metav1.Condition {
 	}
 	out := make([]metav1.Condition, 0, 6)
 
-	if a.ProblemReason != "" {
+	switch {
+	case len(a.Failures) > 0:
+		msg := strings.Join(a.Failures, "; ")
+		if a.ProblemMessage != "" {
+			msg += "; " + a.ProblemMessage
+		}
+		out = append(out, cond(v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, ReasonReconcileFailed, msg))
+	case a.ProblemReason != "":
 		out = append(out, cond(v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, a.ProblemReason, a.ProblemMessage))
-	} else {
+	default:
 		out = append(out, cond(v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, ReasonReconcileCompleted, messageReconcileCompleted))
 	}
 
@@ -91,6 +104,14 @@ func Conditions(a Assessment) []metav1.Condition {
 		if cs.Upgradeable.Status == metav1.ConditionFalse {
 			note(&upgradeable, metav1.ConditionFalse, cs.Kind+reasonNotUpgradeableSuffix, componentMessage(cs.Kind, "Upgradeable", cs.Upgradeable))
 		}
+	}
+	if len(a.Failures) > 0 {
+		// The failure first; a component's own degradation stays in the message.
+		msg := strings.Join(a.Failures, "; ")
+		if degraded.Status == metav1.ConditionTrue {
+			msg += "; " + degraded.Message
+		}
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonReconcileFailed, msg
 	}
 	if a.Upgrading {
 		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, ReasonUpgrading, messageUpgrading

@@ -17,9 +17,3 @@ func (n namedOperand) Desired(*v1beta1.HyperConverged, Environment) ([]client.Ob
 	return nil, nil
 }
 func (n namedOperand) Status([]client.Object) ComponentStatus { return StatusNotFound(string(n)) }
-
-func hcForTest() *v1beta1.HyperConverged {
-	hc := &v1beta1.HyperConverged{}
-	hc.Name, hc.Namespace = v1beta1.HyperConvergedName, v1beta1.DefaultNamespace
-	return hc
-}

@@ -1,13 +1,15 @@
 package hco
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
@@ -82,33 +84,100 @@ func underSpec(path string) bool {
 // most 256 KiB), far less than what would exhaust the operator's memory.
 const MaxPatchedBytes = 1 << 20
 
-// ApplyJSONPatchAnnotation applies the patch held in hc's annotation to obj,
-// in place. It reports whether a patch was applied. A malformed patch, a path
-// outside /spec, an operation that does not apply, a result larger than
-// MaxPatchedBytes, or a result that obj's type cannot hold is a
-// *JSONPatchError, and obj is left unchanged.
-func ApplyJSONPatchAnnotation(hc *v1beta1.HyperConverged, annotation string, obj client.Object) (bool, error) {
+// ApplyJSONPatchAnnotation returns obj with the patch held in hc's annotation
+// applied, the way upstream HCO applies it: the patch is applied to obj's
+// JSON, and the patched document is decoded over obj itself. So an add or
+// replace whose value is an object changes only the members it names (the
+// seeds' {"allowPostCopy": true} keeps the live migration settings), and a
+// remove cannot unset a field obj sets.
+//
+// What obj's Go type does not model is taken from the patched document, so
+// a patch may set any field the operand's CRD accepts, whatever the Go type
+// knows (the NetworkAddonsConfig and HostPathProvisioner types are mirrors).
+// The API server, not this function, says whether the result is valid.
+//
+// It returns obj itself when hc carries no patch, and otherwise a new
+// *unstructured.Unstructured; obj is never changed. A malformed patch, a
+// path outside /spec, an operation that does not apply, a value of the wrong
+// type for obj's Go type, or a result larger than MaxPatchedBytes is a
+// *JSONPatchError.
+func ApplyJSONPatchAnnotation(hc *v1beta1.HyperConverged, annotation string, obj client.Object) (client.Object, error) {
 	patch, err := ParseJSONPatch(annotation, hc.GetAnnotations()[annotation])
-	if err != nil || patch == nil {
-		return false, err
-	}
-	doc, err := json.Marshal(obj)
 	if err != nil {
-		return false, fmt.Errorf("encode %T for annotation %q: %w", obj, annotation, err)
+		return nil, err
 	}
-	doc, err = applyJSONPatch(annotation, reflect.TypeOf(obj).Elem().Name(), patch, doc)
+	if patch == nil {
+		return obj, nil
+	}
+	kind := obj.GetObjectKind().GroupVersionKind().Kind
+	if kind == "" {
+		kind = reflect.TypeOf(obj).Elem().Name()
+	}
+	built, err := json.Marshal(obj)
 	if err != nil {
-		return false, err
+		return nil, fmt.Errorf("encode %s for annotation %q: %w", kind, annotation, err)
 	}
-	fresh := reflect.New(reflect.TypeOf(obj).Elem())
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(fresh.Interface()); err != nil {
-		return false, &JSONPatchError{Annotation: annotation, Operation: -1,
-			Reason: fmt.Sprintf("the patched %s is not valid for this API version, so the change would be lost: %v", reflect.TypeOf(obj).Elem().Name(), err)}
+	patched, err := applyJSONPatch(annotation, kind, patch, built)
+	if err != nil {
+		return nil, err
 	}
-	reflect.ValueOf(obj).Elem().Set(fresh.Elem())
-	return true, nil
+	// Decoded over the object built, as upstream does...
+	over := obj.DeepCopyObject()
+	if err := json.Unmarshal(patched, over); err != nil {
+		return nil, &JSONPatchError{Annotation: annotation, Operation: -1,
+			Reason: fmt.Sprintf("the patched %s does not fit its API: %v", kind, err)}
+	}
+	typed, err := json.Marshal(over)
+	if err != nil {
+		return nil, fmt.Errorf("encode the patched %s for annotation %q: %w", kind, annotation, err)
+	}
+	// ...and what the Go type does not hold, from the patched document.
+	var patchedDoc, typedDoc map[string]any
+	if err := utiljson.Unmarshal(patched, &patchedDoc); err != nil {
+		return nil, &JSONPatchError{Annotation: annotation, Operation: -1,
+			Reason: fmt.Sprintf("the patched %s is not a JSON object: %v", kind, err)}
+	}
+	if err := utiljson.Unmarshal(typed, &typedDoc); err != nil {
+		return nil, fmt.Errorf("decode the patched %s for annotation %q: %w", kind, annotation, err)
+	}
+	return &unstructured.Unstructured{Object: overlayJSON(patchedDoc, typedDoc).(map[string]any)}, nil
+}
+
+// overlayJSON lays top over base: top's values win, and a member of an
+// object that top lacks comes from base. Lists are overlaid item by item:
+// decoding a JSON list into a Go slice gives exactly as many items, so the
+// two lists have the same length wherever top came from base that way.
+func overlayJSON(base, top any) any {
+	switch t := top.(type) {
+	case map[string]any:
+		b, ok := base.(map[string]any)
+		if !ok {
+			return t
+		}
+		out := make(map[string]any, len(b)+len(t))
+		maps.Copy(out, b)
+		for k, v := range t {
+			if v == nil {
+				// A nil pointer in the Go type: base says more, if anything.
+				if _, has := b[k]; has {
+					continue
+				}
+			}
+			out[k] = overlayJSON(b[k], v)
+		}
+		return out
+	case []any:
+		b, ok := base.([]any)
+		if !ok || len(b) != len(t) {
+			return t
+		}
+		out := make([]any, len(t))
+		for i := range t {
+			out[i] = overlayJSON(b[i], t[i])
+		}
+		return out
+	}
+	return top
 }
 
 // applyJSONPatch applies patch to doc in one pass, its copies bounded by

@@ -2,12 +2,17 @@ package hco_test
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
@@ -21,29 +26,79 @@ func hcWith(value string) *v1beta1.HyperConverged {
 }
 
 func kubevirt() *kvv1.KubeVirt {
+	bandwidth := resource.MustParse("64Mi")
 	return &kvv1.KubeVirt{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "kubevirt.io/v1", Kind: "KubeVirt"},
 		ObjectMeta: metav1.ObjectMeta{Name: "kv"},
-		Spec:       kvv1.KubeVirtSpec{Configuration: kvv1.KubeVirtConfiguration{MigrationConfiguration: &kvv1.MigrationConfiguration{}}},
+		Spec: kvv1.KubeVirtSpec{
+			ProductName: "hyperconverged-cluster",
+			Configuration: kvv1.KubeVirtConfiguration{MigrationConfiguration: &kvv1.MigrationConfiguration{
+				BandwidthPerMigration: &bandwidth, ProgressTimeout: ptr.To[int64](150),
+			}},
+			Workloads: &kvv1.ComponentConfig{NodePlacement: &kvv1.NodePlacement{Tolerations: []corev1.Toleration{
+				{Key: "k", Operator: corev1.TolerationOpEqual, Value: "v", Effect: corev1.TaintEffectNoSchedule},
+			}}},
+		},
 	}
 }
 
-func TestApplyJSONPatchAnnotationSeedExample(t *testing.T) {
-	kv := kubevirt()
-	applied, err := hco.ApplyJSONPatchAnnotation(hcWith(`[{"op": "add", "path": "/spec/configuration/migrations", "value": {"allowPostCopy": true}}]`), ann, kv)
+// patched applies patch to kubevirt() and returns the result as a map.
+func patched(t *testing.T, patch string) map[string]any {
+	t.Helper()
+	out, err := hco.ApplyJSONPatchAnnotation(hcWith(patch), ann, kubevirt())
 	require.NoError(t, err)
-	assert.True(t, applied)
-	require.NotNil(t, kv.Spec.Configuration.MigrationConfiguration.AllowPostCopy)
-	assert.True(t, *kv.Spec.Configuration.MigrationConfiguration.AllowPostCopy)
-	assert.Equal(t, "kv", kv.Name, "the rest of the object is kept")
+	u, ok := out.(*unstructured.Unstructured)
+	require.True(t, ok, "%T", out)
+	return u.Object
+}
+
+func nested(t *testing.T, obj map[string]any, path ...string) any {
+	t.Helper()
+	v, found, err := unstructured.NestedFieldNoCopy(obj, path...)
+	require.NoError(t, err)
+	if !found {
+		return nil
+	}
+	return v
+}
+
+// Seed 003's example, as upstream applies it: the patched document is
+// decoded over the object built, so an object-valued add changes only the
+// members it names.
+func TestApplyJSONPatchAnnotationSeedExampleKeepsTheSettings(t *testing.T) {
+	obj := patched(t, `[{"op": "add", "path": "/spec/configuration/migrations", "value": {"allowPostCopy": true}}]`)
+	assert.Equal(t, true, nested(t, obj, "spec", "configuration", "migrations", "allowPostCopy"))
+	assert.Equal(t, "64Mi", nested(t, obj, "spec", "configuration", "migrations", "bandwidthPerMigration"))
+	assert.Equal(t, int64(150), nested(t, obj, "spec", "configuration", "migrations", "progressTimeout"))
+	assert.Equal(t, "kv", nested(t, obj, "metadata", "name"), "the rest of the object is kept")
+	assert.Equal(t, "KubeVirt", nested(t, obj, "kind"))
+}
+
+func TestApplyJSONPatchAnnotationRemoveCannotUnsetWhatTheOperatorSets(t *testing.T) {
+	obj := patched(t, `[{"op": "remove", "path": "/spec/configuration/migrations/progressTimeout"}]`)
+	assert.Equal(t, int64(150), nested(t, obj, "spec", "configuration", "migrations", "progressTimeout"), "as upstream")
+}
+
+// A field the Go type lacks lands: the API server, not the Go type, says
+// what is valid. It survives inside list items too.
+func TestApplyJSONPatchAnnotationKeepsFieldsTheGoTypeLacks(t *testing.T) {
+	obj := patched(t, `[
+		{"op": "add", "path": "/spec/configuration/notInTheGoType", "value": {"a": 1}},
+		{"op": "add", "path": "/spec/workloads/nodePlacement/tolerations/0/futureField", "value": "x"},
+		{"op": "replace", "path": "/spec/productName", "value": "acme"}]`)
+	assert.Equal(t, map[string]any{"a": int64(1)}, nested(t, obj, "spec", "configuration", "notInTheGoType"))
+	tolerations := nested(t, obj, "spec", "workloads", "nodePlacement", "tolerations").([]any)
+	require.Len(t, tolerations, 1)
+	assert.Equal(t, map[string]any{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule", "futureField": "x"}, tolerations[0])
+	assert.Equal(t, "acme", nested(t, obj, "spec", "productName"))
 }
 
 func TestApplyJSONPatchAnnotationAbsentOrBlank(t *testing.T) {
 	for _, hc := range []*v1beta1.HyperConverged{{}, hcWith(""), hcWith("  \n")} {
 		kv := kubevirt()
-		applied, err := hco.ApplyJSONPatchAnnotation(hc, ann, kv)
+		out, err := hco.ApplyJSONPatchAnnotation(hc, ann, kv)
 		require.NoError(t, err)
-		assert.False(t, applied)
-		assert.Equal(t, kubevirt(), kv)
+		assert.Same(t, kv, out, "no patch: the object itself")
 	}
 }
 
@@ -60,8 +115,7 @@ func TestApplyJSONPatchAnnotationErrors(t *testing.T) {
 		{"unknown op", `[{"op": "merge", "path": "/spec/x", "value": 1}]`, "unsupported operation"},
 		{"does not apply", `[{"op": "add", "path": "/spec/configuration/migrations/allowPostCopy", "value": true}, {"op": "replace", "path": "/spec/nope/deeper", "value": 1}]`, "operation 1: does not apply to KubeVirt"},
 		{"failed test", `[{"op": "test", "path": "/spec/productName", "value": "other"}]`, "operation 0: does not apply"},
-		{"field the API does not have", `[{"op": "add", "path": "/spec/noSuchField", "value": 1}]`, `unknown field "noSuchField"`},
-		{"wrong type", `[{"op": "add", "path": "/spec/configuration/migrations/allowPostCopy", "value": "yes"}]`, "is not valid for this API version"},
+		{"wrong type", `[{"op": "add", "path": "/spec/configuration/migrations/allowPostCopy", "value": "yes"}]`, "does not fit its API"},
 		// Each pair of copies doubles the document: unbounded, 60 operations
 		// (3 KB of annotation) would need 2^30 times its size.
 		{"copies that double the document", "[" + strings.TrimSuffix(strings.Repeat(`{"op": "copy", "from": "/spec", "path": "/spec/a"}, {"op": "copy", "from": "/spec", "path": "/spec/b"}, `, 30), ", ") + "]", "grows past 1048576 bytes"},
@@ -69,7 +123,8 @@ func TestApplyJSONPatchAnnotationErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			kv := kubevirt()
-			_, err := hco.ApplyJSONPatchAnnotation(hcWith(tc.patch), ann, kv)
+			out, err := hco.ApplyJSONPatchAnnotation(hcWith(tc.patch), ann, kv)
+			assert.Nil(t, out)
 			require.Error(t, err)
 			var perr *hco.JSONPatchError
 			require.True(t, errors.As(err, &perr))
@@ -86,18 +141,19 @@ func FuzzApplyJSONPatchAnnotation(f *testing.F) {
 	f.Add(`[{"op": "copy", "from": "/spec/configuration", "path": "/spec/configuration/x"}]`)
 	f.Fuzz(func(t *testing.T, patch string) {
 		kv := kubevirt()
-		applied, err := hco.ApplyJSONPatchAnnotation(hcWith(patch), ann, kv)
+		out, err := hco.ApplyJSONPatchAnnotation(hcWith(patch), ann, kv)
 		if err != nil {
 			var perr *hco.JSONPatchError
 			if !errors.As(err, &perr) {
 				t.Fatalf("error is not a JSONPatchError: %v", err)
 			}
-			if applied {
-				t.Fatal("applied and failed at once")
-			}
+			return
 		}
-		if kv.Name != "kv" {
+		if out.GetName() != "kv" || out.GetObjectKind().GroupVersionKind().Kind != "KubeVirt" {
 			t.Fatal("a patch escaped /spec")
+		}
+		if !reflect.DeepEqual(kv, kubevirt()) {
+			t.Fatal("the object built was changed")
 		}
 	})
 }

@@ -35,10 +35,34 @@ type Operand interface {
 	Status(observed []client.Object) ComponentStatus
 }
 
-// JSONPatcher is an optional capability: an operand whose objects an admin may
-// patch through a jsonpatch annotation on the HyperConverged. The reconciler
-// raises TaintedConfiguration while any such annotation is set.
+// JSONPatcher is an optional capability: an operand whose main object (the
+// first one Desired returns) an admin may patch through a jsonpatch
+// annotation on the HyperConverged. The library applies the patch (see
+// DesiredObjects); the operand only names the annotation. The reconciler
+// raises TaintedConfiguration while such a patch is in effect.
 type JSONPatcher interface {
 	// JSONPatchAnnotation is the annotation key, e.g. "kubevirt.kubevirt.io/jsonpatch".
 	JSONPatchAnnotation() string
+}
+
+// DesiredObjects returns what op wants for hc: op.Desired on a copy of hc,
+// then, when op is a JSONPatcher and hc carries its annotation, the patch
+// applied to the first object (see ApplyJSONPatchAnnotation). The
+// reconciler, Render and the webhook's validation all build objects through
+// it, so that they agree.
+func DesiredObjects(op Operand, hc *v1beta1.HyperConverged, env Environment) ([]client.Object, error) {
+	objs, err := op.Desired(hc.DeepCopy(), env)
+	if err != nil || len(objs) == 0 {
+		return objs, err
+	}
+	p, ok := op.(JSONPatcher)
+	if !ok {
+		return objs, nil
+	}
+	patched, err := ApplyJSONPatchAnnotation(hc, p.JSONPatchAnnotation(), objs[0])
+	if err != nil {
+		return nil, err
+	}
+	objs[0] = patched
+	return objs, nil
 }

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -68,29 +69,27 @@ type DeletionOrderer interface {
 	DeletionOrder() int
 }
 
-// Reconciler reconciles the HyperConverged singleton: it applies every
-// enabled operand's desired objects, deletes what is no longer desired, and
-// writes one aggregated status. It is re-entrant and keeps no per-request
-// state. What it remembers between reconciles is what it wrote, for the
-// moment the cache has not caught up (the applier's memory, the last status,
-// the last finalizer patch), and the operand objects it created for a
-// HyperConverged without the finalizer.
+// Reconciler reconciles the HyperConverged singleton: it stores its
+// finalizer, applies every enabled operand's desired objects, deletes what
+// is no longer desired, and writes one aggregated status, on every path. It
+// is re-entrant and keeps no per-request state; its one memory between
+// reconciles is the applier's (what each object looked like when last in
+// sync, see applier).
 type Reconciler struct {
-	client    client.Client
-	reader    client.Reader
-	scheme    *runtime.Scheme
-	registry  *Registry
-	env       Environment
-	events    EventRecorder
-	metrics   *Metrics
-	applier   *applier
-	kinds     []*operandKind
-	status    statusMemo
-	finalized finalizerMemo
-	now       func() time.Time
-	// unfinalized holds what this process created for a HyperConverged
-	// whose finalizer was not stored yet.
-	unfinalized createdSet
+	// client writes as FieldOwner and reads the HyperConverged from the cache.
+	client client.Client
+	// cache reads the operand objects, unstructured.
+	cache client.Reader
+	// reader reads past the cache.
+	reader   client.Reader
+	scheme   *runtime.Scheme
+	registry *Registry
+	env      Environment
+	events   EventRecorder
+	metrics  *Metrics
+	applier  *applier
+	kinds    []*operandKind
+	now      func() time.Time
 
 	// DeletionTimeout is how long an uninstall may wait for operand objects
 	// to go before it is reported as blocked.
@@ -108,22 +107,17 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *Me
 	if err != nil {
 		return nil, err
 	}
-	// Prune and uninstall list every operand kind: say so at start-up, not
-	// on every reconcile, when the scheme cannot.
-	for _, k := range kinds {
-		if _, err := mgr.GetScheme().New(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List")); err != nil {
-			return nil, fmt.Errorf("hco: operand kind %s has no %sList in the scheme; register its types (with their List) in the manager's scheme: %w", k.gvk, k.gvk.Kind, err)
-		}
-	}
+	c := client.WithFieldOwner(mgr.GetClient(), FieldOwner)
 	return &Reconciler{
-		client:          mgr.GetClient(),
+		client:          c,
+		cache:           mgr.GetCache(),
 		reader:          mgr.GetAPIReader(),
 		scheme:          mgr.GetScheme(),
 		registry:        reg,
 		env:             env,
 		events:          mgr.GetEventRecorder("hco-operator"),
 		metrics:         metrics,
-		applier:         newApplier(mgr.GetClient(), mgr.GetAPIReader(), mgr.GetScheme()),
+		applier:         newApplier(c, mgr.GetCache(), mgr.GetAPIReader(), mgr.GetScheme()),
 		kinds:           kinds,
 		now:             time.Now,
 		DeletionTimeout: 5 * time.Minute,
@@ -141,7 +135,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return []reconcile.Request{{NamespacedName: r.singleton()}}
 	})
 	for _, k := range r.kinds {
-		b = b.Watches(k.object, toSingleton)
+		b = b.Watches(k.newObject(), toSingleton)
 	}
 	return b.Complete(r)
 }
@@ -150,14 +144,12 @@ func (r *Reconciler) singleton() types.NamespacedName {
 	return types.NamespacedName{Namespace: r.env.Namespace, Name: v1beta1.HyperConvergedName}
 }
 
-// Reconcile implements reconcile.Reconciler.
+// Reconcile implements reconcile.Reconciler. It writes the status on every
+// path that reaches the operands: an operand that fails is reported in the
+// conditions, the others' status still is, and the error requeues.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	logger := log.FromContext(ctx)
 	hc := &v1beta1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
-		if apierrors.IsNotFound(err) && req.NamespacedName == r.singleton() {
-			return reconcile.Result{}, r.deleteOrphans(ctx)
-		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if req.NamespacedName != r.singleton() {
@@ -165,6 +157,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	if !hc.DeletionTimestamp.IsZero() {
 		return r.uninstall(ctx, hc)
+	}
+	// The finalizer before any operand object, so that uninstall always
+	// runs and finds them all by label. The mutating webhook usually set it
+	// at create already.
+	if err := r.addFinalizer(ctx, hc); err != nil {
+		if apierrors.IsConflict(err) {
+			// A cache behind our own or someone else's write: its event
+			// brings us back.
+			return reconcile.Result{RequeueAfter: conflictRequeue}, nil
+		}
+		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 
 	upgrading := r.upgrading(hc)
@@ -175,10 +178,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 
-	a := Assessment{Generation: hc.Generation, Upgrading: upgrading, ObservedVersions: map[string]string{}}
-	var related []corev1.ObjectReference
-	desiredKeys := map[objectKey]bool{}
-	var problems []string
 	ops := r.registry.Operands()
 	outcomes := r.reconcileOperands(ctx, hc, ops)
 	// Events after all the writes, so that they do not compete with the
@@ -188,73 +187,99 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			r.announce(hc, w.kind, w.obj, w.result)
 		}
 	}
-	// The finalizer is stored after the operand writes, not before them,
-	// out of their way: convergence waits for one write less, and the
-	// creates share the API server with one request less. What was created
-	// until it is stored is remembered (unfinalized), and deleted if the
-	// HyperConverged goes first.
-	if err := r.addFinalizer(ctx, hc); err != nil {
-		if apierrors.IsNotFound(err) {
-			// Deleted meanwhile: its deletion event brings deleteOrphans.
-			return reconcile.Result{}, nil
-		}
-		return reconcile.Result{}, err
+	a, related, desiredKeys, errs := r.assess(ctx, hc, ops, outcomes, upgrading)
+	if err := r.prune(ctx, hc, desiredKeys); err != nil {
+		errs = append(errs, err)
+		a.Failures = append(a.Failures, err.Error())
 	}
-	r.unfinalized.take()
+	r.recordUnsafe(hc)
+	if err := r.writeStatus(ctx, hc, a, related); err != nil {
+		errs = append(errs, err)
+	}
+	result := reconcile.Result{}
+	if a.conflicted {
+		result.RequeueAfter = conflictRequeue
+	}
+	return result, errors.Join(errs...)
+}
+
+// conflictRequeue is how soon a reconcile that met a conflict (a cache
+// behind a write) runs again, should no event bring it back first.
+const conflictRequeue = 100 * time.Millisecond
+
+// assess turns the operands' outcomes into the status findings, the related
+// objects and the keys of what is desired (a key with an empty name
+// protects a whole kind from pruning). Failures are in the assessment and
+// returned as errors, so that they requeue.
+func (r *Reconciler) assess(ctx context.Context, hc *v1beta1.HyperConverged, ops []Operand, outcomes []operandOutcome, upgrading bool) (assessment, []corev1.ObjectReference, map[objectKey]bool, []error) {
+	logger := log.FromContext(ctx)
+	a := assessment{Assessment: Assessment{Generation: hc.Generation, Upgrading: upgrading, ObservedVersions: map[string]string{}}}
+	var related []corev1.ObjectReference
+	var errs []error
+	var problems []string
+	desiredKeys := map[objectKey]bool{}
 	for i, op := range ops {
-		status, refs, keys, err := outcomes[i].status, outcomes[i].refs, outcomes[i].keys, outcomes[i].err
+		o := outcomes[i]
 		var invalid *invalidConfig
 		switch {
-		case errors.As(err, &invalid):
+		case errors.As(o.err, &invalid):
 			logger.Info("invalid HyperConverged configuration", "operand", op.Name(), "error", invalid.err.Error())
 			problems = append(problems, invalid.err.Error())
+		case apierrors.IsConflict(o.err):
+			// A cache behind a write: not a failure, the next reconcile
+			// sees the object as it is.
+			a.conflicted = true
+		case o.err != nil:
+			logger.Error(o.err, "operand reconcile failed", "operand", op.Name())
+			errs = append(errs, fmt.Errorf("operand %s: %w", op.Name(), o.err))
+			a.Failures = append(a.Failures, fmt.Sprintf("operand %s: %v", op.Name(), o.err))
+		}
+		if o.err != nil {
 			// Keep what exists: nothing of this operand is pruned.
 			for _, k := range r.kinds {
-				if slices.Contains(k.operands, op) {
+				if slices.Contains(k.operands, op.Name()) {
 					desiredKeys[objectKey{gvk: k.gvk}] = true
 				}
 			}
-		case err != nil:
-			return reconcile.Result{}, fmt.Errorf("operand %s: %w", op.Name(), err)
 		}
-		if status.Kind != "" {
-			a.Components = append(a.Components, status)
-			a.ObservedVersions[op.Name()] = status.ObservedVersion
+		if o.status.Kind != "" {
+			a.Components = append(a.Components, o.status)
+			a.ObservedVersions[op.Name()] = o.status.ObservedVersion
 		}
-		related = append(related, refs...)
-		for _, k := range keys {
+		related = append(related, o.refs...)
+		for _, k := range o.keys {
 			desiredKeys[k] = true
 		}
-		if p, ok := op.(JSONPatcher); ok && invalid == nil && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
+		if p, ok := op.(JSONPatcher); ok && o.err == nil && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
 			// In effect only when the patch applied: a broken one is reported
 			// as InvalidConfiguration instead.
 			a.Tainted = true
 		}
 	}
-	if err := r.prune(ctx, hc, desiredKeys); err != nil {
-		return reconcile.Result{}, err
-	}
 	if len(problems) > 0 {
 		a.ProblemReason, a.ProblemMessage = ReasonInvalidConfiguration, strings.Join(problems, "; ")
 		// Announce a problem once, when it appears, not on every reconcile
 		// while it lasts.
-		prev := meta.FindStatusCondition(r.status.current(hc).Status.Conditions, v1beta1.ConditionReconcileComplete)
+		prev := meta.FindStatusCondition(hc.Status.Conditions, v1beta1.ConditionReconcileComplete)
 		if prev == nil || prev.Reason != a.ProblemReason || prev.Message != a.ProblemMessage {
 			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", a.ProblemMessage)
 		}
 	}
-	r.recordUnsafe(hc)
-	return reconcile.Result{}, r.writeStatus(ctx, hc, a, related)
+	return a, related, desiredKeys, errs
 }
 
-// addFinalizer stores the finalizer on hc if it lacks it.
+// assessment is an Assessment plus what only the reconcile needs.
+type assessment struct {
+	Assessment
+	// conflicted is true when a write met a conflict and the reconcile
+	// should run again soon.
+	conflicted bool
+}
+
+// addFinalizer stores the finalizer on hc if it lacks it, and updates hc to
+// the object stored.
 func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverged) error {
 	if controllerutil.ContainsFinalizer(hc, FinalizerName) {
-		return nil
-	}
-	if r.finalized.stale(hc) {
-		// The cache still shows the version our finalizer patch replaced;
-		// patching from it would only conflict.
 		return nil
 	}
 	// A patch, not an update: an update would write back the whole object
@@ -266,28 +291,7 @@ func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverge
 	if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
 	}
-	r.finalized.wrote(orig)
 	return nil
-}
-
-// finalizerMemo remembers the version of the HyperConverged that our last
-// finalizer patch replaced, for the moment the cache still shows it.
-type finalizerMemo struct {
-	mu           sync.Mutex
-	uid          types.UID
-	staleVersion string
-}
-
-func (m *finalizerMemo) wrote(before *v1beta1.HyperConverged) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.uid, m.staleVersion = before.UID, before.ResourceVersion
-}
-
-func (m *finalizerMemo) stale(hc *v1beta1.HyperConverged) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.staleVersion != "" && hc.UID == m.uid && hc.ResourceVersion == m.staleVersion
 }
 
 // operandOutcome is what reconciling one operand found.
@@ -315,22 +319,19 @@ func (r *Reconciler) reconcileOperands(ctx context.Context, hc *v1beta1.HyperCon
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
 	for i, op := range ops {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			start := r.now()
-			o := &out[i]
+			result := ApplyResult("error")
 			defer func() {
 				// A panicking operand (a distribution's own, say) fails
 				// its reconcile, not the process.
 				if p := recover(); p != nil {
-					o.err = fmt.Errorf("operand %s panicked: %v", op.Name(), p)
+					out[i].err = fmt.Errorf("operand %s panicked: %v", op.Name(), p)
 				}
+				r.observe(op.Name(), result, start)
 			}()
-			var result ApplyResult
-			o.status, o.refs, o.keys, o.writes, result, o.err = r.reconcileOperand(ctx, hc, op)
-			r.observe(op.Name(), result, start)
-		}()
+			out[i], result = r.reconcileOperand(ctx, hc, op)
+		})
 	}
 	wg.Wait()
 	return out
@@ -341,62 +342,73 @@ type invalidConfig struct{ err error }
 
 func (e *invalidConfig) Error() string { return e.err.Error() }
 
-// reconcileOperand applies one operand's desired objects and reads its status.
-func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConverged, op Operand) (ComponentStatus, []corev1.ObjectReference, []objectKey, []written, ApplyResult, error) {
-	desired, err := op.Desired(hc.DeepCopy(), r.env)
+// reconcileOperand applies one operand's desired objects and reads its
+// status. On an error, the status is read from the operand's objects as
+// they are.
+func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConverged, op Operand) (operandOutcome, ApplyResult) {
+	var o operandOutcome
+	desired, err := DesiredObjects(op, hc, r.env)
 	if err != nil {
-		observed := r.observeExisting(ctx, op, hc)
-		return op.Status(observed), nil, nil, nil, "invalid", &invalidConfig{err: err}
+		o.status, o.err = op.Status(r.observeExisting(ctx, op, hc)), &invalidConfig{err: err}
+		return o, "invalid"
 	}
 	if len(desired) == 0 {
 		// The operand wants nothing for this HyperConverged: it has no status to report.
-		return ComponentStatus{}, nil, nil, nil, ResultUnchanged, nil
+		return o, ResultUnchanged
 	}
-	var writes []written
 	result := ResultUnchanged
 	observed := make([]client.Object, 0, len(desired))
-	refs := make([]corev1.ObjectReference, 0, len(desired))
-	keys := make([]objectKey, 0, len(desired))
-	for _, d := range desired {
-		obj, gvk, res, err := r.applier.apply(ctx, d)
-		if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
-			// The API server refuses what the HyperConverged asks for (a
-			// jsonpatch result its schema rejects): the admin must fix it,
-			// retrying will not.
-			return op.Status(r.observeExisting(ctx, op, hc)), nil, nil, writes, "invalid", &invalidConfig{err: err}
-		}
+	for i, d := range desired {
+		obj, res, err := r.applier.apply(ctx, d)
 		if err != nil {
-			var unknown *createUnknownError
-			if errors.As(err, &unknown) && !controllerutil.ContainsFinalizer(hc, FinalizerName) {
-				r.unfinalized.addUnknown(unknown.obj, gvk, r.now())
+			o.status = op.Status(r.observeExisting(ctx, op, hc))
+			if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+				// The API server refuses what the HyperConverged asks for (a
+				// jsonpatch result its schema rejects): the admin must fix it,
+				// retrying will not.
+				o.err = &invalidConfig{err: refusedPatch(hc, op, i, err)}
+				return o, "invalid"
 			}
-			return ComponentStatus{}, nil, nil, writes, "error", err
+			o.err = err
+			return o, "error"
 		}
-		keys = append(keys, objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)})
-		refs = append(refs, corev1.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID()})
-		observed = append(observed, obj)
+		gvk := obj.GroupVersionKind()
+		o.keys = append(o.keys, objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)})
+		o.refs = append(o.refs, corev1.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID()})
+		observed = append(observed, typedForm(obj, r.scheme))
 		if res != ResultUnchanged {
-			writes = append(writes, written{kind: gvk.Kind, obj: obj, result: res})
+			o.writes = append(o.writes, written{kind: gvk.Kind, obj: obj, result: res})
 			result = res
 		}
-		if res == ResultCreated && !controllerutil.ContainsFinalizer(hc, FinalizerName) {
-			r.unfinalized.addCreated(obj, gvk)
-		}
 	}
-	return op.Status(observed), refs, keys, writes, result, nil
+	o.status = op.Status(observed)
+	return o, result
 }
 
-// observeExisting returns the operand's objects as they are, for status,
-// when its desired state cannot be computed.
+// refusedPatch names the jsonpatch annotation in an API server's refusal of
+// the object it patched (the first one of a JSONPatcher).
+func refusedPatch(hc *v1beta1.HyperConverged, op Operand, index int, err error) error {
+	if p, ok := op.(JSONPatcher); ok && index == 0 && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
+		return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", p.JSONPatchAnnotation(), err)
+	}
+	return err
+}
+
+// observeExisting returns the operand's managed objects as they are, typed
+// where the scheme knows the kind, for status when its desired state cannot
+// be applied.
 func (r *Reconciler) observeExisting(ctx context.Context, op Operand, hc *v1beta1.HyperConverged) []client.Object {
 	var out []client.Object
 	for _, k := range r.kinds {
-		if !slices.Contains(k.operands, op) {
+		if !slices.Contains(k.operands, op.Name()) {
 			continue
 		}
-		items, err := r.listManaged(ctx, k, hc)
-		if err == nil {
-			out = append(out, items...)
+		items, err := r.listManaged(ctx, r.cache, k, hc)
+		if err != nil {
+			continue
+		}
+		for i := range items {
+			out = append(out, typedForm(&items[i], r.scheme))
 		}
 	}
 	return out
@@ -451,11 +463,12 @@ func (r *Reconciler) prune(ctx context.Context, hc *v1beta1.HyperConverged, desi
 		if desired[objectKey{gvk: k.gvk}] {
 			continue
 		}
-		items, err := r.listManaged(ctx, k, hc)
+		items, err := r.listManaged(ctx, r.cache, k, hc)
 		if err != nil {
 			return err
 		}
-		for _, obj := range items {
+		for i := range items {
+			obj := &items[i]
 			key := objectKey{gvk: k.gvk, key: client.ObjectKeyFromObject(obj)}
 			if desired[key] || !obj.GetDeletionTimestamp().IsZero() {
 				continue
@@ -470,34 +483,17 @@ func (r *Reconciler) prune(ctx context.Context, hc *v1beta1.HyperConverged, desi
 	return nil
 }
 
-// listManaged lists, from the cache, the objects of one kind that hc manages.
-func (r *Reconciler) listManaged(ctx context.Context, k *operandKind, hc *v1beta1.HyperConverged) ([]client.Object, error) {
-	return r.listManagedFrom(ctx, r.client, k, hc)
-}
-
-// listManagedFrom lists, from reader, the objects of one kind that hc
-// manages. Items carry their kind, whatever the reader's decoding.
-func (r *Reconciler) listManagedFrom(ctx context.Context, reader client.Reader, k *operandKind, hc *v1beta1.HyperConverged) ([]client.Object, error) {
-	listObj, err := r.scheme.New(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
-	}
-	list, ok := listObj.(client.ObjectList)
-	if !ok {
-		return nil, fmt.Errorf("list %s: %T is not a list", k.gvk.Kind, listObj)
-	}
+// listManaged lists, from reader (the cache, or past it), the objects of one
+// kind that hc manages.
+func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *operandKind, hc *v1beta1.HyperConverged) ([]unstructured.Unstructured, error) {
+	list := k.newList()
 	if err := reader.List(ctx, list, client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: hc.Name}); err != nil {
 		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
 	}
-	var out []client.Object
-	err = meta.EachListItem(list, func(o runtime.Object) error {
-		if obj, ok := o.(client.Object); ok {
-			obj.GetObjectKind().SetGroupVersionKind(k.gvk)
-			out = append(out, obj)
-		}
-		return nil
-	})
-	return out, err
+	for i := range list.Items {
+		list.Items[i].SetGroupVersionKind(k.gvk)
+	}
+	return list.Items, nil
 }
 
 // upgrading reports whether the operator version differs from the one the
@@ -545,15 +541,15 @@ func (r *Reconciler) adopt(ctx context.Context, hc *v1beta1.HyperConverged) (boo
 	return true, nil
 }
 
-// writeStatus computes the status and writes it only if it changed.
-func (r *Reconciler) writeStatus(ctx context.Context, hc *v1beta1.HyperConverged, a Assessment, related []corev1.ObjectReference) error {
-	hc = r.status.current(hc)
+// writeStatus computes the status and writes it only if it differs from the
+// status hc (as the cache has it) carries.
+func (r *Reconciler) writeStatus(ctx context.Context, hc *v1beta1.HyperConverged, a assessment, related []corev1.ObjectReference) error {
 	next := hc.DeepCopy()
-	MergeConditions(&next.Status.Conditions, Conditions(a), metav1.NewTime(r.now()))
+	MergeConditions(&next.Status.Conditions, Conditions(a.Assessment), metav1.NewTime(r.now()))
 	next.Status.ObservedGeneration = hc.Generation
 	next.Status.RelatedObjects = related
 	next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
-	if versions, done := r.versions(hc, a); done {
+	if versions, done := r.versions(a.Assessment); done {
 		if a.Upgrading && !reflect.DeepEqual(hc.Status.Versions, versions) {
 			r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
 		}
@@ -566,44 +562,15 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *v1beta1.HyperConverged
 		return nil
 	}
 	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(hc)); err != nil {
-		return fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
+		return client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	}
-	r.status.wrote(hc.ResourceVersion, next.Status)
 	return nil
-}
-
-// statusMemo remembers the last status written, for the moment the cache
-// still shows the HyperConverged as it was before that write: without it,
-// a reconcile in that moment would write the same status again.
-type statusMemo struct {
-	mu           sync.Mutex
-	staleVersion string
-	written      v1beta1.HyperConvergedStatus
-}
-
-func (m *statusMemo) wrote(staleVersion string, s v1beta1.HyperConvergedStatus) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.staleVersion, m.written = staleVersion, *s.DeepCopy()
-}
-
-// current returns hc with the status last written if the cache has not
-// caught up with that write yet.
-func (m *statusMemo) current(hc *v1beta1.HyperConverged) *v1beta1.HyperConverged {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.staleVersion == "" || hc.ResourceVersion != m.staleVersion {
-		return hc
-	}
-	out := hc.DeepCopy()
-	out.Status = *m.written.DeepCopy()
-	return out
 }
 
 // versions returns the status.versions to record and whether every operand
 // reports the version the environment expects (so they can be recorded).
-func (r *Reconciler) versions(hc *v1beta1.HyperConverged, a Assessment) ([]v1beta1.Version, bool) {
-	if r.env.Version == "" {
+func (r *Reconciler) versions(a Assessment) ([]v1beta1.Version, bool) {
+	if r.env.Version == "" || a.ProblemReason != "" || len(a.Failures) > 0 {
 		return nil, false
 	}
 	out := []v1beta1.Version{{Name: OperatorVersionName, Version: r.env.Version}}
@@ -622,9 +589,6 @@ func (r *Reconciler) versions(hc *v1beta1.HyperConverged, a Assessment) ([]v1bet
 			return nil, false
 		}
 		out = append(out, v1beta1.Version{Name: op.Name(), Version: want})
-	}
-	if a.ProblemReason != "" {
-		return nil, false
 	}
 	return out, true
 }

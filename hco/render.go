@@ -9,12 +9,12 @@ import (
 )
 
 // Render returns the desired objects of every enabled operand in reg, in
-// registration order. The first operand error stops it; the error names the
-// operand.
+// registration order, jsonpatch annotations applied (see DesiredObjects).
+// The first operand error stops it; the error names the operand.
 func Render(reg *Registry, hc *v1beta1.HyperConverged, env Environment) ([]client.Object, error) {
 	var out []client.Object
 	for _, op := range reg.Operands() {
-		objs, err := op.Desired(hc, env)
+		objs, err := DesiredObjects(op, hc, env)
 		if err != nil {
 			return nil, fmt.Errorf("operand %s: %w", op.Name(), err)
 		}

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
@@ -133,8 +135,7 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Equal(t, 48*60*60.0, kv.Spec.CertificateRotationStrategy.SelfSigned.CA.Duration.Seconds())
 	assert.Equal(t, []kvv1.WorkloadUpdateMethod{"LiveMigrate"}, kv.Spec.WorkloadUpdateStrategy.WorkloadUpdateMethods)
 
-	cdiCR, err := cdi.Build(hc, env)
-	require.NoError(t, err)
+	cdiCR := cdi.Build(hc, env)
 	assert.Equal(t, "infra", cdiCR.Spec.Infra.NodeSelector["nodeType"])
 	assert.Equal(t, "nested-virtualization", cdiCR.Spec.Workloads.NodeSelector["nodeType"])
 	assert.Equal(t, "scratch", *cdiCR.Spec.Config.ScratchSpaceStorageClass)
@@ -144,8 +145,7 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Contains(t, cdiCR.Spec.Config.FeatureGates, "HonorWaitForFirstConsumer")
 	assert.Empty(t, cdiCR.Namespace, "CDI is cluster-scoped")
 
-	nac, err := cnao.Build(hc, env)
-	require.NoError(t, err)
+	nac := cnao.Build(hc, env)
 	assert.NotNil(t, nac.Spec.Ovs, "deployOVS: true deploys OvS")
 	assert.NotNil(t, nac.Spec.KubeSecondaryDNS)
 	assert.Equal(t, "infra", nac.Spec.PlacementConfiguration.Infra.NodeSelector["nodeType"])
@@ -153,8 +153,7 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Equal(t, "48h0m0s", nac.Spec.SelfSignConfiguration.CARotateInterval)
 	assert.Equal(t, "12h0m0s", nac.Spec.SelfSignConfiguration.CertOverlapInterval)
 
-	sspCR, err := ssp.Build(hc, env)
-	require.NoError(t, err)
+	sspCR := ssp.Build(hc, env)
 	assert.Equal(t, "templates", sspCR.Spec.CommonTemplates.Namespace)
 	assert.Equal(t, "infra", sspCR.Spec.TemplateValidator.Placement.NodeSelector["nodeType"], "SSP gets infra placement")
 
@@ -190,49 +189,58 @@ func TestDeployOVSOnlyWhenTrue(t *testing.T) {
 	for value, want := range map[string]bool{"true": true, "false": false, "True": false, "": false} {
 		hc := newHC()
 		hc.Annotations = map[string]string{v1beta1.DeployOVSAnnotation: value}
-		nac, err := cnao.Build(hc, env)
-		require.NoError(t, err)
+		nac := cnao.Build(hc, env)
 		assert.Equal(t, want, nac.Spec.Ovs != nil, "deployOVS=%q", value)
 	}
-	nac, err := cnao.Build(newHC(), env)
-	require.NoError(t, err)
+	nac := cnao.Build(newHC(), env)
 	assert.Nil(t, nac.Spec.Ovs, "no annotation, no OvS")
 }
 
 func TestSSPTemplatesNamespaceFallbacks(t *testing.T) {
-	sspCR, err := ssp.Build(newHC(), hco.Environment{})
-	require.NoError(t, err)
+	sspCR := ssp.Build(newHC(), hco.Environment{})
 	assert.Equal(t, "openshift", sspCR.Spec.CommonTemplates.Namespace)
-	sspCR, err = ssp.Build(newHC(), hco.Environment{CommonTemplatesNamespace: "kubevirt-os-images"})
-	require.NoError(t, err)
+	sspCR = ssp.Build(newHC(), hco.Environment{CommonTemplatesNamespace: "kubevirt-os-images"})
 	assert.Equal(t, "kubevirt-os-images", sspCR.Spec.CommonTemplates.Namespace)
 }
 
-// The seeds' jsonpatch examples, one per patchable operand.
+// The seeds' jsonpatch examples, one per patchable operand, through the
+// library's one path (hco.DesiredObjects).
 func TestJSONPatchAnnotations(t *testing.T) {
-	hc := newHC()
+	hc := fullHC()
 	hc.Annotations = map[string]string{
 		v1beta1.KubeVirtJSONPatchAnnotation: `[{"op": "add", "path": "/spec/configuration/migrations", "value": {"allowPostCopy": true}}]`,
 		v1beta1.CDIJSONPatchAnnotation:      `[{"op": "add", "path": "/spec/config/uploadProxyURLOverride", "value": "proxy.example.com"}]`,
 		v1beta1.CNAOJSONPatchAnnotation:     `[{"op": "add", "path": "/spec/kubeMacPool", "value": {"rangeStart": "1.1.1.1.1.1", "rangeEnd": "5.5.5.5.5.5"}}]`,
 		v1beta1.SSPJSONPatchAnnotation:      `[{"op": "add", "path": "/spec/templateValidator/replicas", "value": 5}]`,
+		v1beta1.HPPJSONPatchAnnotation:      `[{"op": "add", "path": "/spec/pathConfig", "value": {"path": "/var/other"}}]`,
 	}
-	kv, err := kubevirt.Build(hc, env)
-	require.NoError(t, err)
-	assert.True(t, *kv.Spec.Configuration.MigrationConfiguration.AllowPostCopy)
-	assert.Nil(t, kv.Spec.Configuration.MigrationConfiguration.BandwidthPerMigration, "the patch replaces migrations as a whole, as upstream")
+	desired := func(op hco.Operand, into client.Object) client.Object {
+		t.Helper()
+		objs, err := hco.DesiredObjects(op, hc, env)
+		require.NoError(t, err, op.Name())
+		u, ok := objs[0].(*unstructured.Unstructured)
+		require.True(t, ok, "%s: a patched object is unstructured, so that no field is lost: %T", op.Name(), objs[0])
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into))
+		return into
+	}
 
-	cdiCR, err := cdi.Build(hc, env)
-	require.NoError(t, err)
+	kv := desired(kubevirt.New(), &kvv1.KubeVirt{}).(*kvv1.KubeVirt)
+	m := kv.Spec.Configuration.MigrationConfiguration
+	assert.True(t, *m.AllowPostCopy)
+	assert.Equal(t, "64Mi", m.BandwidthPerMigration.String(), "decoded over the object built, as upstream: the live migration settings stay")
+	assert.Equal(t, int64(800), *m.CompletionTimeoutPerGiB)
+
+	cdiCR := desired(cdi.New(), &cdiv1beta1.CDI{}).(*cdiv1beta1.CDI)
 	assert.Equal(t, "proxy.example.com", *cdiCR.Spec.Config.UploadProxyURLOverride)
 
-	nac, err := cnao.Build(hc, env)
-	require.NoError(t, err)
+	nac := desired(cnao.New(), &cnaov1.NetworkAddonsConfig{}).(*cnaov1.NetworkAddonsConfig)
 	assert.Equal(t, "1.1.1.1.1.1", nac.Spec.KubeMacPool.RangeStart)
 
-	sspCR, err := ssp.Build(hc, env)
-	require.NoError(t, err)
+	sspCR := desired(ssp.New(), &sspv1beta3.SSP{}).(*sspv1beta3.SSP)
 	assert.Equal(t, int32(5), *sspCR.Spec.TemplateValidator.Replicas)
+
+	hppCR := desired(hpp.New(), &hppv1beta1.HostPathProvisioner{}).(*hppv1beta1.HostPathProvisioner)
+	assert.Equal(t, "/var/other", hppCR.Spec.PathConfig.Path)
 
 	for _, op := range registry(t).Operands() {
 		if p, ok := op.(hco.JSONPatcher); ok {

@@ -148,8 +148,9 @@ func jsonPatches(hc *v1beta1.HyperConverged, opts Options, specHasErrors bool) f
 		return errs
 	}
 	for _, op := range opts.Registry.Operands() {
-		// A copy, so that an operand cannot change hc.
-		if _, err := op.Desired(hc.DeepCopy(), opts.Environment); err != nil {
+		// Through the library's one path, so that a patch is checked as the
+		// reconciler applies it. It works on a copy of hc.
+		if _, err := hco.DesiredObjects(op, hc, opts.Environment); err != nil {
 			var pe *hco.JSONPatchError
 			switch {
 			case errors.As(err, &pe):

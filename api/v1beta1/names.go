@@ -23,11 +23,15 @@ const (
 	CNAOJSONPatchAnnotation = "networkaddonsconfigs.kubevirt.io/jsonpatch"
 	// SSPJSONPatchAnnotation holds an RFC 6902 patch applied to the SSP CR.
 	SSPJSONPatchAnnotation = "ssp.kubevirt.io/jsonpatch"
+	// HPPJSONPatchAnnotation holds an RFC 6902 patch applied to the
+	// HostPathProvisioner CR. Upstream HCO does not create that CR, so it has
+	// no such annotation; hcokit does, so it offers the same escape hatch.
+	HPPJSONPatchAnnotation = "hostpathprovisioner.kubevirt.io/jsonpatch"
 )
 
 // JSONPatchAnnotations lists every jsonpatch annotation, in a stable order.
 func JSONPatchAnnotations() []string {
-	return []string{KubeVirtJSONPatchAnnotation, CDIJSONPatchAnnotation, CNAOJSONPatchAnnotation, SSPJSONPatchAnnotation}
+	return []string{KubeVirtJSONPatchAnnotation, CDIJSONPatchAnnotation, CNAOJSONPatchAnnotation, SSPJSONPatchAnnotation, HPPJSONPatchAnnotation}
 }
 
 // Condition types reported in status.conditions.

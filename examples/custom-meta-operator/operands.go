@@ -35,10 +35,7 @@ var _ hco.Operand = acmeSSP{}
 // namespace (a HyperConverged that sets one still wins) and the support label.
 func (acmeSSP) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	env.CommonTemplatesNamespace = templatesNamespace
-	cr, err := ssp.Build(hc, env)
-	if err != nil {
-		return nil, err
-	}
+	cr := ssp.Build(hc, env)
 	cr.Labels[tierLabel] = "premium"
 	return []client.Object{cr}, nil
 }

@@ -50,15 +50,12 @@ func typeMeta() metav1.TypeMeta {
 
 // Desired implements hco.Operand.
 func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	cdi, err := Build(hc, env)
-	if err != nil {
-		return nil, err
-	}
-	return []client.Object{cdi}, nil
+	return []client.Object{Build(hc, env)}, nil
 }
 
-// Build returns the CDI CR for hc, jsonpatch annotation applied.
-func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*cdiv1beta1.CDI, error) {
+// Build returns the CDI CR for hc. The jsonpatch annotation is applied by
+// the library (hco.DesiredObjects), not here.
+func Build(hc *v1beta1.HyperConverged, env hco.Environment) *cdiv1beta1.CDI {
 	spec := &hc.Spec
 	infra, workload := placement.ForCDI(spec.Infra.NodePlacement, spec.Workloads.NodePlacement)
 
@@ -96,10 +93,7 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*cdiv1beta1.CDI, er
 			},
 		},
 	}
-	if _, err := hco.ApplyJSONPatchAnnotation(hc, v1beta1.CDIJSONPatchAnnotation, cdi); err != nil {
-		return nil, err
-	}
-	return cdi, nil
+	return cdi
 }
 
 // Status implements hco.Operand.

@@ -52,15 +52,12 @@ func DeploysOVS(hc *v1beta1.HyperConverged) bool {
 
 // Desired implements hco.Operand.
 func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	nac, err := Build(hc, env)
-	if err != nil {
-		return nil, err
-	}
-	return []client.Object{nac}, nil
+	return []client.Object{Build(hc, env)}, nil
 }
 
-// Build returns the NetworkAddonsConfig for hc, jsonpatch annotation applied.
-func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*cnaov1.NetworkAddonsConfig, error) {
+// Build returns the NetworkAddonsConfig for hc. The jsonpatch annotation is applied by
+// the library (hco.DesiredObjects), not here.
+func Build(hc *v1beta1.HyperConverged, env hco.Environment) *cnaov1.NetworkAddonsConfig {
 	spec := &hc.Spec
 	nac := &cnaov1.NetworkAddonsConfig{
 		TypeMeta: typeMeta(),
@@ -88,10 +85,7 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*cnaov1.NetworkAddo
 	if featuregates.Enabled(spec.FeatureGates.DeployKubeSecondaryDNS) {
 		nac.Spec.KubeSecondaryDNS = &cnaov1.KubeSecondaryDNS{}
 	}
-	if _, err := hco.ApplyJSONPatchAnnotation(hc, v1beta1.CNAOJSONPatchAnnotation, nac); err != nil {
-		return nil, err
-	}
-	return nac, nil
+	return nac
 }
 
 func durationString(d *metav1.Duration) string {

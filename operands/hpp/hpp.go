@@ -19,13 +19,19 @@ const CRName = "hostpath-provisioner"
 // Operand builds the HostPathProvisioner CR.
 type Operand struct{}
 
-var _ hco.Operand = Operand{}
+var (
+	_ hco.Operand     = Operand{}
+	_ hco.JSONPatcher = Operand{}
+)
 
 // New returns the HostPathProvisioner operand.
 func New() Operand { return Operand{} }
 
 // Name implements hco.Operand.
 func (Operand) Name() string { return Name }
+
+// JSONPatchAnnotation implements hco.JSONPatcher.
+func (Operand) JSONPatchAnnotation() string { return v1beta1.HPPJSONPatchAnnotation }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {

@@ -75,7 +75,8 @@ func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]clien
 	return []client.Object{kv}, nil
 }
 
-// Build returns the KubeVirt CR for hc, jsonpatch annotation applied.
+// Build returns the KubeVirt CR for hc. The jsonpatch annotation is applied by
+// the library (hco.DesiredObjects), not here.
 func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error) {
 	spec := &hc.Spec
 	config, err := configuration(spec, env)
@@ -102,9 +103,6 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, err
 			ProductVersion:              env.Version,
 			ProductComponent:            hco.ComponentCompute,
 		},
-	}
-	if _, err := hco.ApplyJSONPatchAnnotation(hc, v1beta1.KubeVirtJSONPatchAnnotation, kv); err != nil {
-		return nil, err
 	}
 	return kv, nil
 }

@@ -42,17 +42,14 @@ func typeMeta() metav1.TypeMeta {
 
 // Desired implements hco.Operand.
 func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	ssp, err := Build(hc, env)
-	if err != nil {
-		return nil, err
-	}
-	return []client.Object{ssp}, nil
+	return []client.Object{Build(hc, env)}, nil
 }
 
-// Build returns the SSP CR for hc, jsonpatch annotation applied. The common
+// Build returns the SSP CR for hc. The jsonpatch annotation is applied by
+// the library (hco.DesiredObjects), not here. The common
 // templates go to spec.commonTemplatesNamespace, else to
 // env.CommonTemplatesNamespace, else to upstream's "openshift".
-func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*sspv1beta3.SSP, error) {
+func Build(hc *v1beta1.HyperConverged, env hco.Environment) *sspv1beta3.SSP {
 	ns := hco.DefaultCommonTemplatesNamespace
 	if env.CommonTemplatesNamespace != "" {
 		ns = env.CommonTemplatesNamespace
@@ -74,10 +71,7 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*sspv1beta3.SSP, er
 			},
 		},
 	}
-	if _, err := hco.ApplyJSONPatchAnnotation(hc, v1beta1.SSPJSONPatchAnnotation, ssp); err != nil {
-		return nil, err
-	}
-	return ssp, nil
+	return ssp
 }
 
 // Status implements hco.Operand.
