@@ -75,9 +75,10 @@ func NewHandler(reader client.Reader, opts Options) *Handler {
 }
 
 // Register serves a Handler on mgr's webhook server at Path, reading through
-// mgr's API reader (no cache).
+// mgr's API reader (no cache), and a FinalizerHandler at FinalizerPath.
 func Register(mgr manager.Manager, opts Options) {
 	mgr.GetWebhookServer().Register(Path, &admission.Webhook{Handler: NewHandler(mgr.GetAPIReader(), opts)})
+	mgr.GetWebhookServer().Register(FinalizerPath, &admission.Webhook{Handler: FinalizerHandler{Namespace: opts.Namespace}})
 }
 
 // Handle implements admission.Handler. It allows, denies with a message naming

@@ -26,7 +26,7 @@ type Options struct {
 	AuditPolicy string
 	// Scheme is used for the CRD install; nil means client-go plus apiextensions.
 	Scheme *runtime.Scheme
-	// WebhookConfigs are ValidatingWebhookConfiguration manifests to install,
+	// WebhookConfigs are Validating and MutatingWebhookConfiguration manifests to install,
 	// pointed at a local webhook server (see Cluster.Webhook).
 	WebhookConfigs []string
 }

@@ -66,7 +66,10 @@ func run() error {
 	}
 	lo := localcluster.Options{Root: root, StateDir: state}
 	if *withWebhook {
-		lo.WebhookConfigs = []string{filepath.Join(root, "config", "webhook", "validatingwebhookconfiguration.yaml")}
+		lo.WebhookConfigs = []string{
+			filepath.Join(root, "config", "webhook", "validatingwebhookconfiguration.yaml"),
+			filepath.Join(root, "config", "webhook", "mutatingwebhookconfiguration.yaml"),
+		}
 	}
 	cluster, err := localcluster.Start(lo)
 	if err != nil {

@@ -12,12 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -94,7 +96,29 @@ func setup() error {
 			return err
 		}
 	}
-	return startWebhook()
+	if err := startWebhook(); err != nil {
+		return err
+	}
+	return startOperator()
+}
+
+// startOperator runs the stock reconciler beside the webhook, as a cluster
+// does: it finishes the deletions the webhook lets through.
+func startOperator() error {
+	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New())
+	if err != nil {
+		return err
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return err
+	}
+	mgr, _, err := hco.NewManager(env.Config, reg, webhookEnv, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()})
+	if err != nil {
+		return err
+	}
+	env.AtStop(testenv.RunManager(mgr))
+	return nil
 }
 
 // startWebhook serves the webhook as `hco-operator webhook` does: a manager
@@ -196,22 +220,36 @@ func createHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) *v1beta1.Hyper
 	return hc
 }
 
+// deleteHC deletes the HyperConverged and waits until the operator has
+// finalized it.
 func deleteHC(t *testing.T, hc *v1beta1.HyperConverged) {
 	t.Helper()
 	if err := k.Delete(context.Background(), hc); err != nil && !apierrors.IsNotFound(err) {
 		t.Errorf("delete HyperConverged %s: %v", client.ObjectKeyFromObject(hc), err)
+		return
 	}
+	testenv.Eventually(t, "HyperConverged finalized", func() error {
+		err := k.Get(context.Background(), client.ObjectKeyFromObject(hc), &v1beta1.HyperConverged{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there: %v", err)
+	})
 }
 
-// updateHC applies mutate to the current HyperConverged and updates it.
+// updateHC applies mutate to the current HyperConverged and updates it,
+// again on a conflict (the operator writes the status meanwhile), and
+// returns the update's error otherwise (a webhook denial, say).
 func updateHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) error {
 	t.Helper()
-	hc := &v1beta1.HyperConverged{}
-	if err := k.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: v1beta1.HyperConvergedName}, hc); err != nil {
-		t.Fatalf("get HyperConverged: %v", err)
-	}
-	mutate(hc)
-	return k.Update(context.Background(), hc)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		hc := &v1beta1.HyperConverged{}
+		if err := k.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: v1beta1.HyperConvergedName}, hc); err != nil {
+			t.Fatalf("get HyperConverged: %v", err)
+		}
+		mutate(hc)
+		return k.Update(context.Background(), hc)
+	})
 }
 
 func newVM(namespace, name string) *kvv1.VirtualMachine {

@@ -10,11 +10,18 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 )
 
 func errText(err error) string {
@@ -235,13 +242,54 @@ func TestUnknownAndDeprecatedFeatureGatesAreAllowedWithWarnings(t *testing.T) {
 	assert.Equal(t, true, gates["enableFutureThing"], "the CRD keeps unknown gates")
 	assert.Equal(t, false, gates["alignCPUs"], "and still defaults the known ones")
 
-	require.NoError(t, unstructured.SetNestedField(got.Object, true, "spec", "featureGates", "alignCPUs"))
-	require.NoError(t, k.Update(ctx, got))
+	// Re-read on a conflict: the operator writes the status meanwhile.
+	update := func(mutate func(*unstructured.Unstructured)) error {
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := k.Get(ctx, client.ObjectKeyFromObject(u), got); err != nil {
+				return err
+			}
+			mutate(got)
+			return k.Update(ctx, got)
+		})
+	}
+	require.NoError(t, update(func(got *unstructured.Unstructured) {
+		require.NoError(t, unstructured.SetNestedField(got.Object, true, "spec", "featureGates", "alignCPUs"))
+	}))
 	w := warnings.take()
-	assert.Len(t, w, 2, "an update warns again: %v", w)
-	assert.True(t, len(w) == 2 && strings.HasPrefix(w[0], "spec.featureGates.enableFutureThing is not a known feature gate"), "%v", w)
+	// Two warnings per update sent (a conflict retried sends it again).
+	assert.True(t, len(w) >= 2 && len(w)%2 == 0, "an update warns again: %v", w)
+	assert.True(t, len(w) >= 2 && strings.HasPrefix(w[0], "spec.featureGates.enableFutureThing is not a known feature gate"), "%v", w)
 
-	got.SetLabels(map[string]string{"x": "y"})
-	require.NoError(t, k.Update(ctx, got))
+	warnings.take() // a retried update warned as often as it was sent
+	require.NoError(t, update(func(got *unstructured.Unstructured) { got.SetLabels(map[string]string{"x": "y"}) }))
 	assert.Empty(t, warnings.take(), "an update that leaves the spec alone is not re-validated")
+}
+
+// The mutating webhook stores the finalizer with the create itself: the
+// object the create returns carries it, before the operator has run.
+func TestFinalizerIsStoredWithTheCreate(t *testing.T) {
+	env.Require(t)
+	hc := createHC(t, nil)
+	assert.Equal(t, []string{hco.FinalizerName}, hc.Finalizers)
+
+	other := newHC(func(hc *v1beta1.HyperConverged) { hc.Name = "second" })
+	err := k.Create(context.Background(), other)
+	require.Error(t, err, "only the singleton is admitted, so no other gets a finalizer the operator would never remove")
+}
+
+// Deleted right after it is created: the finalizer was stored with the
+// create, so the operator's uninstall runs and no operand CR is left.
+func TestDeletionRightAfterCreationLeavesNoOperand(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	for i := range 3 {
+		hc := newHC(nil)
+		require.NoError(t, k.Create(ctx, hc))
+		require.NoError(t, k.Delete(ctx, hc), "run %d", i)
+		deleteHC(t, hc)
+		for _, list := range []client.ObjectList{&kvv1.KubeVirtList{}, &cdiv1beta1.CDIList{}, &cnaov1.NetworkAddonsConfigList{}, &sspv1beta3.SSPList{}} {
+			require.NoError(t, k.List(ctx, list))
+			assert.Zero(t, meta.LenList(list), "run %d: %T", i, list)
+		}
+	}
 }
