@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -84,6 +85,11 @@ type memo struct {
 	replaced        string
 }
 
+// strict makes the API server refuse a field the operand's CRD does not
+// know rather than drop it silently: a jsonpatch that sets one is reported
+// (InvalidConfiguration, naming the annotation), not lost.
+var strict = client.FieldValidation(metav1.FieldValidationStrict)
+
 func newApplier(c client.Client, cache, reader client.Reader, s *runtime.Scheme) *applier {
 	return &applier{client: c, cache: cache, reader: reader, scheme: s, memo: map[objectKey]memo{}}
 }
@@ -106,7 +112,7 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructur
 	err = a.cache.Get(ctx, key.key, observed)
 	if apierrors.IsNotFound(err) {
 		created := want.DeepCopy()
-		err = a.client.Create(ctx, created)
+		err = a.client.Create(ctx, created, strict)
 		if err == nil {
 			a.remember(key, wantHash, created, "")
 			return created, ResultCreated, nil
@@ -141,7 +147,7 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructur
 	}
 
 	updated := merged(observed, want, stale)
-	if err := a.client.Update(ctx, updated); err != nil {
+	if err := a.client.Update(ctx, updated, strict); err != nil {
 		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, key.key, err)
 	}
 	a.remember(key, wantHash, updated, observed.GetResourceVersion())

@@ -4,20 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	kvv1 "kubevirt.io/api/core/v1"
-	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
@@ -126,148 +120,82 @@ func TestOperatorKilledMidConvergence(t *testing.T) {
 	}
 }
 
-// holdHCWrites fails the operator's writes of the HyperConverged itself (its
-// finalizer), not of its status.
-func holdHCWrites(rt http.RoundTripper) http.RoundTripper {
-	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-		if isHCWrite(req) {
-			return nil, errors.New("HyperConverged writes held by the test")
-		}
-		return rt.RoundTrip(req)
-	})
-}
-
-// The finalizer is stored after the operand creates. A HyperConverged
-// deleted before it is stored goes at once; the operator then deletes the
-// operand CRs it created for it, and only those: a CR it found and adopted
-// (restored from a backup, say) is not its to remove.
-func TestHyperConvergedDeletedBeforeItsFinalizer(t *testing.T) {
-	env.Require(t)
-	ctx := context.Background()
-	restored := operandAt("/kubevirts").(*kvv1.KubeVirt)
-	restored.Labels = map[string]string{hco.LabelApp: v1beta1.HyperConvergedName, hco.LabelManagedBy: hco.ManagedByValue}
-	mustOK(t, k.Create(ctx, restored))
-	op := startOperator(t, operatorOptions{wrap: holdHCWrites})
-	createHC(t, fullHC)
-	testenv.Eventually(t, "the operand CRs exist", func() error { return oneOfEachKind(ctx) })
-	hc := getHC(t)
-	if len(hc.Finalizers) != 0 {
-		t.Fatalf("the finalizer write was held, yet %v", hc.Finalizers)
-	}
-
-	mustOK(t, k.Delete(ctx, hc))
-	if err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc); !apierrors.IsNotFound(err) {
-		t.Fatalf("without a finalizer the HyperConverged should be gone at once: %v", err)
-	}
-	testenv.Eventually(t, "the operand CRs the operator created are deleted", func() error {
-		for _, obj := range operandObjects() {
-			if obj.GetName() == restored.Name {
-				continue
-			}
-			if err := k.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("%T %s still there: %v", obj, obj.GetName(), err)
-			}
-		}
-		return nil
-	})
-	kv := &kvv1.KubeVirt{}
-	mustOK(t, k.Get(ctx, client.ObjectKeyFromObject(restored), kv))
-	if kv.UID != restored.UID || !kv.DeletionTimestamp.IsZero() {
-		t.Errorf("the adopted KubeVirt was deleted or replaced")
-	}
-	deletes := op.requests.matching(func(r request) bool { return r.verb == http.MethodDelete })
-	if len(deletes) != 4 {
-		t.Errorf("the operator should delete the 4 CRs it created, once each: %v", deletes)
-	}
-}
-
 // isOperandCreatePath reports whether a logged request created an operand CR.
 func isOperandCreatePath(r request) bool {
 	return r.verb == http.MethodPost && operandAt(r.path) != nil
 }
 
-// A HyperConverged deleted before the operator could store its finalizer,
-// but held by another controller's finalizer, is uninstalled all the same:
-// the operand CRs go while it is terminating, and the other finalizer is
-// left to its owner.
-func TestUninstallWithoutTheFinalizer(t *testing.T) {
-	env.Require(t)
-	ctx := context.Background()
-	const other = "test.hcokit.io/hold"
-	startOperator(t, operatorOptions{wrap: holdHCWrites})
-	createHC(t, func(hc *v1beta1.HyperConverged) {
-		fullHC(hc)
-		hc.Finalizers = []string{other}
-	})
-	testenv.Eventually(t, "the operand CRs exist", func() error { return oneOfEachKind(ctx) })
-	hc := getHC(t)
-	if slices.Contains(hc.Finalizers, hco.FinalizerName) {
-		t.Fatalf("the finalizer write was held, yet %v", hc.Finalizers)
-	}
-
-	mustOK(t, k.Delete(ctx, hc))
-	testenv.Eventually(t, "the operand CRs are deleted", func() error {
-		for _, obj := range operandObjects() {
-			if err := k.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("%T %s still there: %v", obj, obj.GetName(), err)
-			}
-		}
-		return nil
-	})
-	hc = getHC(t)
-	if !slices.Equal(hc.Finalizers, []string{other}) {
-		t.Errorf("finalizers %v: the other controller's must stay", hc.Finalizers)
-	}
-	// The other controller lets go (createHC's cleanup would otherwise force it).
-	mustOK(t, k.Patch(ctx, hc, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))))
+// writeKill plays a process kill at the n-th write: from the moment that
+// write is sent (it goes through), no request leaves the operator.
+type writeKill struct {
+	mu      sync.Mutex
+	n       int
+	seen    int
+	killed  bool
+	what    string
+	tripped chan struct{}
 }
 
-// A CR the operator created before the finalizer, then replaced by somebody
-// else under the same name, is not the operator's any more: when the
-// HyperConverged goes, its delete carries the old UID as a precondition and
-// the API server refuses it, while the CRs it did create go.
-func TestUnfinalizedDeleteSparesAReplacedCR(t *testing.T) {
-	env.Require(t)
-	ctx := context.Background()
-	var refuseCDICreates atomic.Bool
-	forbidden := `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":"CDI creates held by the test"}`
-	startOperator(t, operatorOptions{wrap: func(rt http.RoundTripper) http.RoundTripper {
-		rt = holdHCWrites(rt)
-		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
-			if refuseCDICreates.Load() && req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/cdis") {
-				return &http.Response{StatusCode: http.StatusForbidden, Header: http.Header{"Content-Type": {"application/json"}},
-					Body: io.NopCloser(strings.NewReader(forbidden)), Request: req}, nil
-			}
-			return rt.RoundTrip(req)
-		})
-	}})
-	createHC(t, fullHC)
-	testenv.Eventually(t, "the operand CRs exist", func() error { return oneOfEachKind(ctx) })
-
-	// Somebody replaces the CDI; the operator cannot re-create it first.
-	refuseCDICreates.Store(true)
-	old := &cdiv1beta1.CDI{}
-	mustOK(t, k.Get(ctx, cdiKey, old))
-	mustOK(t, k.Delete(ctx, old))
-	replaced := &cdiv1beta1.CDI{ObjectMeta: metav1.ObjectMeta{Name: cdiKey.Name, Labels: old.Labels}}
-	testenv.Eventually(t, "the CDI replaced", func() error { return k.Create(ctx, replaced) })
-
-	hc := getHC(t)
-	mustOK(t, k.Delete(ctx, hc))
-	testenv.Eventually(t, "the CRs the operator created are deleted", func() error {
-		for _, obj := range operandObjects() {
-			if obj.GetName() == cdiKey.Name {
-				continue
-			}
-			if err := k.Get(ctx, client.ObjectKeyFromObject(obj), obj); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("%T %s still there: %v", obj, obj.GetName(), err)
+func (w *writeKill) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+		w.mu.Lock()
+		if w.killed {
+			w.mu.Unlock()
+			return nil, errors.New("operator process killed")
+		}
+		trip := false
+		if r := (request{verb: req.Method, path: req.URL.Path}); r.isWrite() {
+			w.seen++
+			if trip = w.seen == w.n; trip {
+				w.killed, w.what = true, r.String()
 			}
 		}
-		return nil
+		w.mu.Unlock()
+		resp, err := rt.RoundTrip(req)
+		if trip {
+			close(w.tripped)
+		}
+		return resp, err
 	})
-	got := &cdiv1beta1.CDI{}
-	mustOK(t, k.Get(ctx, cdiKey, got))
-	if got.UID != replaced.UID || !got.DeletionTimestamp.IsZero() {
-		t.Errorf("the replaced CDI was deleted (uid %s, replacement %s)", got.UID, replaced.UID)
+}
+
+// The operator is killed at each point of its convergence in turn (after
+// its 1st write, its 2nd, ...), the HyperConverged is deleted while no
+// operator runs, and a fresh operator comes back: every time, the
+// HyperConverged goes and no operand CR is left. The finalizer is the first
+// write, so any CR that exists found a finalizer waiting for it.
+func TestKilledAnywhereInConvergenceLeavesNothingAfterDeletion(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+
+	// How many writes a whole convergence takes, with the same operator.
+	probe := startOperator(t, operatorOptions{})
+	createHC(t, fullHC)
+	testenv.Eventually(t, "the operator converges", func() error { return converged(ctx, 300) })
+	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
+	writes := probe.requests.writes()
+	if first := writes[0]; first.verb != http.MethodPatch || !strings.HasSuffix(first.path, "/hyperconvergeds/"+v1beta1.HyperConvergedName) {
+		t.Fatalf("the first write must store the finalizer, yet it is %v (all: %v)", first, writes)
+	}
+	deleteHC(t)
+	probe.stop()
+
+	for n := 1; n <= len(writes); n++ {
+		kill := &writeKill{n: n, tripped: make(chan struct{})}
+		first := startOperator(t, operatorOptions{wrap: kill.wrap})
+		createHC(t, fullHC)
+		select {
+		case <-kill.tripped:
+		case <-time.After(wait):
+			t.Fatalf("kill at write %d: the operator made fewer writes (%v)", n, first.requests.writes())
+		}
+		first.stop()
+		mustOK(t, k.Delete(ctx, getHC(t)))
+
+		second := startOperator(t, operatorOptions{})
+		testenv.Eventually(t, fmt.Sprintf("killed at write %d (%s): everything gone", n, kill.what), func() error {
+			return goneWithOperands(ctx)
+		})
+		second.stop()
 	}
 }
