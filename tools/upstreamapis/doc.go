@@ -1,0 +1,44 @@
+// Package upstreamapis pins the Go API packages of the two operand operators
+// whose types hcokit mirrors instead of importing:
+//
+//   - github.com/kubevirt/cluster-network-addons-operator v0.102.0
+//     (NetworkAddonsConfig, networkaddonsoperator.network.kubevirt.io v1 and
+//     the deprecated v1alpha1)
+//   - kubevirt.io/hostpath-provisioner-operator v0.18.0
+//     (HostPathProvisioner, hostpathprovisioner.kubevirt.io v1beta1)
+//
+// These are the newest exact versions the Go module proxy served when they
+// were pinned: it refused CNAO v0.103.0 (what upstream HCO uses) to v0.105.0,
+// and every HPP tag tried from v0.19.0 to v0.26.0.
+//
+// hack/generate.sh runs controller-gen inside this module to render the real
+// NetworkAddonsConfig and HostPathProvisioner CRDs into config/crd/operands,
+// and this package's tests prove that every field of the mirrors in
+// operands/cnao/api/v1 and operands/hpp/api/v1beta1 exists upstream with the
+// same JSON name and shape.
+//
+// It is a tool module and the only place these upstream modules are
+// required: nothing in github.com/hcokit/hcokit imports it. Its go.mod
+// carries the replace directives the upstream modules need
+// (k8s.io/client-go v12.0.0+incompatible, an unversioned
+// github.com/openshift/api, a kube-openapi tag the proxy does not serve);
+// they must never move to the root go.mod. Because the HostPathProvisioner
+// package implements controller-runtime's webhook.Validator (removed in
+// v0.20), controller-runtime is held at v0.19.7, and k8s.io/api,
+// apimachinery and client-go at v0.34.1 (CNAO v0.102.0's own pin;
+// controller-runtime v0.19 does not compile against client-go v0.37).
+//
+// The tests import the mirrors through "replace github.com/hcokit/hcokit =>
+// ../..", so this module's go.sum also covers the root module's
+// dependencies: after changing the root go.mod, run go mod tidy here too.
+//
+// The package holds no code: it only imports the upstream API packages so
+// that go mod tidy keeps them and controller-gen, run from this directory,
+// can load them by import path.
+package upstreamapis
+
+import (
+	_ "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1"
+	_ "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1alpha1"
+	_ "kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1"
+)
