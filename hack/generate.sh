@@ -3,10 +3,11 @@
 #   api/**/zz_generated.deepcopy.go, operands/{cnao,hpp}/api/**/zz_generated.deepcopy.go
 #   config/crd/bases/     the HyperConverged CRD, from ./api/...
 #   config/rbac/role.yaml the stock binary's RBAC, from the markers in cmd/hco-operator
-#   config/crd/operands/  the operand CRDs: our NetworkAddonsConfig and
-#                         HostPathProvisioner mirrors, and KubeVirt,
-#                         VirtualMachine, CDI, DataVolume and SSP from the
-#                         upstream Go API modules pinned in tools/codegen/go.mod
+#   config/crd/operands/  the operand CRDs, all from upstream Go API modules:
+#                         KubeVirt, VirtualMachine, CDI, DataVolume and SSP
+#                         pinned in tools/codegen/go.mod; NetworkAddonsConfig
+#                         and HostPathProvisioner pinned in
+#                         tools/upstreamapis/go.mod (not from our mirrors)
 #
 #   hack/generate.sh           regenerate in place
 #   hack/generate.sh --check   regenerate into a temporary copy of the tree and
@@ -22,7 +23,7 @@ CONTROLLER_GEN="${BIN}/controller-gen"
 OPERANDCRDS="${BIN}/operandcrds"
 
 # Our API packages, and the operand mirrors (typed copies of upstream types
-# whose Go modules we do not import).
+# whose Go modules we do not import; only their deepcopy code is generated).
 API_DIRS=(./api)
 MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api)
 # Upstream API packages, loaded from the tools/codegen module. Whole groups
@@ -31,6 +32,14 @@ UPSTREAM_PACKAGES=(
 	kubevirt.io/api/core/v1
 	kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1
 	kubevirt.io/ssp-operator/api/v1beta3
+)
+# The upstream API packages of the types we mirror, loaded from the
+# tools/upstreamapis module (it needs replace directives the root never has).
+# Every version the operator serves is listed.
+UPSTREAM_MIRRORED_PACKAGES=(
+	github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1
+	github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1alpha1
+	kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1
 )
 
 log() { echo "generate: $*"; }
@@ -91,6 +100,16 @@ replace_yaml() {
 	fi
 }
 
+# upstream_crds MODULE OUT PACKAGE... renders the CRDs of the upstream API
+# packages into OUT, loading them from the tool module in MODULE.
+upstream_crds() {
+	local module="$1" out="$2" p paths=()
+	shift 2
+	for p in "$@"; do paths+=("paths=${p}"); done
+	(cd "${module}" && "${CONTROLLER_GEN}" crd:allowDangerousTypes=true,maxDescLen=0 \
+		"${paths[@]}" output:crd:artifacts:config="${out}")
+}
+
 # generate_into TREE regenerates every generated file inside TREE.
 generate_into() {
 	local tree="$1" tmp
@@ -109,16 +128,9 @@ generate_into() {
 		log "no Go files under ${API_DIRS[*]}; skipped"
 	fi
 
-	mkdir -p "${tmp}/mirrors" "${tmp}/upstream"
-	local allow_missing=()
-	if ((${#mirror_paths[@]} < ${#MIRROR_DIRS[@]})); then
-		log "some of ${MIRROR_DIRS[*]} have no Go files; their CRDs are skipped"
-		allow_missing=(-allow-missing)
-	fi
 	if ((${#mirror_paths[@]} > 0)); then
-		log "deepcopy and CRDs for the operand mirrors ${MIRROR_DIRS[*]}"
-		(cd "${tree}" && "${CONTROLLER_GEN}" object:headerFile=hack/boilerplate.go.txt crd \
-			"${mirror_paths[@]}" output:crd:artifacts:config="${tmp}/mirrors")
+		log "deepcopy for the operand mirrors ${MIRROR_DIRS[*]}"
+		(cd "${tree}" && "${CONTROLLER_GEN}" object:headerFile=hack/boilerplate.go.txt "${mirror_paths[@]}")
 	fi
 
 	log "RBAC of the stock binary (cmd/hco-operator) -> config/rbac/role.yaml"
@@ -127,17 +139,16 @@ generate_into() {
 	mkdir -p "${tree}/config/rbac"
 	cp "${tmp}/rbac/role.yaml" "${tree}/config/rbac/role.yaml"
 
-	log "CRDs for upstream ${UPSTREAM_PACKAGES[*]}"
-	local upstream_paths=() p
-	for p in "${UPSTREAM_PACKAGES[@]}"; do upstream_paths+=("paths=${p}"); done
 	# Floats in upstream types need allowDangerousTypes; descriptions are
 	# dropped so that the VirtualMachine CRD stays far below etcd's size limit.
-	(cd "${tree}/tools/codegen" && "${CONTROLLER_GEN}" crd:allowDangerousTypes=true,maxDescLen=0 \
-		"${upstream_paths[@]}" output:crd:artifacts:config="${tmp}/upstream")
+	log "CRDs for upstream ${UPSTREAM_PACKAGES[*]}"
+	upstream_crds "${tree}/tools/codegen" "${tmp}/upstream" "${UPSTREAM_PACKAGES[@]}"
+	log "CRDs for upstream ${UPSTREAM_MIRRORED_PACKAGES[*]}"
+	upstream_crds "${tree}/tools/upstreamapis" "${tmp}/upstreamapis" "${UPSTREAM_MIRRORED_PACKAGES[@]}"
 
 	log "selecting operand CRDs -> config/crd/operands"
 	mkdir -p "${tree}/config/crd/operands"
-	"${OPERANDCRDS}" "${allow_missing[@]}" -out "${tree}/config/crd/operands" "${tmp}/mirrors" "${tmp}/upstream"
+	"${OPERANDCRDS}" -out "${tree}/config/crd/operands" "${tmp}/upstream" "${tmp}/upstreamapis"
 }
 
 # generated_files TREE lists the generated files in TREE, relative to it.

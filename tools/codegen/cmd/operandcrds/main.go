@@ -24,21 +24,23 @@ type column struct {
 type operandCRD struct {
 	Name       string // metadata.name: plural.group
 	Kind       string
-	Scope      string // Namespaced or Cluster
-	Versions   []string
+	Scope      string   // Namespaced or Cluster
+	Versions   []string // every served version
+	Storage    string   // the storage version
 	ShortNames []string
 	Categories []string
 	Columns    []column // replaces the generated columns when set
-	Status     bool     // status subresource on every version
+	Status     bool     // status subresource on every version; when false, none may be generated
 }
 
 // wanted lists the CRDs to keep, with the facts of the operator that owns
 // each (kubevirt's virt-operator builds its CRDs in code, so its names and
-// columns are restated here; CDI, SSP and the mirrors carry kubebuilder
-// markers and are only checked).
+// columns are restated here; CDI, SSP, the network add-ons operator and the
+// hostpath provisioner operator carry kubebuilder markers and are only
+// checked).
 var wanted = []operandCRD{
 	{
-		Name: "kubevirts.kubevirt.io", Kind: "KubeVirt", Scope: "Namespaced", Versions: []string{"v1"},
+		Name: "kubevirts.kubevirt.io", Kind: "KubeVirt", Scope: "Namespaced", Versions: []string{"v1"}, Storage: "v1",
 		ShortNames: []string{"kv", "kvs"}, Categories: []string{"all"}, Status: true,
 		Columns: []column{
 			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
@@ -46,7 +48,7 @@ var wanted = []operandCRD{
 		},
 	},
 	{
-		Name: "virtualmachines.kubevirt.io", Kind: "VirtualMachine", Scope: "Namespaced", Versions: []string{"v1"},
+		Name: "virtualmachines.kubevirt.io", Kind: "VirtualMachine", Scope: "Namespaced", Versions: []string{"v1"}, Storage: "v1",
 		ShortNames: []string{"vm", "vms"}, Categories: []string{"all"}, Status: true,
 		Columns: []column{
 			{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"},
@@ -55,41 +57,44 @@ var wanted = []operandCRD{
 		},
 	},
 	{
-		Name: "cdis.cdi.kubevirt.io", Kind: "CDI", Scope: "Cluster", Versions: []string{"v1beta1"},
+		Name: "cdis.cdi.kubevirt.io", Kind: "CDI", Scope: "Cluster", Versions: []string{"v1beta1"}, Storage: "v1beta1",
 		ShortNames: []string{"cdi", "cdis"}, Status: true,
 	},
 	{
-		Name: "datavolumes.cdi.kubevirt.io", Kind: "DataVolume", Scope: "Namespaced", Versions: []string{"v1beta1"},
+		Name: "datavolumes.cdi.kubevirt.io", Kind: "DataVolume", Scope: "Namespaced", Versions: []string{"v1beta1"}, Storage: "v1beta1",
 		ShortNames: []string{"dv", "dvs"}, Categories: []string{"all"}, Status: true,
 	},
 	{
-		Name: "ssps.ssp.kubevirt.io", Kind: "SSP", Scope: "Namespaced", Versions: []string{"v1beta3"}, Status: true,
+		Name: "ssps.ssp.kubevirt.io", Kind: "SSP", Scope: "Namespaced", Versions: []string{"v1beta3"}, Storage: "v1beta3",
+		Status: true,
 	},
 	{
+		// v1alpha1 is still served, deprecated.
 		Name: "networkaddonsconfigs.networkaddonsoperator.network.kubevirt.io", Kind: "NetworkAddonsConfig",
-		Scope: "Cluster", Versions: []string{"v1"}, Status: true,
+		Scope: "Cluster", Versions: []string{"v1", "v1alpha1"}, Storage: "v1", Status: true,
 	},
 	{
+		// The hostpath provisioner operator writes its status with plain
+		// updates: its CRD has no status subresource and no short names.
 		Name: "hostpathprovisioners.hostpathprovisioner.kubevirt.io", Kind: "HostPathProvisioner",
-		Scope: "Cluster", Versions: []string{"v1beta1"}, Status: true,
+		Scope: "Cluster", Versions: []string{"v1beta1"}, Storage: "v1beta1", Status: false,
 	},
 }
 
 func main() {
 	out := flag.String("out", "", "directory to write the selected CRDs into (required)")
-	allowMissing := flag.Bool("allow-missing", false, "skip wanted CRDs that no input directory holds instead of failing")
 	flag.Parse()
 	if *out == "" || flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: operandcrds -out DIR [-allow-missing] INPUTDIR...")
+		fmt.Fprintln(os.Stderr, "usage: operandcrds -out DIR INPUTDIR...")
 		os.Exit(2)
 	}
-	if err := run(*out, flag.Args(), *allowMissing); err != nil {
+	if err := run(*out, flag.Args()); err != nil {
 		fmt.Fprintf(os.Stderr, "operandcrds: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, inputs []string, allowMissing bool) error {
+func run(out string, inputs []string) error {
 	found := map[string]map[string]any{}
 	for _, dir := range inputs {
 		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
@@ -101,7 +106,11 @@ func run(out string, inputs []string, allowMissing bool) error {
 			if err != nil {
 				return err
 			}
-			found[str(crd, "metadata", "name")] = crd
+			name := str(crd, "metadata", "name")
+			if _, dup := found[name]; dup {
+				return fmt.Errorf("%s: %s generated twice", f, name)
+			}
+			found[name] = crd
 		}
 	}
 
@@ -110,10 +119,6 @@ func run(out string, inputs []string, allowMissing bool) error {
 	for _, w := range wanted {
 		crd, ok := found[w.Name]
 		if !ok {
-			if allowMissing {
-				fmt.Fprintf(os.Stderr, "operandcrds: %s not generated (its API package is missing); skipped\n", w.Name)
-				continue
-			}
 			errs = append(errs, fmt.Errorf("%s: not generated by controller-gen", w.Name))
 			continue
 		}
@@ -164,14 +169,24 @@ func apply(crd map[string]any, w operandCRD) error {
 	var got []string
 	for _, v := range versions {
 		v := v.(map[string]any)
-		got = append(got, v["name"].(string))
-		if w.Status {
-			sub, _ := v["subresources"].(map[string]any)
+		name := v["name"].(string)
+		got = append(got, name)
+		if served, _ := v["served"].(bool); !served {
+			return fmt.Errorf("version %s is not served", name)
+		}
+		if storage, _ := v["storage"].(bool); storage != (name == w.Storage) {
+			return fmt.Errorf("version %s has storage %v, want storage version %s", name, storage, w.Storage)
+		}
+		sub, _ := v["subresources"].(map[string]any)
+		switch {
+		case w.Status:
 			if sub == nil {
 				sub = map[string]any{}
 				v["subresources"] = sub
 			}
 			sub["status"] = map[string]any{}
+		case sub["status"] != nil:
+			return fmt.Errorf("version %s has a status subresource upstream does not have", name)
 		}
 		if len(w.Columns) > 0 {
 			cols := make([]any, 0, len(w.Columns))
