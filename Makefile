@@ -26,13 +26,16 @@ run-once:
 controlplane:
 	hack/build-controlplane.sh $(K8S_BIN)
 
-## test: unit and integration tests against a real kube-apiserver (builds the control plane first if missing).
+## test: unit and integration tests against a real kube-apiserver (builds the control plane first if missing),
+## and the tool module that checks the cnao/hpp mirrors against the upstream types.
 test: controlplane
 	$(GO) test -count=1 ./...
+	cd tools/upstreamapis && $(GO) test -count=1 ./...
 
-## unit: the tests that need no control plane (integration tests skip outside CI).
+## unit: the tests that need no control plane (integration tests skip outside CI), and the mirror checks.
 unit:
 	KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
+	cd tools/upstreamapis && $(GO) test -count=1 ./...
 
 ## generate: regenerate deepcopy code and CRDs (config/crd).
 generate:
