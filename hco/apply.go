@@ -79,7 +79,8 @@ type objectKey struct {
 // of the spec the server held afterwards, its defaults included: the same
 // pair again means "in sync". replaced is the resourceVersion the last
 // update replaced: a cache still showing it has not caught up with that
-// update, whose event is on its way.
+// update, whose event is on its way. For the HyperConverged, the same memo
+// holds the status last written (desired) and the version it replaced.
 type memo struct {
 	desired, stored [sha256.Size]byte
 	replaced        string
@@ -118,13 +119,13 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructur
 			return created, ResultCreated, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
-			return nil, "", fmt.Errorf("create %s %s: %w", gvk.Kind, key.key, err)
+			return nil, "", fmt.Errorf("create %s %s: %w", gvk.Kind, displayName(key.key), err)
 		}
 		// It exists but the cache does not show it: its labels were edited.
 		err = a.reader.Get(ctx, key.key, observed)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("get %s %s: %w", gvk.Kind, key.key, err)
+		return nil, "", fmt.Errorf("get %s %s: %w", gvk.Kind, displayName(key.key), err)
 	}
 
 	prev, known := a.recall(key)
@@ -148,7 +149,7 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructur
 
 	updated := merged(observed, want, stale)
 	if err := a.client.Update(ctx, updated, strict); err != nil {
-		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, key.key, err)
+		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, displayName(key.key), err)
 	}
 	a.remember(key, wantHash, updated, observed.GetResourceVersion())
 	switch {
@@ -162,6 +163,29 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructur
 		return updated, ResultOverwritten, nil
 	}
 	return updated, ResultUpdated, nil
+}
+
+// statusWritten remembers that the status hashed h was written over the
+// HyperConverged version replaced.
+func (a *applier) statusWritten(key objectKey, h [sha256.Size]byte, replaced string) {
+	a.mu.Lock()
+	a.memo[key] = memo{desired: h, replaced: replaced}
+	a.mu.Unlock()
+}
+
+// statusInFlight reports whether the status hashed h was written over the
+// version the cache still shows: writing it again would change nothing.
+func (a *applier) statusInFlight(key objectKey, h [sha256.Size]byte, cached string) bool {
+	m, ok := a.recall(key)
+	return ok && m.replaced == cached && m.desired == h
+}
+
+// displayName is an object's name, with its namespace when it has one.
+func displayName(key types.NamespacedName) string {
+	if key.Namespace == "" {
+		return key.Name
+	}
+	return key.String()
 }
 
 func (a *applier) remember(key objectKey, want [sha256.Size]byte, stored *unstructured.Unstructured, replaced string) {

@@ -2,6 +2,8 @@ package hco
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -347,9 +349,14 @@ func (e *invalidConfig) Error() string { return e.err.Error() }
 // they are.
 func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConverged, op Operand) (operandOutcome, ApplyResult) {
 	var o operandOutcome
+	existing := func() {
+		objs, refs := r.observeExisting(ctx, op, hc)
+		o.status, o.refs = op.Status(objs), refs
+	}
 	desired, err := DesiredObjects(op, hc, r.env)
 	if err != nil {
-		o.status, o.err = op.Status(r.observeExisting(ctx, op, hc)), &invalidConfig{err: err}
+		existing()
+		o.err = &invalidConfig{err: err}
 		return o, "invalid"
 	}
 	if len(desired) == 0 {
@@ -361,7 +368,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConv
 	for i, d := range desired {
 		obj, res, err := r.applier.apply(ctx, d)
 		if err != nil {
-			o.status = op.Status(r.observeExisting(ctx, op, hc))
+			existing()
 			if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
 				// The API server refuses what the HyperConverged asks for (a
 				// jsonpatch result its schema rejects): the admin must fix it,
@@ -374,7 +381,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConv
 		}
 		gvk := obj.GroupVersionKind()
 		o.keys = append(o.keys, objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)})
-		o.refs = append(o.refs, corev1.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID()})
+		o.refs = append(o.refs, referenceTo(obj))
 		observed = append(observed, typedForm(obj, r.scheme))
 		if res != ResultUnchanged {
 			o.writes = append(o.writes, written{kind: gvk.Kind, obj: obj, result: res})
@@ -395,10 +402,11 @@ func refusedPatch(hc *v1beta1.HyperConverged, op Operand, index int, err error) 
 }
 
 // observeExisting returns the operand's managed objects as they are, typed
-// where the scheme knows the kind, for status when its desired state cannot
-// be applied.
-func (r *Reconciler) observeExisting(ctx context.Context, op Operand, hc *v1beta1.HyperConverged) []client.Object {
-	var out []client.Object
+// where the scheme knows the kind, and references to them: its status and
+// related objects when its desired state cannot be applied.
+func (r *Reconciler) observeExisting(ctx context.Context, op Operand, hc *v1beta1.HyperConverged) ([]client.Object, []corev1.ObjectReference) {
+	var objs []client.Object
+	var refs []corev1.ObjectReference
 	for _, k := range r.kinds {
 		if !slices.Contains(k.operands, op.Name()) {
 			continue
@@ -408,10 +416,16 @@ func (r *Reconciler) observeExisting(ctx context.Context, op Operand, hc *v1beta
 			continue
 		}
 		for i := range items {
-			out = append(out, typedForm(&items[i], r.scheme))
+			objs = append(objs, typedForm(&items[i], r.scheme))
+			refs = append(refs, referenceTo(&items[i]))
 		}
 	}
-	return out
+	return objs, refs
+}
+
+// referenceTo is the status.relatedObjects entry of an object.
+func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
+	return corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
 }
 
 func (r *Reconciler) announce(hc *v1beta1.HyperConverged, kind string, obj client.Object, res ApplyResult) {
@@ -524,7 +538,7 @@ func (r *Reconciler) adopt(ctx context.Context, hc *v1beta1.HyperConverged) (boo
 		if !ok {
 			continue
 		}
-		if ad.Adopt(changed, r.observeExisting(ctx, op, hc)) {
+		if observed, _ := r.observeExisting(ctx, op, hc); ad.Adopt(changed, observed) {
 			adopted = true
 		}
 	}
@@ -561,10 +575,29 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *v1beta1.HyperConverged
 	if reflect.DeepEqual(hc.Status, next.Status) {
 		return nil
 	}
+	// A cache behind our last status write shows the status it replaced:
+	// the same status again would be a write that changes nothing.
+	key := objectKey{gvk: v1beta1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
+	h := statusHash(next.Status)
+	if r.applier.statusInFlight(key, h, hc.ResourceVersion) {
+		return nil
+	}
 	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(hc)); err != nil {
 		return client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	}
+	r.applier.statusWritten(key, h, hc.ResourceVersion)
 	return nil
+}
+
+// statusHash hashes a status without its conditions' transition times, which
+// a status computed again from an older one moves.
+func statusHash(s v1beta1.HyperConvergedStatus) [sha256.Size]byte {
+	s = *s.DeepCopy()
+	for i := range s.Conditions {
+		s.Conditions[i].LastTransitionTime = metav1.Time{}
+	}
+	data, _ := json.Marshal(s)
+	return sha256.Sum256(data)
 }
 
 // versions returns the status.versions to record and whether every operand

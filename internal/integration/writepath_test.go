@@ -1,0 +1,232 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
+	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
+)
+
+// wire reads an operand CR in its wire form, with every field the API
+// server holds, whatever our Go types know.
+func wire(t *testing.T, apiVersion, kind string, key client.ObjectKey) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	require.NoError(t, k.Get(context.Background(), key, u))
+	return u
+}
+
+func nestedValue(u *unstructured.Unstructured, path ...string) any {
+	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, path...)
+	return v
+}
+
+// Seed 003's example: allowPostCopy is on, and every liveMigrationConfig
+// value is still in the KubeVirt CR (upstream decodes the patched document
+// over the object it built).
+func TestSeedJSONPatchExampleKeepsTheLiveMigrationSettings(t *testing.T) {
+	env.Require(t)
+	createHC(t, func(hc *v1beta1.HyperConverged) {
+		hc.Annotations = map[string]string{v1beta1.KubeVirtJSONPatchAnnotation: `[{"op": "add", "path": "/spec/configuration/migrations", "value": {"allowPostCopy": true}}]`}
+	})
+	testenv.Eventually(t, "patch applied", func() error {
+		m := get(t, kvKey, &kvv1.KubeVirt{}).Spec.Configuration.MigrationConfiguration
+		if m == nil || m.AllowPostCopy == nil || !*m.AllowPostCopy {
+			return fmt.Errorf("migrations %+v", m)
+		}
+		return nil
+	})
+	m := get(t, kvKey, &kvv1.KubeVirt{}).Spec.Configuration.MigrationConfiguration
+	assert.Equal(t, "64Mi", m.BandwidthPerMigration.String())
+	assert.Equal(t, int64(800), *m.CompletionTimeoutPerGiB)
+	assert.Equal(t, uint32(5), *m.ParallelMigrationsPerCluster)
+	assert.Equal(t, uint32(2), *m.ParallelOutboundMigrationsPerNode)
+	assert.Equal(t, int64(150), *m.ProgressTimeout)
+}
+
+// The admin's edits of an operand CR are reverted, those of fields the
+// operator does not set included; labels the operator set once and sets no
+// more go, others' labels stay; the status and others' annotations are kept.
+func TestOperandSpecIsOwnedAndOthersMetadataKept(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	createHC(t, nil)
+	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
+
+	testenv.Eventually(t, "edit CDI by hand", func() error {
+		cdi := get(t, cdiKey, &cdiv1beta1.CDI{})
+		cdi.Spec.ImagePullPolicy = "Always" // the operator does not set it
+		cdi.Labels["team"] = "storage"
+		cdi.Annotations["note"] = "keep me"
+		return k.Update(ctx, cdi)
+	})
+	// A label set by an earlier version of the operator, which this one no
+	// longer sets: written under the operator's field manager, as it was.
+	testenv.Eventually(t, "a label the operator set before", func() error {
+		cdi := get(t, cdiKey, &cdiv1beta1.CDI{})
+		cdi.Labels["hco.kubevirt.io/retired"] = "true"
+		return k.Update(ctx, cdi, client.FieldOwner(hco.FieldOwner))
+	})
+	testenv.Eventually(t, "the spec edit reverted and the retired label removed", func() error {
+		cdi := get(t, cdiKey, &cdiv1beta1.CDI{})
+		if cdi.Spec.ImagePullPolicy != "" {
+			return fmt.Errorf("imagePullPolicy still %q", cdi.Spec.ImagePullPolicy)
+		}
+		if _, ok := cdi.Labels["hco.kubevirt.io/retired"]; ok {
+			return fmt.Errorf("labels %v", cdi.Labels)
+		}
+		return nil
+	})
+	cdi := get(t, cdiKey, &cdiv1beta1.CDI{})
+	assert.Equal(t, "storage", cdi.Labels["team"], "someone else's label stays")
+	assert.Equal(t, "keep me", cdi.Annotations["note"], "someone else's annotation stays")
+	assert.Equal(t, hco.ManagedByValue, cdi.Labels[hco.LabelManagedBy])
+	assertEvent(t, hco.EventOverwritten, "CDI cdi-kubevirt-hyperconverged")
+}
+
+// A NetworkAddonsConfig taken over from before keeps its status, also what
+// our Go mirror lacks of it; its spec becomes the operator's.
+func TestTakenOverNetworkAddonsConfigKeepsItsStatus(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	nac := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": cnaov1.GroupVersion.String(), "kind": "NetworkAddonsConfig",
+		"metadata": map[string]any{"name": cnaoKey.Name, "labels": map[string]any{"owner": "previous-installer"}},
+		"spec":     map[string]any{"imagePullPolicy": "Always"},
+	}}
+	require.NoError(t, k.Create(ctx, nac))
+	status := map[string]any{"observedVersion": "v0.97.0", "conditions": []any{
+		map[string]any{"type": "Available", "status": "True", "reason": "AsExpected", "lastTransitionTime": "2026-01-01T00:00:00Z", "lastHeartbeatTime": "2026-01-01T00:00:00Z"},
+	}}
+	require.NoError(t, unstructured.SetNestedField(nac.Object, status, "status"))
+	require.NoError(t, k.Status().Update(ctx, nac))
+	t.Cleanup(func() { _ = k.Delete(ctx, nac) })
+
+	createHC(t, nil)
+	testenv.Eventually(t, "taken over", func() error {
+		got := wire(t, cnaov1.GroupVersion.String(), "NetworkAddonsConfig", cnaoKey)
+		if got.GetLabels()[hco.LabelManagedBy] != hco.ManagedByValue || nestedValue(got, "spec", "imagePullPolicy") != "IfNotPresent" {
+			return fmt.Errorf("labels %v, spec %v", got.GetLabels(), got.Object["spec"])
+		}
+		return nil
+	})
+	got := wire(t, cnaov1.GroupVersion.String(), "NetworkAddonsConfig", cnaoKey)
+	assert.Equal(t, "v0.97.0", nestedValue(got, "status", "observedVersion"), "the status is not the operator's")
+	assert.Equal(t, "previous-installer", got.GetLabels()["owner"])
+}
+
+// Deleted right after it is created, with no mutating webhook: the
+// reconciler stores the finalizer before any operand CR, so none is left.
+func TestDeletionRightAfterCreationLeavesNoOperand(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	for i := range 3 {
+		hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns}}
+		require.NoError(t, k.Create(ctx, hc))
+		require.NoError(t, k.Delete(ctx, hc))
+		deleteHC(t)
+		for key, obj := range map[client.ObjectKey]client.Object{kvKey: &kvv1.KubeVirt{}, cdiKey: &cdiv1beta1.CDI{}, cnaoKey: &cnaov1.NetworkAddonsConfig{}, sspKey: &sspv1beta3.SSP{}} {
+			err := k.Get(ctx, key, obj)
+			assert.True(t, apierrors.IsNotFound(err), "run %d: %T left: %v", i, obj, err)
+		}
+	}
+}
+
+// denyCDIUpdates makes the API server refuse every update of a CDI, as a
+// real cluster's admission policy might, until the returned func is called.
+func denyCDIUpdates(t *testing.T) (allow func()) {
+	t.Helper()
+	ctx := context.Background()
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-deny-cdi-updates"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"cdi.kubevirt.io"}, APIVersions: []string{"*"}, Resources: []string{"cdis"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: "false", Message: "CDI changes are frozen by the test", Reason: ptr.To(metav1.StatusReasonForbidden),
+			}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-deny-cdi-updates"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy.Name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	require.NoError(t, k.Create(ctx, policy))
+	require.NoError(t, k.Create(ctx, binding))
+	allow = func() {
+		_ = k.Delete(ctx, binding)
+		_ = k.Delete(ctx, policy)
+	}
+	t.Cleanup(allow)
+	// The policy takes effect once the API server has loaded it: probe with
+	// the test's own update of the CDI.
+	testenv.Eventually(t, "the policy is in force", func() error {
+		cdi := get(t, cdiKey, &cdiv1beta1.CDI{})
+		cdi.Annotations["probe"] = "x"
+		err := k.Update(ctx, cdi)
+		if err == nil || !strings.Contains(err.Error(), "frozen by the test") {
+			return fmt.Errorf("update went through: %v", err)
+		}
+		return nil
+	})
+	return allow
+}
+
+// An operand write the API server keeps refusing shows in the conditions
+// (naming the operand and the error), the other operands still converge and
+// report, and the conditions clear once the write goes through.
+func TestFailingOperandWriteIsReportedAndClears(t *testing.T) {
+	env.Require(t)
+	createHC(t, nil)
+	reportHealthy(t)
+	waitCondition(t, v1beta1.ConditionAvailable, metav1.ConditionTrue, "")
+	allow := denyCDIUpdates(t)
+
+	updateHC(t, func(hc *v1beta1.HyperConverged) {
+		hc.Spec.ScratchSpaceStorageClass = ptr.To("fast")                // CDI
+		hc.Spec.LiveMigrationConfig.ProgressTimeout = ptr.To(int64(321)) // KubeVirt
+	})
+	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hco.ReasonReconcileFailed)
+	msg := condition(hc, v1beta1.ConditionReconcileComplete).Message
+	assert.Contains(t, msg, "operand cdi: update CDI cdi-kubevirt-hyperconverged")
+	assert.Contains(t, msg, "frozen by the test")
+	assert.Equal(t, metav1.ConditionTrue, condition(hc, v1beta1.ConditionDegraded).Status)
+	assert.Equal(t, hco.ReasonReconcileFailed, condition(hc, v1beta1.ConditionDegraded).Reason)
+	assert.Equal(t, metav1.ConditionTrue, condition(hc, v1beta1.ConditionAvailable).Status, "the components still report")
+	assert.Equal(t, v1beta1.SystemHealthError, hc.Status.SystemHealthStatus)
+	assert.Equal(t, int64(321), *get(t, kvKey, &kvv1.KubeVirt{}).Spec.Configuration.MigrationConfiguration.ProgressTimeout, "the other operands converge")
+	assert.Len(t, hc.Status.RelatedObjects, 4, "every operand's objects are still related")
+
+	allow()
+	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hco.ReasonReconcileCompleted)
+	hc = waitCondition(t, v1beta1.ConditionDegraded, metav1.ConditionFalse, "")
+	assert.Equal(t, "fast", *get(t, cdiKey, &cdiv1beta1.CDI{}).Spec.Config.ScratchSpaceStorageClass)
+	assert.Equal(t, v1beta1.SystemHealthHealthy, hc.Status.SystemHealthStatus)
+}
