@@ -25,13 +25,13 @@ import (
 )
 
 // wire reads an operand CR in its wire form, with every field the API
-// server holds, whatever our Go types know.
+// server holds, whatever our Go types know; it waits for the CR to exist.
 func wire(t *testing.T, apiVersion, kind string, key client.ObjectKey) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion(apiVersion)
 	u.SetKind(kind)
-	require.NoError(t, k.Get(context.Background(), key, u))
+	testenv.Eventually(t, kind+" exists", func() error { return k.Get(context.Background(), key, u) })
 	return u
 }
 
@@ -229,4 +229,82 @@ func TestFailingOperandWriteIsReportedAndClears(t *testing.T) {
 	hc = waitCondition(t, v1beta1.ConditionDegraded, metav1.ConditionFalse, "")
 	assert.Equal(t, "fast", *get(t, cdiKey, &cdiv1beta1.CDI{}).Spec.Config.ScratchSpaceStorageClass)
 	assert.Equal(t, v1beta1.SystemHealthHealthy, hc.Status.SystemHealthStatus)
+}
+
+// A jsonpatch sets NetworkAddonsConfig fields our Go mirror lacks but the
+// real CRD has: they land, survive reconciles that rewrite the CR, and go
+// when the annotation does.
+func TestJSONPatchSetsNetworkAddonsConfigFieldsOutsideTheMirror(t *testing.T) {
+	env.Require(t)
+	const nacV1 = "networkaddonsoperator.network.kubevirt.io/v1"
+	createHC(t, func(hc *v1beta1.HyperConverged) {
+		hc.Annotations = map[string]string{v1beta1.CNAOJSONPatchAnnotation: `[
+			{"op": "add", "path": "/spec/tlsSecurityProfile", "value": {"type": "Custom", "custom": {"ciphers": ["ECDHE-RSA-AES128-GCM-SHA256"], "minTLSVersion": "VersionTLS12"}}},
+			{"op": "add", "path": "/spec/kubevirtIpamController", "value": {"defaultNetworkNADNamespace": "default"}}]`}
+	})
+	landed := func() error {
+		nac := wire(t, nacV1, "NetworkAddonsConfig", cnaoKey)
+		if nestedValue(nac, "spec", "tlsSecurityProfile", "custom", "minTLSVersion") != "VersionTLS12" ||
+			nestedValue(nac, "spec", "kubevirtIpamController", "defaultNetworkNADNamespace") != "default" {
+			return fmt.Errorf("spec %v", nac.Object["spec"])
+		}
+		return nil
+	}
+	testenv.Eventually(t, "the fields land", landed)
+	hc := waitCondition(t, v1beta1.ConditionTaintedConfiguration, metav1.ConditionTrue, hco.ReasonTainted)
+	assert.Equal(t, metav1.ConditionTrue, condition(hc, v1beta1.ConditionReconcileComplete).Status)
+
+	// A change that rewrites the NetworkAddonsConfig keeps them.
+	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Annotations[v1beta1.DeployOVSAnnotation] = "true" })
+	testenv.Eventually(t, "OvS deployed", func() error {
+		if nestedValue(wire(t, nacV1, "NetworkAddonsConfig", cnaoKey), "spec", "ovs") == nil {
+			return fmt.Errorf("no ovs")
+		}
+		return nil
+	})
+	require.NoError(t, landed(), "a rewrite keeps the patched fields")
+
+	updateHC(t, func(hc *v1beta1.HyperConverged) { delete(hc.Annotations, v1beta1.CNAOJSONPatchAnnotation) })
+	testenv.Eventually(t, "the fields go with the annotation", func() error {
+		nac := wire(t, nacV1, "NetworkAddonsConfig", cnaoKey)
+		if nestedValue(nac, "spec", "tlsSecurityProfile") != nil || nestedValue(nac, "spec", "kubevirtIpamController") != nil {
+			return fmt.Errorf("spec %v", nac.Object["spec"])
+		}
+		return nil
+	})
+}
+
+// The HostPathProvisioner CRD has no status subresource, so the operator's
+// update carries the whole object: what the HPP operator wrote into its
+// status, fields our mirror lacks included, survives it. A jsonpatch on it
+// lands too (hcokit's own annotation; upstream creates no HPP).
+func TestHostPathProvisionerUpdateKeepsWhatTheMirrorLacks(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	const hppV1beta1 = "hostpathprovisioner.kubevirt.io/v1beta1"
+	createHC(t, func(hc *v1beta1.HyperConverged) {
+		hc.Spec.HostpathProvisioner = &v1beta1.HostpathProvisionerConfig{StoragePools: []v1beta1.HostpathStoragePool{{Name: "local", Path: "/var/hpp"}}}
+	})
+	testenv.Eventually(t, "the HPP operator reports its pools", func() error {
+		hpp := wire(t, hppV1beta1, "HostPathProvisioner", hppKey)
+		pools := []any{map[string]any{"name": "local", "phase": "Ready", "desiredReady": int64(1), "currentReady": int64(1)}}
+		if err := unstructured.SetNestedSlice(hpp.Object, pools, "status", "storagePoolStatuses"); err != nil {
+			return err
+		}
+		return k.Update(ctx, hpp)
+	})
+	updateHC(t, func(hc *v1beta1.HyperConverged) {
+		hc.Annotations = map[string]string{v1beta1.HPPJSONPatchAnnotation: `[{"op": "add", "path": "/spec/pathConfig", "value": {"path": "/var/other", "useNamingPrefix": true}}]`}
+		hc.Spec.HostpathProvisioner.StoragePools[0].Path = "/var/hpp2"
+	})
+	testenv.Eventually(t, "updated", func() error {
+		hpp := wire(t, hppV1beta1, "HostPathProvisioner", hppKey)
+		pools, _, _ := unstructured.NestedSlice(hpp.Object, "spec", "storagePools")
+		if len(pools) != 1 || pools[0].(map[string]any)["path"] != "/var/hpp2" || nestedValue(hpp, "spec", "pathConfig", "path") != "/var/other" {
+			return fmt.Errorf("spec %v", hpp.Object["spec"])
+		}
+		return nil
+	})
+	statuses, _, _ := unstructured.NestedSlice(wire(t, hppV1beta1, "HostPathProvisioner", hppKey).Object, "status", "storagePoolStatuses")
+	assert.Len(t, statuses, 1, "the status the HPP operator wrote survives the operator's update")
 }

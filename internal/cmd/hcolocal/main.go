@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
@@ -361,6 +363,16 @@ func markAvailable(ctx context.Context, c client.Client, obj client.Object) (boo
 		o.Status.Conditions = healthy
 	default:
 		return false, nil
+	}
+	if _, ok := obj.(*hppv1beta1.HostPathProvisioner); ok {
+		// Its CRD has no status subresource (as upstream's): the status is
+		// written with the object, as a patch of the conditions alone.
+		patch := map[string]any{"status": map[string]any{"conditions": healthy}}
+		data, err := json.Marshal(patch)
+		if err != nil {
+			return false, err
+		}
+		return true, c.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
 	}
 	return true, c.Status().Update(ctx, obj)
 }
