@@ -7,6 +7,39 @@
 // objects out; observed objects in, a [ComponentStatus] out. The reconciler
 // owns the one path that reads, creates, updates and deletes.
 //
+// # The write path
+//
+// The HyperConverged owns each operand CR's spec, as upstream HCO: the spec
+// is what the operator built (jsonpatch annotation applied, see
+// [DesiredObjects]) plus what the CRD defaults, and any other spec edit is
+// reverted. Labels and annotations the operator sets are enforced, one it no
+// longer sets is removed, others' stay; status is never written.
+//
+// Why whole-object updates of the wire form and not server-side apply:
+// apply keeps a spec field another manager set, and the contract reverts
+// it, as upstream does; an update that replaces the spec does exactly that,
+// and the API server defaults it again. The objects are cached, compared and
+// written unstructured, so a field our Go types (the cnao and hpp mirrors)
+// lack is never dropped. Two platform records answer the remaining
+// questions: the managedFields of field manager [FieldOwner] say which
+// labels and annotations the operator set (the cache keeps only those
+// entries), and strict field validation makes the API server refuse a field
+// its CRD does not know instead of pruning it.
+//
+// The one memory: the API server adds defaults, so the object stored is not
+// the object built, and only the server knows its defaults. The applier
+// keeps, per object, a hash of the spec it built and of the spec the server
+// then stored (the same pair means "in sync": no request), and the
+// resourceVersion its last write replaced (a cache still showing that
+// version has not caught up, and its event is on its way). After a restart
+// that costs at most one update per object, which the server answers
+// without storing anything. The same memo holds the HyperConverged's last
+// status write.
+//
+// The finalizer is stored before any operand object exists (a mutating
+// webhook adds it at create; the reconciler adds it first otherwise), so
+// uninstall needs no memory: it deletes by label.
+//
 // This package must not read the process environment, hold package-level
 // mutable state, or store a context.
 package hco

@@ -4,9 +4,12 @@
 //
 // It exists because the upstream operator module requires
 // k8s.io/client-go v12.0.0+incompatible, which would force replace directives
-// on every importer of hcokit. A field missing here is pruned by nothing: the
-// reconciler writes what this mirror holds, so add a field here before
-// propagating it. This package holds types only.
+// on every importer of hcokit. It limits only what the operator builds: the
+// reconciler reads and writes the CR in its wire form, so a field missing
+// here is kept, and a jsonpatch annotation may set it. Add a field here
+// before the operator builds it; tools/upstreamapis tests that every field
+// here exists upstream with the same JSON name and shape. This package
+// holds types only.
 //
 // +kubebuilder:object:generate=true
 // +groupName=networkaddonsoperator.network.kubevirt.io

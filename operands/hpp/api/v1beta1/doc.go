@@ -4,7 +4,11 @@
 //
 // It exists because the upstream operator module requires
 // k8s.io/client-go v12.0.0+incompatible, which would force replace directives
-// on every importer of hcokit. This package holds types only.
+// on every importer of hcokit. It limits only what the operator builds: the
+// reconciler reads and writes the CR in its wire form, so a field missing
+// here is kept, and a jsonpatch annotation may set it. tools/upstreamapis
+// tests that every field here exists upstream with the same JSON name and
+// shape. This package holds types only.
 //
 // +kubebuilder:object:generate=true
 // +groupName=hostpathprovisioner.kubevirt.io
