@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -163,6 +164,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	// The finalizer before any operand object, so that uninstall always
 	// runs and finds them all by label. The mutating webhook usually set it
 	// at create already.
+	storedFinalizer := !controllerutil.ContainsFinalizer(hc, FinalizerName)
 	if err := r.addFinalizer(ctx, hc); err != nil {
 		if apierrors.IsConflict(err) {
 			// A cache behind our own or someone else's write: its event
@@ -182,6 +184,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 	ops := r.registry.Operands()
 	outcomes := r.reconcileOperands(ctx, hc, ops)
+	if storedFinalizer {
+		// The API server decides to delete an object at once from the object
+		// as it read it: a DELETE that read the HyperConverged before our
+		// finalizer was stored removes it, finalizer and all, without an
+		// uninstall. Only the reconcile that stored the finalizer can have
+		// met that, so it checks, once, past the cache, and takes back what
+		// it created.
+		if gone, err := r.deletedMeanwhile(ctx, hc); err != nil || gone {
+			return reconcile.Result{}, errors.Join(err, r.deleteCreated(ctx, hc, outcomes))
+		}
+	}
 	// Events after all the writes, so that they do not compete with the
 	// last of them at the API server.
 	for _, o := range outcomes {
@@ -294,6 +307,42 @@ func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverge
 		return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
 	}
 	return nil
+}
+
+// deletedMeanwhile reports whether hc is gone from the API server, or
+// replaced by another object of the same name.
+func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *v1beta1.HyperConverged) (bool, error) {
+	current := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: v1beta1.GroupVersion.String(), Kind: "HyperConverged"}}
+	err := r.reader.Get(ctx, client.ObjectKeyFromObject(hc), current)
+	switch {
+	case apierrors.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("check that HyperConverged %s still exists: %w", client.ObjectKeyFromObject(hc), err)
+	}
+	return current.UID != hc.UID, nil
+}
+
+// deleteCreated deletes the objects this reconcile created, each only if it
+// is still the same object.
+func (r *Reconciler) deleteCreated(ctx context.Context, hc *v1beta1.HyperConverged, outcomes []operandOutcome) error {
+	var errs []error
+	for _, o := range outcomes {
+		for _, w := range o.writes {
+			if w.result != ResultCreated {
+				continue
+			}
+			err := r.client.Delete(ctx, w.obj, client.Preconditions{UID: ptr.To(w.obj.GetUID())})
+			if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+				errs = append(errs, fmt.Errorf("delete %s %s created for a HyperConverged deleted meanwhile: %w", w.kind, w.obj.GetName(), err))
+				continue
+			}
+			gvk := w.obj.GetObjectKind().GroupVersionKind()
+			r.applier.forget(gvk, client.ObjectKeyFromObject(w.obj))
+			r.events.Eventf(hc, w.obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: its HyperConverged was deleted as the finalizer was stored", w.kind, w.obj.GetName())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // operandOutcome is what reconciling one operand found.

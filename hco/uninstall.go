@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -86,17 +87,27 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *v1beta1.HyperConver
 	return nil, nil
 }
 
-// removeFinalizer removes only our finalizer, by position, guarded by a JSON
-// patch test: no resourceVersion is needed, so a status write of our own
+// removeFinalizer removes only our finalizer, by position, guarded by JSON
+// patch tests: no resourceVersion is needed, so a status write of our own
 // that the cache has not seen yet cannot make it conflict, and another
-// controller's finalizer added meanwhile cannot be lost.
+// controller's finalizer added meanwhile cannot be lost. The UID is tested
+// too: a cache still showing a HyperConverged that is gone must not take
+// the finalizer off its successor of the same name, whose operand objects
+// would then outlive it. A failed test means the object is not the one
+// read: the next reconcile reads it again.
 func (r *Reconciler) removeFinalizer(ctx context.Context, hc *v1beta1.HyperConverged) error {
 	i := slices.Index(hc.Finalizers, FinalizerName)
 	if i < 0 {
 		return nil
 	}
-	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`, i, FinalizerName, i)
-	return client.IgnoreNotFound(r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, []byte(patch))))
+	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/uid","value":%q},{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`,
+		hc.UID, i, FinalizerName, i)
+	err := r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, []byte(patch)))
+	if apierrors.IsNotFound(err) || apierrors.IsInvalid(err) {
+		// Gone, or another object (or another finalizer list) by now.
+		return nil
+	}
+	return err
 }
 
 // deletionGroups returns the enabled operands grouped by DeletionOrder, in
