@@ -89,7 +89,7 @@ type memo struct {
 // strict makes the API server refuse a field the operand's CRD does not
 // know rather than drop it silently: a jsonpatch that sets one is reported
 // (InvalidConfiguration, naming the annotation), not lost.
-var strict = client.FieldValidation(metav1.FieldValidationStrict)
+const strict = client.FieldValidation(metav1.FieldValidationStrict)
 
 func newApplier(c client.Client, cache, reader client.Reader, s *runtime.Scheme) *applier {
 	return &applier{client: c, cache: cache, reader: reader, scheme: s, memo: map[objectKey]memo{}}

@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -40,8 +39,9 @@ func CacheOptions(reg *Registry, s *runtime.Scheme) (cache.Options, error) {
 	}, nil
 }
 
-// keepOwnManagedFields drops every managedFields entry but FieldOwner's.
-var keepOwnManagedFields toolscache.TransformFunc = func(in any) (any, error) {
+// keepOwnManagedFields drops every managedFields entry but FieldOwner's: a
+// cache transform (toolscache.TransformFunc).
+func keepOwnManagedFields(in any) (any, error) {
 	obj, err := meta.Accessor(in)
 	if err != nil {
 		// A tombstone, say: nothing to trim.

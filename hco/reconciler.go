@@ -191,8 +191,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		// uninstall. Only the reconcile that stored the finalizer can have
 		// met that, so it checks, once, past the cache, and takes back what
 		// it created.
-		if gone, err := r.deletedMeanwhile(ctx, hc); err != nil || gone {
-			return reconcile.Result{}, errors.Join(err, r.deleteCreated(ctx, hc, outcomes))
+		gone, err := r.deletedMeanwhile(ctx, hc)
+		if err != nil {
+			// No answer proves nothing: try again, deleting nothing.
+			return reconcile.Result{}, err
+		}
+		if gone {
+			return reconcile.Result{}, r.deleteCreated(ctx, hc, outcomes)
 		}
 	}
 	// Events after all the writes, so that they do not compete with the

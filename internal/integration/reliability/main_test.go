@@ -220,6 +220,19 @@ func (l *requestLog) matching(keep func(request) bool) []request {
 
 func (l *requestLog) writes() []request { return l.matching(request.isWrite) }
 
+// since returns the requests after the first n that keep matches.
+func (l *requestLog) since(n int, keep func(request) bool) []request {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []request
+	for _, r := range l.reqs[min(n, len(l.reqs)):] {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func (l *requestLog) len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	kvv1 "kubevirt.io/api/core/v1"
+
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
@@ -198,4 +200,65 @@ func TestKilledAnywhereInConvergenceLeavesNothingAfterDeletion(t *testing.T) {
 		})
 		second.stop()
 	}
+}
+
+// A fresh operator (a restart, an upgrade, a new leader) does not know the
+// API server's defaults of the objects already there: it may update each
+// operand CR once, an update the API server stores nothing for, and then
+// writes nothing at all, for a reconcile with nothing to do included.
+func TestRestartCostsAtMostOneNoOpWritePerObject(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	first := startOperator(t, operatorOptions{})
+	createHC(t, fullHC)
+	testenv.Eventually(t, "the first operator converges", func() error { return converged(ctx, 300) })
+	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
+	before := takeSnapshot(t)
+	first.stop()
+
+	second := startOperator(t, operatorOptions{})
+	deleteHCAtEnd(t)
+	// Settled: the same writes for a while.
+	var writes []request
+	testenv.Eventually(t, "the second operator settles", func() error {
+		n := len(second.requests.writes())
+		time.Sleep(time.Second)
+		if writes = second.requests.writes(); len(writes) != n || len(second.requests.matching(func(r request) bool { return r.verb == "GET" || r.verb == "WATCH" })) == 0 {
+			return fmt.Errorf("still writing: %v", writes)
+		}
+		return nil
+	})
+	perObject := map[string]int{}
+	for _, w := range writes {
+		if w.verb != http.MethodPut || operandAt(strings.TrimSuffix(w.path, "/"+w.path[strings.LastIndex(w.path, "/")+1:])) == nil {
+			t.Errorf("a restart writes nothing but no-op updates of operand CRs: %v", w)
+			continue
+		}
+		perObject[w.path]++
+	}
+	for path, n := range perObject {
+		if n > 1 {
+			t.Errorf("%s updated %d times after the restart, want at most once", path, n)
+		}
+	}
+	assertUnchanged(t, before)
+
+	// Now the defaults are known: a reconcile with nothing to do writes
+	// nothing. Someone else's label on the KubeVirt CR is a change the
+	// operator watches (so it reconciles) and keeps (so it writes nothing).
+	n := len(second.requests.writes())
+	testenv.Eventually(t, "label the KubeVirt CR", func() error {
+		kv := &kvv1.KubeVirt{}
+		if err := k.Get(ctx, kvKey, kv); err != nil {
+			return err
+		}
+		kv.Labels["team"] = "virt"
+		return k.Update(ctx, kv)
+	})
+	stays(t, "no writes after a nudge", 2*time.Second, func() error {
+		if w := second.requests.writes(); len(w) != n {
+			return fmt.Errorf("writes after the nudge: %v", w[n:])
+		}
+		return nil
+	})
 }
