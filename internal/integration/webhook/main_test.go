@@ -102,14 +102,21 @@ func setup() error {
 	return startOperator()
 }
 
+// stockOperands is the registry and scheme the webhook and the operator of
+// these tests share: the default stock operands.
+func stockOperands() (*hco.Registry, *runtime.Scheme, error) {
+	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New())
+	if err != nil {
+		return nil, nil, err
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	return reg, scheme, err
+}
+
 // startOperator runs the stock reconciler beside the webhook, as a cluster
 // does: it finishes the deletions the webhook lets through.
 func startOperator() error {
-	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New())
-	if err != nil {
-		return err
-	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
+	reg, scheme, err := stockOperands()
 	if err != nil {
 		return err
 	}
@@ -125,11 +132,7 @@ func startOperator() error {
 // with no controllers, the handler registered by webhook.Register, TLS from
 // envtest's certificate directory.
 func startWebhook() error {
-	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New())
-	if err != nil {
-		return err
-	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
+	reg, scheme, err := stockOperands()
 	if err != nil {
 		return err
 	}
