@@ -2,6 +2,8 @@
 SHELL := /usr/bin/env bash
 GO ?= go
 BIN := $(CURDIR)/bin
+# VERSION is what `hco-operator version` prints.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
 K8S_BIN := $(BIN)/k8s
 export KUBEBUILDER_ASSETS ?= $(K8S_BIN)
 
@@ -12,7 +14,7 @@ all: build
 ## build: compile every package and the hco-operator binary into bin/.
 build:
 	$(GO) build ./...
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/hco-operator ./cmd/hco-operator
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN)/hco-operator ./cmd/hco-operator
 
 ## run: a local control plane, the operator, examples/hyperconverged.yaml and live status until Ctrl-C.
 run: controlplane build

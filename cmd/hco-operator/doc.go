@@ -2,7 +2,10 @@
 // flags and environment variables into an hco.Environment, registers the
 // stock operands, and runs the reconciler until it is stopped.
 //
-// Flags follow kubebuilder's names (--leader-elect, --metrics-bind-address,
-// --health-probe-bind-address); KUBECONFIG or --kubeconfig selects the
-// cluster, so it runs outside a cluster too.
+// Subcommands: operator (the default), webhook, render, version; -h lists
+// them. Flags follow kubebuilder's names (--leader-elect,
+// --metrics-bind-address, --health-probe-bind-address); --kubeconfig (on
+// operator and webhook) or KUBECONFIG selects the cluster, so it runs
+// outside a cluster too. The version is set at build time with
+// -ldflags "-X main.version=...".
 package main

@@ -36,6 +36,17 @@ func main() {
 // errUsage marks a command line the flag package refused and explained.
 var errUsage = errors.New("usage")
 
+// version is the operator's version, set at build time:
+// go build -ldflags "-X main.version=1.2.3" (the Makefile does).
+var version = ""
+
+// commands is the usage line of the subcommands.
+const commands = `Commands:
+  operator   reconcile the HyperConverged (the default when the first argument is a flag or absent)
+  webhook    serve the validating and mutating admission webhooks
+  render     print the operand CRs a HyperConverged gives, without a cluster
+  version    print the version`
+
 // dispatch runs a subcommand, or the operator when the first argument is a flag or absent.
 func dispatch(args []string, getenv func(string) string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -46,16 +57,28 @@ func dispatch(args []string, getenv func(string) string) error {
 			return runWebhook(args[1:], getenv)
 		case "render":
 			return renderCommand(args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
+		case "version":
+			fmt.Fprintln(os.Stdout, versionString())
+			return nil
 		default:
-			return fmt.Errorf("unknown command %q; commands: operator (the default), webhook, render", args[0])
+			return fmt.Errorf("unknown command %q\n%s", args[0], commands)
 		}
 	}
 	return run(args, getenv)
 }
 
+// versionString is the version set at build time, or "(devel)".
+func versionString() string {
+	if version == "" {
+		return "(devel)"
+	}
+	return version
+}
+
 // config is everything read from flags and the environment.
 type config struct {
 	env                     hco.Environment
+	kubeconfig              string
 	operands                string
 	leaderElect             bool
 	metricsAddr, probeAddr  string
@@ -80,6 +103,11 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 		}
 	}
 	fs := flag.NewFlagSet("hco-operator", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: hco-operator [command] [flags]\n\n%s\n\nFlags of operator:\n", commands)
+		fs.PrintDefaults()
+	}
+	addKubeconfigFlag(fs, &c.kubeconfig)
 	fs.BoolVar(&c.leaderElect, "leader-elect", true, "Elect a leader so that only one replica reconciles.")
 	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", `Address of the metrics endpoint; "0" disables it.`)
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
@@ -104,7 +132,7 @@ func run(args []string, getenv func(string) string) error {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
 
-	reg, scheme, restConfig, err := clusterSetup(c.operands)
+	reg, scheme, restConfig, err := clusterSetup(c.operands, c.kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -121,7 +149,7 @@ func run(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	ctrl.Log.Info("starting hco-operator", "namespace", c.env.Namespace, "version", c.env.Version, "operands", reg.Names())
+	ctrl.Log.Info("starting hco-operator", "namespace", c.env.Namespace, "version", c.env.Version, "build", versionString(), "operands", reg.Names())
 	return mgr.Start(ctrl.SetupSignalHandler())
 }
 

@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"flag"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -27,5 +30,55 @@ func TestStockDefaults(t *testing.T) {
 	}
 	if c.operands != defaultOperands || !c.leaderElect || c.env.Namespace != "kubevirt-hyperconverged" {
 		t.Errorf("defaults: operands %q, leader election %v, namespace %q", c.operands, c.leaderElect, c.env.Namespace)
+	}
+}
+
+func TestKubeconfigFlagOnTheSubcommandsThatTalkToTheCluster(t *testing.T) {
+	getenv := func(string) string { return "" }
+	c, _, _, err := parse([]string{"--kubeconfig=/tmp/op.kubeconfig"}, getenv)
+	if err != nil || c.kubeconfig != "/tmp/op.kubeconfig" {
+		t.Errorf("operator: kubeconfig %q, err %v", c.kubeconfig, err)
+	}
+	w, _, err := parseWebhook([]string{"--kubeconfig=/tmp/wh.kubeconfig"}, getenv)
+	if err != nil || w.kubeconfig != "/tmp/wh.kubeconfig" {
+		t.Errorf("webhook: kubeconfig %q, err %v", w.kubeconfig, err)
+	}
+
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	const kubeconfig = `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://192.0.2.10:6443"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+	if err := os.WriteFile(path, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := restConfigFor(path)
+	if err != nil || cfg.Host != "https://192.0.2.10:6443" {
+		t.Errorf("restConfigFor: host %v, err %v", cfg, err)
+	}
+	if _, err := restConfigFor(filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "--kubeconfig") {
+		t.Errorf("a missing kubeconfig: err %v, want one naming --kubeconfig", err)
+	}
+}
+
+func TestVersionAndUnknownCommands(t *testing.T) {
+	getenv := func(string) string { return "" }
+	if err := dispatch([]string{"version"}, getenv); err != nil {
+		t.Errorf("version: %v", err)
+	}
+	if got := versionString(); got != "(devel)" {
+		t.Errorf("a build without -ldflags: %q", got)
+	}
+	version = "1.2.3"
+	t.Cleanup(func() { version = "" })
+	if got := versionString(); got != "1.2.3" {
+		t.Errorf("version %q", got)
+	}
+	err := dispatch([]string{"frobnicate"}, getenv)
+	if err == nil || !strings.Contains(err.Error(), "render") || !strings.Contains(err.Error(), "version") {
+		t.Errorf("an unknown command lists the commands: %v", err)
 	}
 }

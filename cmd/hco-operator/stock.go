@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/hcokit/hcokit/hco"
@@ -43,7 +44,7 @@ func stockRegistry(operandList string) (*hco.Registry, error) {
 
 // clusterSetup returns what the operator and the webhook both start from:
 // the registry, a scheme with the stock operands' types, and the cluster.
-func clusterSetup(operandList string) (*hco.Registry, *runtime.Scheme, *rest.Config, error) {
+func clusterSetup(operandList, kubeconfig string) (*hco.Registry, *runtime.Scheme, *rest.Config, error) {
 	reg, err := stockRegistry(operandList)
 	if err != nil {
 		return nil, nil, nil, err
@@ -52,15 +53,38 @@ func clusterSetup(operandList string) (*hco.Registry, *runtime.Scheme, *rest.Con
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	restConfig, err := ctrl.GetConfig()
+	restConfig, err := restConfigFor(kubeconfig)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("no cluster to talk to (set KUBECONFIG or run in a pod): %w", err)
+		return nil, nil, nil, err
 	}
 	// What the operator and the webhook read is small (label-selected operand
 	// CRs, lists with limit=1): gzip would cost CPU and pooled buffers
 	// (~1 MiB of RSS measured) and save next to nothing.
 	restConfig.DisableCompression = true
 	return reg, scheme, restConfig, nil
+}
+
+// addKubeconfigFlag registers --kubeconfig, kubebuilder's name for it.
+func addKubeconfigFlag(fs *flag.FlagSet, into *string) {
+	fs.StringVar(into, "kubeconfig", "", "Path of a kubeconfig; default: $KUBECONFIG, then the in-cluster service account, then ~/.kube/config.")
+}
+
+// restConfigFor loads the cluster's client configuration: from the
+// kubeconfig file given, or else as controller-runtime does (KUBECONFIG,
+// in-cluster, ~/.kube/config).
+func restConfigFor(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("--kubeconfig %s: %w", kubeconfig, err)
+		}
+		return cfg, nil
+	}
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("no cluster to talk to (set --kubeconfig or KUBECONFIG, or run in a pod): %w", err)
+	}
+	return cfg, nil
 }
 
 // cliDownloadImageEnv is the environment variable behind --cli-download-image.

@@ -20,6 +20,7 @@ import (
 // the environment.
 type webhookConfig struct {
 	env                        hco.Environment
+	kubeconfig                 string
 	operands                   string
 	certDir, certName, keyName string
 	port                       int
@@ -35,6 +36,7 @@ func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *za
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
 	}}
 	fs := flag.NewFlagSet("hco-operator webhook", flag.ContinueOnError)
+	addKubeconfigFlag(fs, &c.kubeconfig)
 	fs.StringVar(&c.certDir, "cert-dir", "/tmp/k8s-webhook-server/serving-certs", "Directory holding the serving certificate and key; reloaded when they change.")
 	fs.StringVar(&c.certName, "cert-name", "tls.crt", "Certificate file name in --cert-dir.")
 	fs.StringVar(&c.keyName, "key-name", "tls.key", "Key file name in --cert-dir.")
@@ -63,7 +65,7 @@ func runWebhook(args []string, getenv func(string) string) error {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
 
-	reg, scheme, restConfig, err := clusterSetup(c.operands)
+	reg, scheme, restConfig, err := clusterSetup(c.operands, c.kubeconfig)
 	if err != nil {
 		return err
 	}
