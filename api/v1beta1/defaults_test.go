@@ -2,33 +2,22 @@ package v1beta1_test
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
-	"sigs.k8s.io/yaml"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/internal/crdschema"
 )
 
-// crdSchema loads the generated CRD's structural schema, the same one the
-// API server defaults with.
+// crdSchema loads the generated CRD's v1beta1 structural schema, the same
+// one the API server defaults v1beta1 requests with.
 func crdSchema(t *testing.T) *structuralschema.Structural {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "hco.kubevirt.io_hyperconvergeds.yaml"))
-	require.NoError(t, err)
-	var crd apiextensionsv1.CustomResourceDefinition
-	require.NoError(t, yaml.UnmarshalStrict(raw, &crd))
-	require.Len(t, crd.Spec.Versions, 1)
-	var internal apiextensions.JSONSchemaProps
-	require.NoError(t, apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(crd.Spec.Versions[0].Schema.OpenAPIV3Schema, &internal, nil))
-	s, err := structuralschema.NewStructural(&internal)
+	s, err := crdschema.HyperConverged("v1beta1")
 	require.NoError(t, err)
 	return s
 }
@@ -46,6 +35,8 @@ func TestGoDefaultsMatchCRDDefaults(t *testing.T) {
 		"resource requirements":  `{"spec": {"resourceRequirements": {"vmiCPUAllocationRatio": 4}}}`,
 		"gates and uninstall":    `{"spec": {"featureGates": {"downwardMetrics": true}, "uninstallStrategy": "RemoveWorkloads"}}`,
 		"hostpath provisioner":   `{"spec": {"hostpathProvisioner": {"storagePools": [{"name": "local", "path": "/var/hpp"}]}}}`,
+		"upstream-only fields": `{"spec": {"virtualMachineOptions": {"disableSerialConsoleLog": true}, "higherWorkloadDensity": {},
+			"applicationAwareConfig": {"namespaceSelector": {}}, "enableCommonBootImageImport": false}}`,
 		"seed placement": `{"spec": {"infra": {"nodePlacement": {"nodeSelector": {"nodeType": "infra"}}},
 			"workloads": {"nodePlacement": {"nodeSelector": {"nodeType": "nested-virtualization"}}}}}`,
 	}

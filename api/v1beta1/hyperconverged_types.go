@@ -10,7 +10,6 @@ import (
 // resources of the component operators from it.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:storageversion
 // +kubebuilder:resource:scope=Namespaced,categories={all},shortName={hco,hcos}
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
@@ -144,6 +143,82 @@ type HyperConvergedSpec struct {
 	// HostPathProvisioner CR "hostpath-provisioner". Not an upstream HCO field.
 	// +optional
 	HostpathProvisioner *HostpathProvisionerConfig `json:"hostpathProvisioner,omitempty"`
+
+	// VirtualMachineOptions are cluster defaults of every virtual machine.
+	// +kubebuilder:default={"disableFreePageReporting": false, "disableSerialConsoleLog": false}
+	// +optional
+	VirtualMachineOptions *VirtualMachineOptions `json:"virtualMachineOptions,omitempty"`
+
+	// HigherWorkloadDensity holds settings that raise VM density.
+	// +kubebuilder:default={"memoryOvercommitPercentage": 100}
+	// +optional
+	HigherWorkloadDensity *HigherWorkloadDensityConfiguration `json:"higherWorkloadDensity,omitempty"`
+
+	// EnableCommonBootImageImport opts in to the common golden images.
+	// Accepted and stored; hcokit does not act on it yet. Default: true.
+	// +kubebuilder:default=true
+	// +optional
+	EnableCommonBootImageImport *bool `json:"enableCommonBootImageImport,omitempty"`
+
+	// DeployVMConsoleProxy deploys SSP's VM console proxy. Accepted and
+	// stored; hcokit does not act on it yet. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	DeployVMConsoleProxy *bool `json:"deployVmConsoleProxy,omitempty"`
+
+	// EnableApplicationAwareQuota turns Application Aware Quota on. Accepted
+	// and stored; hcokit has no AAQ module and does not act on it. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	EnableApplicationAwareQuota *bool `json:"enableApplicationAwareQuota,omitempty"`
+
+	// ApplicationAwareConfig configures Application Aware Quota. Accepted and
+	// stored; hcokit has no AAQ module and does not act on it.
+	// +optional
+	ApplicationAwareConfig *ApplicationAwareConfigurations `json:"applicationAwareConfig,omitempty"`
+}
+
+// VirtualMachineOptions are cluster defaults of every virtual machine.
+type VirtualMachineOptions struct {
+	// DisableFreePageReporting turns off free page reporting of the memory
+	// balloon. Accepted and stored; hcokit does not act on it yet.
+	// +kubebuilder:default=false
+	// +optional
+	DisableFreePageReporting *bool `json:"disableFreePageReporting,omitempty"`
+
+	// DisableSerialConsoleLog turns off logging of the auto-attached serial
+	// console. Accepted and stored; hcokit does not act on it yet.
+	// +kubebuilder:default=false
+	// +optional
+	DisableSerialConsoleLog *bool `json:"disableSerialConsoleLog,omitempty"`
+}
+
+// HigherWorkloadDensityConfiguration holds settings that raise VM density.
+type HigherWorkloadDensityConfiguration struct {
+	// MemoryOvercommitPercentage is the memory a VMI sees relative to its
+	// pod's. Accepted and stored; hcokit does not act on it yet. Default: 100.
+	// +kubebuilder:default=100
+	// +kubebuilder:validation:Minimum=10
+	// +optional
+	MemoryOvercommitPercentage int `json:"memoryOvercommitPercentage,omitempty"`
+}
+
+// ApplicationAwareConfigurations configure Application Aware Quota.
+type ApplicationAwareConfigurations struct {
+	// VmiCalcConfigName says how a VMI's resources count against a quota.
+	// +kubebuilder:validation:Enum=VmiPodUsage;VirtualResources;DedicatedVirtualResources;IgnoreVmiCalculator;GuestEffectiveResources
+	// +kubebuilder:default=DedicatedVirtualResources
+	// +optional
+	VmiCalcConfigName *string `json:"vmiCalcConfigName,omitempty"`
+
+	// NamespaceSelector selects the namespaces whose pods get the scheduling gate.
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+
+	// AllowApplicationAwareClusterResourceQuota allows ClusterAppsResourceQuota. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	AllowApplicationAwareClusterResourceQuota bool `json:"allowApplicationAwareClusterResourceQuota,omitempty"`
 }
 
 // HyperConvergedConfig is the configuration passed to one class of pods.
@@ -253,6 +328,12 @@ type HyperConvergedFeatureGates struct {
 	// Deprecated: ignored.
 	// +optional
 	PrimaryUserDefinedNetworkBinding *bool `json:"primaryUserDefinedNetworkBinding,omitempty"`
+
+	// Others holds the gates this version has no field for (a gate of a newer
+	// version, or a typo), by name, so that they survive conversion to v1's
+	// list and back. They are read from and written to the same JSON object
+	// as the named gates.
+	Others map[string]bool `json:"-"`
 }
 
 // LiveMigrationConfigurations are the live migration limits and timeouts.
@@ -510,8 +591,9 @@ type HyperConvergedWorkloadUpdateStrategy struct {
 
 // HyperConvergedObsoleteCPUs keeps VMs off obsolete CPU models.
 type HyperConvergedObsoleteCPUs struct {
-	// MinCPUModel is the minimum CPU model for basic CPU features (KubeVirt
-	// defaults to Penryn).
+	// Deprecated: ignored, as upstream HCO ignores it; v1 has no such field.
+	// A value set here survives a round trip through v1 (in the annotation
+	// hcokit.io/v1beta1-fields).
 	// +optional
 	MinCPUModel string `json:"minCPUModel,omitempty"`
 	// CPUModels are added to the operator's built-in list of obsolete models.

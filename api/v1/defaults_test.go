@@ -1,0 +1,85 @@
+package v1_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+
+	v1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/internal/crdschema"
+)
+
+// crdSchema loads the generated CRD's v1beta1 structural schema, the same
+// one the API server defaults v1beta1 requests with.
+func crdSchema(t *testing.T) *structuralschema.Structural {
+	t.Helper()
+	s, err := crdschema.HyperConverged("v1")
+	require.NoError(t, err)
+	return s
+}
+
+// TestGoDefaultsMatchCRDDefaults proves that Default fills exactly what the
+// API server's structural defaulting fills, for a range of partial objects.
+func TestGoDefaultsMatchCRDDefaults(t *testing.T) {
+	s := crdSchema(t)
+	inputs := map[string]string{
+		"empty":                  `{}`,
+		"empty spec":             `{"spec": {}}`,
+		"partial live migration": `{"spec": {"virtualization": {"liveMigrationConfig": {"bandwidthPerMigration": "128Mi", "allowPostCopy": true}}}}`,
+		"partial cert config":    `{"spec": {"security": {"certConfig": {"ca": {"duration": "72h0m0s"}, "server": {}}}}}`,
+		"explicit empty methods": `{"spec": {"virtualization": {"workloadUpdateStrategy": {"workloadUpdateMethods": []}}}}`,
+		"cpu allocation ratio":   `{"spec": {"virtualization": {"vmiCPUAllocationRatio": 4}}}`,
+		"gates and uninstall":    `{"spec": {"featureGates": [{"name": "downwardMetrics"}], "deployment": {"uninstallStrategy": "RemoveWorkloads"}}}`,
+		"hostpath provisioner":   `{"spec": {"storage": {"hostpathProvisioner": {"storagePools": [{"name": "local", "path": "/var/hpp"}]}}}}`,
+		"upstream-only fields": `{"spec": {"virtualization": {"virtualMachineOptions": {"disableSerialConsoleLog": true}, "higherWorkloadDensity": {}},
+			"deployment": {"applicationAwareConfig": {"namespaceSelector": {}}}, "workloadSources": {"enableCommonBootImageImport": false}}}`,
+		"seed placement": `{"spec": {"deployment": {"nodePlacements": {"infra": {"nodeSelector": {"nodeType": "infra"}},
+			"workload": {"nodeSelector": {"nodeType": "nested-virtualization"}}}}}}`,
+	}
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			var u map[string]any
+			require.NoError(t, json.Unmarshal([]byte(in), &u))
+			structuraldefaulting.Default(u, s)
+			var byServer v1.HyperConverged
+			b, err := json.Marshal(u)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &byServer))
+
+			var byGo v1.HyperConverged
+			require.NoError(t, json.Unmarshal([]byte(in), &byGo))
+			v1.Default(&byGo)
+
+			assert.Equal(t, byServer, byGo)
+		})
+	}
+}
+
+func TestSeedLiveMigrationDefaults(t *testing.T) {
+	var hc v1.HyperConverged
+	v1.Default(&hc)
+	lm := hc.Spec.Virtualization.LiveMigrationConfig
+	assert.Equal(t, "64Mi", *lm.BandwidthPerMigration)
+	assert.Equal(t, int64(800), *lm.CompletionTimeoutPerGiB)
+	assert.Equal(t, uint32(5), *lm.ParallelMigrationsPerCluster)
+	assert.Equal(t, uint32(2), *lm.ParallelOutboundMigrationsPerNode)
+	assert.Equal(t, int64(150), *lm.ProgressTimeout)
+	assert.Equal(t, v1.UninstallStrategyBlockUninstallIfWorkloadsExist, hc.Spec.Deployment.UninstallStrategy)
+	assert.False(t, hc.Spec.FeatureGates.IsEnabled("withHostPassthroughCPU"))
+}
+
+func TestDefaultKeepsSetFields(t *testing.T) {
+	hc := v1.HyperConverged{Spec: v1.HyperConvergedSpec{
+		Deployment:     v1.DeploymentConfig{UninstallStrategy: v1.UninstallStrategyRemoveWorkloads},
+		Virtualization: v1.VirtualizationConfig{LiveMigrationConfig: v1.LiveMigrationConfigurations{ProgressTimeout: ptr(int64(30))}},
+	}}
+	v1.Default(&hc)
+	assert.Equal(t, v1.UninstallStrategyRemoveWorkloads, hc.Spec.Deployment.UninstallStrategy)
+	assert.Equal(t, int64(30), *hc.Spec.Virtualization.LiveMigrationConfig.ProgressTimeout)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,394 @@
+package v1beta1
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/conversion"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+)
+
+// FieldsAnnotation, on a v1 HyperConverged, holds what a v1beta1 object said
+// that v1 has no field for, so that a round trip v1beta1 -> v1 -> v1beta1
+// gives back what was written (as Kubernetes' own API versions do). The
+// conversion writes and reads it; nothing else should.
+const FieldsAnnotation = "hcokit.io/v1beta1-fields"
+
+// v1beta1Fields is the content of FieldsAnnotation.
+type v1beta1Fields struct {
+	// MinCPUModel is spec.obsoleteCPUs.minCPUModel (ignored; v1 dropped it).
+	MinCPUModel string `json:"minCPUModel,omitempty"`
+	// PCIVendorSelectors are the selectors of the pciHostDevices entries
+	// written with the older name pciVendorSelector.
+	PCIVendorSelectors []string `json:"pciVendorSelectors,omitempty"`
+	// MediatedDevicesConfiguration is spec.mediatedDevicesConfiguration as
+	// written, when it used the deprecated spelling mediatedDevicesTypes.
+	MediatedDevicesConfiguration *MediatedDevicesConfiguration `json:"mediatedDevicesConfiguration,omitempty"`
+}
+
+var _ conversion.Convertible = &HyperConverged{}
+
+// ConvertTo converts this v1beta1 HyperConverged to the hub, v1.
+func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
+	dst, ok := dstRaw.(*hcov1.HyperConverged)
+	if !ok {
+		return fmt.Errorf("converting HyperConverged %s/%s to v1: unexpected hub type %T", src.Namespace, src.Name, dstRaw)
+	}
+	s := &src.Spec
+	var kept v1beta1Fields
+
+	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+	dst.SetGroupVersionKind(hcov1.GroupVersion.WithKind("HyperConverged"))
+	d := hcov1.HyperConvergedSpec{}
+
+	d.FeatureGates = featureGatesToV1(s.FeatureGates)
+
+	v := &d.Virtualization
+	v.LiveMigrationConfig = hcov1.LiveMigrationConfigurations(*s.LiveMigrationConfig.DeepCopy())
+	if s.PermittedHostDevices != nil {
+		v.PermittedHostDevices = &hcov1.PermittedHostDevices{}
+		if err := recode(s.PermittedHostDevices, v.PermittedHostDevices); err != nil {
+			return convertErr(src, "spec.permittedHostDevices", err)
+		}
+		for i, pci := range s.PermittedHostDevices.PciHostDevices {
+			if pci.PCIDeviceSelector == "" && pci.PCIVendorSelector != "" {
+				v.PermittedHostDevices.PciHostDevices[i].PCIDeviceSelector = pci.PCIVendorSelector
+				kept.PCIVendorSelectors = append(kept.PCIVendorSelectors, pci.PCIVendorSelector)
+			}
+		}
+	}
+	if m := s.MediatedDevicesConfiguration; m != nil {
+		v.MediatedDevicesConfiguration = mediatedDevicesToV1(m)
+		if usesDeprecatedMediatedSpelling(m) {
+			kept.MediatedDevicesConfiguration = m.DeepCopy()
+		}
+	}
+	v.WorkloadUpdateStrategy = hcov1.HyperConvergedWorkloadUpdateStrategy(*s.WorkloadUpdateStrategy.DeepCopy())
+	if s.ObsoleteCPUs != nil {
+		v.ObsoleteCPUModels = slices.Clone(s.ObsoleteCPUs.CPUModels)
+		kept.MinCPUModel = s.ObsoleteCPUs.MinCPUModel
+	}
+	if s.VirtualMachineOptions != nil || s.DefaultCPUModel != nil || s.DefaultRuntimeClass != nil {
+		v.VirtualMachineOptions = &hcov1.VirtualMachineOptions{
+			DefaultCPUModel:     clonePtr(s.DefaultCPUModel),
+			DefaultRuntimeClass: clonePtr(s.DefaultRuntimeClass),
+		}
+		if o := s.VirtualMachineOptions; o != nil {
+			v.VirtualMachineOptions.DisableFreePageReporting = clonePtr(o.DisableFreePageReporting)
+			v.VirtualMachineOptions.DisableSerialConsoleLog = clonePtr(o.DisableSerialConsoleLog)
+		}
+	}
+	if s.HigherWorkloadDensity != nil {
+		v.HigherWorkloadDensity = (*hcov1.HigherWorkloadDensityConfiguration)(s.HigherWorkloadDensity.DeepCopy())
+	}
+	if r := s.ResourceRequirements; r != nil {
+		v.VmiCPUAllocationRatio = clonePtr(r.VmiCPUAllocationRatio)
+		v.AutoCPULimitNamespaceLabelSelector = r.AutoCPULimitNamespaceLabelSelector.DeepCopy()
+	}
+
+	storage := hcov1.StorageConfig{ScratchSpaceStorageClass: clonePtr(s.ScratchSpaceStorageClass)}
+	if s.StorageImport != nil {
+		storage.StorageImport = (*hcov1.StorageImportConfig)(s.StorageImport.DeepCopy())
+	}
+	if s.ResourceRequirements != nil {
+		storage.WorkloadResourceRequirements = s.ResourceRequirements.StorageWorkloads.DeepCopy()
+	}
+	if s.HostpathProvisioner != nil {
+		storage.HostpathProvisioner = &hcov1.HostpathProvisionerConfig{}
+		if err := recode(s.HostpathProvisioner, storage.HostpathProvisioner); err != nil {
+			return convertErr(src, "spec.hostpathProvisioner", err)
+		}
+	}
+	if storage != (hcov1.StorageConfig{}) {
+		d.Storage = &storage
+	}
+
+	d.WorkloadSources = hcov1.WorkloadSourcesConfig{
+		CommonTemplatesNamespace:    clonePtr(s.CommonTemplatesNamespace),
+		EnableCommonBootImageImport: clonePtr(s.EnableCommonBootImageImport),
+	}
+
+	if err := recode(&s.CertConfig, &d.Security.CertConfig); err != nil {
+		return convertErr(src, "spec.certConfig", err)
+	}
+
+	dep := &d.Deployment
+	if src.Spec.Infra.NodePlacement != nil || src.Spec.Workloads.NodePlacement != nil {
+		dep.NodePlacements = &hcov1.NodePlacements{
+			Infra:    (*hcov1.NodePlacement)(s.Infra.NodePlacement.DeepCopy()),
+			Workload: (*hcov1.NodePlacement)(s.Workloads.NodePlacement.DeepCopy()),
+		}
+	}
+	dep.UninstallStrategy = hcov1.HyperConvergedUninstallStrategy(s.UninstallStrategy)
+	dep.DeployVMConsoleProxy = clonePtr(s.DeployVMConsoleProxy)
+	if s.ApplicationAwareConfig != nil || s.EnableApplicationAwareQuota != nil {
+		dep.ApplicationAwareConfig = &hcov1.ApplicationAwareConfigurations{Enable: clonePtr(s.EnableApplicationAwareQuota)}
+		if a := s.ApplicationAwareConfig; a != nil {
+			dep.ApplicationAwareConfig.VmiCalcConfigName = clonePtr(a.VmiCalcConfigName)
+			dep.ApplicationAwareConfig.NamespaceSelector = a.NamespaceSelector.DeepCopy()
+			dep.ApplicationAwareConfig.AllowApplicationAwareClusterResourceQuota = a.AllowApplicationAwareClusterResourceQuota
+		}
+	}
+	dst.Spec = d
+
+	if err := setKept(&dst.ObjectMeta.Annotations, kept); err != nil {
+		return convertErr(src, "metadata.annotations", err)
+	}
+	statusToV1(&src.Status, &dst.Status)
+	return nil
+}
+
+// ConvertFrom converts the hub, v1, to this v1beta1 HyperConverged.
+func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
+	src, ok := srcRaw.(*hcov1.HyperConverged)
+	if !ok {
+		return fmt.Errorf("converting HyperConverged to v1beta1: unexpected hub type %T", srcRaw)
+	}
+	s := &src.Spec
+	kept, err := getKept(src.Annotations)
+	if err != nil {
+		return fmt.Errorf("converting HyperConverged %s/%s to v1beta1: metadata.annotations[%s]: %w", src.Namespace, src.Name, FieldsAnnotation, err)
+	}
+
+	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+	delete(dst.Annotations, FieldsAnnotation)
+	if len(dst.Annotations) == 0 {
+		dst.Annotations = nil
+	}
+	dst.SetGroupVersionKind(GroupVersion.WithKind("HyperConverged"))
+	d := HyperConvergedSpec{}
+
+	d.FeatureGates = featureGatesFromV1(s.FeatureGates)
+
+	v := &s.Virtualization
+	d.LiveMigrationConfig = LiveMigrationConfigurations(*v.LiveMigrationConfig.DeepCopy())
+	if v.PermittedHostDevices != nil {
+		d.PermittedHostDevices = &PermittedHostDevices{}
+		if err := recode(v.PermittedHostDevices, d.PermittedHostDevices); err != nil {
+			return convertErr(src, "spec.virtualization.permittedHostDevices", err)
+		}
+		for i := range d.PermittedHostDevices.PciHostDevices {
+			pci := &d.PermittedHostDevices.PciHostDevices[i]
+			if slices.Contains(kept.PCIVendorSelectors, pci.PCIDeviceSelector) {
+				pci.PCIVendorSelector, pci.PCIDeviceSelector = pci.PCIDeviceSelector, ""
+			}
+		}
+	}
+	if m := v.MediatedDevicesConfiguration; m != nil {
+		// The spelling as written comes back only while it still says what v1 says.
+		if k := kept.MediatedDevicesConfiguration; k != nil && equality.Semantic.DeepEqual(mediatedDevicesToV1(k), m) {
+			d.MediatedDevicesConfiguration = k.DeepCopy()
+		} else {
+			d.MediatedDevicesConfiguration = &MediatedDevicesConfiguration{}
+			if err := recode(m, d.MediatedDevicesConfiguration); err != nil {
+				return convertErr(src, "spec.virtualization.mediatedDevicesConfiguration", err)
+			}
+		}
+	}
+	d.WorkloadUpdateStrategy = HyperConvergedWorkloadUpdateStrategy(*v.WorkloadUpdateStrategy.DeepCopy())
+	if len(v.ObsoleteCPUModels) > 0 || kept.MinCPUModel != "" {
+		d.ObsoleteCPUs = &HyperConvergedObsoleteCPUs{CPUModels: slices.Clone(v.ObsoleteCPUModels), MinCPUModel: kept.MinCPUModel}
+	}
+	if o := v.VirtualMachineOptions; o != nil {
+		d.DefaultCPUModel = clonePtr(o.DefaultCPUModel)
+		d.DefaultRuntimeClass = clonePtr(o.DefaultRuntimeClass)
+		if o.DisableFreePageReporting != nil || o.DisableSerialConsoleLog != nil {
+			d.VirtualMachineOptions = &VirtualMachineOptions{
+				DisableFreePageReporting: clonePtr(o.DisableFreePageReporting),
+				DisableSerialConsoleLog:  clonePtr(o.DisableSerialConsoleLog),
+			}
+		}
+	}
+	if v.HigherWorkloadDensity != nil {
+		d.HigherWorkloadDensity = (*HigherWorkloadDensityConfiguration)(v.HigherWorkloadDensity.DeepCopy())
+	}
+	if v.VmiCPUAllocationRatio != nil || v.AutoCPULimitNamespaceLabelSelector != nil {
+		d.ResourceRequirements = &OperandResourceRequirements{
+			VmiCPUAllocationRatio:              clonePtr(v.VmiCPUAllocationRatio),
+			AutoCPULimitNamespaceLabelSelector: v.AutoCPULimitNamespaceLabelSelector.DeepCopy(),
+		}
+	}
+
+	if st := s.Storage; st != nil {
+		d.ScratchSpaceStorageClass = clonePtr(st.ScratchSpaceStorageClass)
+		if st.StorageImport != nil {
+			d.StorageImport = (*StorageImportConfig)(st.StorageImport.DeepCopy())
+		}
+		if st.WorkloadResourceRequirements != nil {
+			if d.ResourceRequirements == nil {
+				d.ResourceRequirements = &OperandResourceRequirements{}
+			}
+			d.ResourceRequirements.StorageWorkloads = st.WorkloadResourceRequirements.DeepCopy()
+		}
+		if st.HostpathProvisioner != nil {
+			d.HostpathProvisioner = &HostpathProvisionerConfig{}
+			if err := recode(st.HostpathProvisioner, d.HostpathProvisioner); err != nil {
+				return convertErr(src, "spec.storage.hostpathProvisioner", err)
+			}
+		}
+	}
+
+	d.CommonTemplatesNamespace = clonePtr(s.WorkloadSources.CommonTemplatesNamespace)
+	d.EnableCommonBootImageImport = clonePtr(s.WorkloadSources.EnableCommonBootImageImport)
+
+	if err := recode(&s.Security.CertConfig, &d.CertConfig); err != nil {
+		return convertErr(src, "spec.security.certConfig", err)
+	}
+
+	dep := &s.Deployment
+	if np := dep.NodePlacements; np != nil {
+		d.Infra.NodePlacement = (*NodePlacement)(np.Infra.DeepCopy())
+		d.Workloads.NodePlacement = (*NodePlacement)(np.Workload.DeepCopy())
+	}
+	d.UninstallStrategy = HyperConvergedUninstallStrategy(dep.UninstallStrategy)
+	d.DeployVMConsoleProxy = clonePtr(dep.DeployVMConsoleProxy)
+	if a := dep.ApplicationAwareConfig; a != nil {
+		d.EnableApplicationAwareQuota = clonePtr(a.Enable)
+		if a.VmiCalcConfigName != nil || a.NamespaceSelector != nil || a.AllowApplicationAwareClusterResourceQuota {
+			d.ApplicationAwareConfig = &ApplicationAwareConfigurations{
+				VmiCalcConfigName:                         clonePtr(a.VmiCalcConfigName),
+				NamespaceSelector:                         a.NamespaceSelector.DeepCopy(),
+				AllowApplicationAwareClusterResourceQuota: a.AllowApplicationAwareClusterResourceQuota,
+			}
+		}
+	}
+	dst.Spec = d
+
+	statusFromV1(&src.Status, &dst.Status)
+	return nil
+}
+
+// featureGatesToV1 lists the named gates in field order, then the others by
+// name. An enabled gate is listed without a state, its canonical form.
+func featureGatesToV1(g HyperConvergedFeatureGates) hcov1.FeatureGates {
+	var out hcov1.FeatureGates
+	raw, _ := json.Marshal(namedFeatureGates(g)) // a struct of *bool always encodes
+	var named map[string]bool
+	_ = json.Unmarshal(raw, &named)
+	for _, name := range namedGates() {
+		if on, set := named[name]; set {
+			out.Set(name, on)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(g.Others)) {
+		out.Set(name, g.Others[name])
+	}
+	return out
+}
+
+// featureGatesFromV1 sets each listed gate: a named one in its field, any
+// other in Others.
+func featureGatesFromV1(gs hcov1.FeatureGates) HyperConvergedFeatureGates {
+	named := map[string]bool{}
+	var out HyperConvergedFeatureGates
+	known := NamedFeatureGates()
+	for _, g := range gs {
+		if known[g.Name] {
+			named[g.Name] = g.IsEnabled()
+			continue
+		}
+		if out.Others == nil {
+			out.Others = map[string]bool{}
+		}
+		out.Others[g.Name] = g.IsEnabled()
+	}
+	raw, _ := json.Marshal(named)
+	var fields namedFeatureGates
+	_ = json.Unmarshal(raw, &fields)
+	fields.Others = out.Others
+	return HyperConvergedFeatureGates(fields)
+}
+
+// mediatedDevicesToV1 converts a mediated devices configuration; where the
+// current spelling is empty the deprecated one is used, as the translator
+// always did.
+func mediatedDevicesToV1(m *MediatedDevicesConfiguration) *hcov1.MediatedDevicesConfiguration {
+	out := &hcov1.MediatedDevicesConfiguration{MediatedDeviceTypes: pickTypes(m.MediatedDeviceTypes, m.MediatedDevicesTypes)}
+	for _, n := range m.NodeMediatedDeviceTypes {
+		out.NodeMediatedDeviceTypes = append(out.NodeMediatedDeviceTypes, hcov1.NodeMediatedDeviceTypesConfig{
+			NodeSelector:        maps.Clone(n.NodeSelector),
+			MediatedDeviceTypes: pickTypes(n.MediatedDeviceTypes, n.MediatedDevicesTypes),
+		})
+	}
+	return out
+}
+
+func usesDeprecatedMediatedSpelling(m *MediatedDevicesConfiguration) bool {
+	if m.MediatedDevicesTypes != nil {
+		return true
+	}
+	return slices.ContainsFunc(m.NodeMediatedDeviceTypes, func(n NodeMediatedDeviceTypesConfig) bool { return n.MediatedDevicesTypes != nil })
+}
+
+func pickTypes(current, deprecated []string) []string {
+	if len(current) > 0 {
+		return slices.Clone(current)
+	}
+	return slices.Clone(deprecated)
+}
+
+func statusToV1(in *HyperConvergedStatus, out *hcov1.HyperConvergedStatus) {
+	_ = recode(in, out) // the two status types have the same fields
+}
+
+func statusFromV1(in *hcov1.HyperConvergedStatus, out *HyperConvergedStatus) {
+	_ = recode(in, out)
+}
+
+func setKept(annotations *map[string]string, kept v1beta1Fields) error {
+	if kept.MinCPUModel == "" && len(kept.PCIVendorSelectors) == 0 && kept.MediatedDevicesConfiguration == nil {
+		delete(*annotations, FieldsAnnotation)
+		if len(*annotations) == 0 {
+			*annotations = nil
+		}
+		return nil
+	}
+	raw, err := json.Marshal(kept)
+	if err != nil {
+		return err
+	}
+	if *annotations == nil {
+		*annotations = map[string]string{}
+	}
+	(*annotations)[FieldsAnnotation] = string(raw)
+	return nil
+}
+
+func getKept(annotations map[string]string) (v1beta1Fields, error) {
+	var kept v1beta1Fields
+	raw, ok := annotations[FieldsAnnotation]
+	if !ok {
+		return kept, nil
+	}
+	err := json.Unmarshal([]byte(raw), &kept)
+	return kept, err
+}
+
+// recode copies in to out through JSON, for the structs whose JSON shape is
+// the same in both versions.
+func recode(in, out any) error {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, out)
+}
+
+func convertErr(hc interface {
+	GetNamespace() string
+	GetName() string
+}, field string, err error) error {
+	return fmt.Errorf("converting HyperConverged %s/%s: %s: %w", hc.GetNamespace(), hc.GetName(), field, err)
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
