@@ -3,7 +3,7 @@ package featuregates
 import (
 	"slices"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // KubeVirt feature gate names.
@@ -39,11 +39,33 @@ type Options struct {
 	KVMEmulation bool
 }
 
+// The HyperConverged gates (spec.featureGates names) hcokit acts on.
+const (
+	GateWithHostPassthroughCPU     = "withHostPassthroughCPU"
+	GateDownwardMetrics            = "downwardMetrics"
+	GateDeployKubeSecondaryDNS     = "deployKubeSecondaryDNS"
+	GateDisableMDevConfiguration   = "disableMDevConfiguration"
+	GatePersistentReservation      = "persistentReservation"
+	GateAlignCPUs                  = "alignCPUs"
+	GateDecentralizedLiveMigration = "decentralizedLiveMigration"
+	GateDeclarativeHotplugVolumes  = "declarativeHotplugVolumes"
+)
+
+// Known returns the HyperConverged gates hcokit acts on, sorted.
+func Known() []string {
+	out := []string{
+		GateWithHostPassthroughCPU, GateDownwardMetrics, GateDeployKubeSecondaryDNS, GateDisableMDevConfiguration,
+		GatePersistentReservation, GateAlignCPUs, GateDecentralizedLiveMigration, GateDeclarativeHotplugVolumes,
+	}
+	slices.Sort(out)
+	return out
+}
+
 // ForKubeVirt returns KubeVirt's feature gates for the HyperConverged gates.
-func ForKubeVirt(g v1beta1.HyperConvergedFeatureGates, opts Options) []string {
+func ForKubeVirt(g hcov1.FeatureGates, opts Options) []string {
 	out := make([]string, 0, len(alwaysOn)+8)
 	out = append(out, alwaysOn...)
-	if on(g.DeclarativeHotplugVolumes) {
+	if g.IsEnabled(GateDeclarativeHotplugVolumes) {
 		out = append(out, DeclarativeHotplugVolumes)
 	} else {
 		out = append(out, HotplugVolumes)
@@ -52,7 +74,7 @@ func ForKubeVirt(g v1beta1.HyperConvergedFeatureGates, opts Options) []string {
 		out = append(out, HypervStrictCheck)
 	}
 	for _, m := range userGates {
-		if on(m.field(&g)) {
+		if g.IsEnabled(m.gate) {
 			out = append(out, m.kubevirt)
 		}
 	}
@@ -61,15 +83,12 @@ func ForKubeVirt(g v1beta1.HyperConvergedFeatureGates, opts Options) []string {
 }
 
 // userGates maps each HyperConverged gate that has a KubeVirt counterpart.
-var userGates = []struct {
-	field    func(*v1beta1.HyperConvergedFeatureGates) *bool
-	kubevirt string
-}{
-	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.WithHostPassthroughCPU }, WithHostPassthroughCPU},
-	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.DownwardMetrics }, DownwardMetrics},
-	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.PersistentReservation }, PersistentReservation},
-	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.AlignCPUs }, AlignCPUs},
-	{func(g *v1beta1.HyperConvergedFeatureGates) *bool { return g.DecentralizedLiveMigration }, DecentralizedLiveMigration},
+var userGates = []struct{ gate, kubevirt string }{
+	{GateWithHostPassthroughCPU, WithHostPassthroughCPU},
+	{GateDownwardMetrics, DownwardMetrics},
+	{GatePersistentReservation, PersistentReservation},
+	{GateAlignCPUs, AlignCPUs},
+	{GateDecentralizedLiveMigration, DecentralizedLiveMigration},
 }
 
 // Deprecated returns the JSON names of the gates that are accepted for
@@ -82,7 +101,3 @@ func Deprecated() []string {
 	}
 }
 
-// Enabled reports whether a gate pointer is set to true.
-func Enabled(b *bool) bool { return on(b) }
-
-func on(b *bool) bool { return b != nil && *b }

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // Reasons of the HyperConverged's conditions.
@@ -70,17 +70,17 @@ func Conditions(a Assessment) []metav1.Condition {
 		if a.ProblemMessage != "" {
 			msg += "; " + a.ProblemMessage
 		}
-		out = append(out, cond(v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, ReasonReconcileFailed, msg))
+		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionFalse, ReasonReconcileFailed, msg))
 	case a.ProblemReason != "":
-		out = append(out, cond(v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, a.ProblemReason, a.ProblemMessage))
+		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionFalse, a.ProblemReason, a.ProblemMessage))
 	default:
-		out = append(out, cond(v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, ReasonReconcileCompleted, messageReconcileCompleted))
+		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionTrue, ReasonReconcileCompleted, messageReconcileCompleted))
 	}
 
-	available := cond(v1beta1.ConditionAvailable, metav1.ConditionTrue, ReasonReconcileCompleted, messageAllAvailable)
-	progressing := cond(v1beta1.ConditionProgressing, metav1.ConditionFalse, ReasonReconcileCompleted, messageNothingProgressing)
-	degraded := cond(v1beta1.ConditionDegraded, metav1.ConditionFalse, ReasonReconcileCompleted, messageNothingDegraded)
-	upgradeable := cond(v1beta1.ConditionUpgradeable, metav1.ConditionTrue, ReasonReconcileCompleted, messageAllUpgradeable)
+	available := cond(hcov1.ConditionAvailable, metav1.ConditionTrue, ReasonReconcileCompleted, messageAllAvailable)
+	progressing := cond(hcov1.ConditionProgressing, metav1.ConditionFalse, ReasonReconcileCompleted, messageNothingProgressing)
+	degraded := cond(hcov1.ConditionDegraded, metav1.ConditionFalse, ReasonReconcileCompleted, messageNothingDegraded)
+	upgradeable := cond(hcov1.ConditionUpgradeable, metav1.ConditionTrue, ReasonReconcileCompleted, messageAllUpgradeable)
 
 	// The first component to report a problem names it; later ones are
 	// appended to the message so that nothing is hidden.
@@ -120,7 +120,7 @@ func Conditions(a Assessment) []metav1.Condition {
 	out = append(out, available, progressing, degraded, upgradeable)
 
 	if a.Tainted {
-		out = append(out, cond(v1beta1.ConditionTaintedConfiguration, metav1.ConditionTrue, ReasonTainted, MessageTainted))
+		out = append(out, cond(hcov1.ConditionTaintedConfiguration, metav1.ConditionTrue, ReasonTainted, MessageTainted))
 	}
 	return out
 }
@@ -148,13 +148,13 @@ func SystemHealth(conds []metav1.Condition) string {
 		return c != nil && c.Status == s
 	}
 	switch {
-	case is(v1beta1.ConditionReconcileComplete, metav1.ConditionFalse), is(v1beta1.ConditionDegraded, metav1.ConditionTrue):
-		return v1beta1.SystemHealthError
-	case is(v1beta1.ConditionAvailable, metav1.ConditionFalse), is(v1beta1.ConditionProgressing, metav1.ConditionTrue),
-		is(v1beta1.ConditionUpgradeable, metav1.ConditionFalse):
-		return v1beta1.SystemHealthWarning
+	case is(hcov1.ConditionReconcileComplete, metav1.ConditionFalse), is(hcov1.ConditionDegraded, metav1.ConditionTrue):
+		return hcov1.SystemHealthError
+	case is(hcov1.ConditionAvailable, metav1.ConditionFalse), is(hcov1.ConditionProgressing, metav1.ConditionTrue),
+		is(hcov1.ConditionUpgradeable, metav1.ConditionFalse):
+		return hcov1.SystemHealthWarning
 	}
-	return v1beta1.SystemHealthHealthy
+	return hcov1.SystemHealthHealthy
 }
 
 // MergeConditions writes want into existing: a condition whose status is
@@ -182,9 +182,9 @@ func MergeConditions(existing *[]metav1.Condition, want []metav1.Condition, now 
 // healthValue is the kubevirt_hco_system_health_status value of a health string.
 func healthValue(h string) float64 {
 	switch strings.ToLower(h) {
-	case v1beta1.SystemHealthHealthy:
+	case hcov1.SystemHealthHealthy:
 		return 0
-	case v1beta1.SystemHealthWarning:
+	case hcov1.SystemHealthWarning:
 		return 1
 	}
 	return 2

@@ -12,7 +12,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // JSONPatchError is a jsonpatch annotation that cannot be used. Its message
@@ -33,7 +33,7 @@ func (e *JSONPatchError) Error() string {
 }
 
 // HasJSONPatch reports whether hc carries a non-empty annotation of that key.
-func HasJSONPatch(hc *v1beta1.HyperConverged, annotation string) bool {
+func HasJSONPatch(hc *hcov1.HyperConverged, annotation string) bool {
 	return strings.TrimSpace(hc.GetAnnotations()[annotation]) != ""
 }
 
@@ -101,7 +101,7 @@ const MaxPatchedBytes = 1 << 20
 // path outside /spec, an operation that does not apply, a value of the wrong
 // type for obj's Go type, or a result larger than MaxPatchedBytes is a
 // *JSONPatchError.
-func ApplyJSONPatchAnnotation(hc *v1beta1.HyperConverged, annotation string, obj client.Object) (client.Object, error) {
+func ApplyJSONPatchAnnotation(hc *hcov1.HyperConverged, annotation string, obj client.Object) (client.Object, error) {
 	patch, err := ParseJSONPatch(annotation, hc.GetAnnotations()[annotation])
 	if err != nil {
 		return nil, err

@@ -1,7 +1,7 @@
 package hco
 
 import (
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // Label keys and values set on every object an operand creates. They match
@@ -27,7 +27,7 @@ const (
 )
 
 // Labels returns the labels of an object that hc owns, for the given component.
-func Labels(hc *v1beta1.HyperConverged, env Environment, component string) map[string]string {
+func Labels(hc *hcov1.HyperConverged, env Environment, component string) map[string]string {
 	l := map[string]string{
 		LabelApp:       hc.Name,
 		LabelManagedBy: ManagedByValue,

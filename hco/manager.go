@@ -11,14 +11,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // NewScheme returns a scheme with the client-go types, the HyperConverged
 // and whatever the adders register (the operands' types).
 func NewScheme(adders ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1beta1.AddToScheme}, adders...) {
+	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, hcov1.AddToScheme}, adders...) {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
 		}

@@ -3,7 +3,7 @@ package hco
 import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // Operand turns a HyperConverged into the desired objects of one component
@@ -24,7 +24,7 @@ type Operand interface {
 	// slice with a nil error means the operand wants nothing for this hc. An
 	// error is a problem with hc that the admin must fix; its message names
 	// the field or annotation and ends up in a condition or a webhook denial.
-	Desired(hc *v1beta1.HyperConverged, env Environment) ([]client.Object, error)
+	Desired(hc *hcov1.HyperConverged, env Environment) ([]client.Object, error)
 
 	// Status reads the component status from the observed objects: the
 	// objects Desired returned, as found in the cluster, in the same order.
@@ -50,7 +50,7 @@ type JSONPatcher interface {
 // applied to the first object (see ApplyJSONPatchAnnotation). The
 // reconciler, Render and the webhook's validation all build objects through
 // it, so that they agree.
-func DesiredObjects(op Operand, hc *v1beta1.HyperConverged, env Environment) ([]client.Object, error) {
+func DesiredObjects(op Operand, hc *hcov1.HyperConverged, env Environment) ([]client.Object, error) {
 	objs, err := op.Desired(hc.DeepCopy(), env)
 	if err != nil || len(objs) == 0 {
 		return objs, err

@@ -29,7 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // Finalizer is set on the HyperConverged so that its operand objects, some of
@@ -62,7 +62,7 @@ type EventRecorder interface {
 // differs from the Environment's version). Adopt may change hc's metadata
 // and reports whether it did; the reconciler then updates the HyperConverged.
 type Adopter interface {
-	Adopt(hc *v1beta1.HyperConverged, observed []client.Object) bool
+	Adopt(hc *hcov1.HyperConverged, observed []client.Object) bool
 }
 
 // DeletionOrderer is an optional capability: operands are deleted on
@@ -132,7 +132,7 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *Me
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("hyperconverged").
-		For(&v1beta1.HyperConverged{}, builder.WithPredicates(predicate.Or(
+		For(&hcov1.HyperConverged{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{})))
 	toSingleton := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: r.singleton()}}
@@ -144,14 +144,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 func (r *Reconciler) singleton() types.NamespacedName {
-	return types.NamespacedName{Namespace: r.env.Namespace, Name: v1beta1.HyperConvergedName}
+	return types.NamespacedName{Namespace: r.env.Namespace, Name: hcov1.HyperConvergedName}
 }
 
 // Reconcile implements reconcile.Reconciler. It writes the status on every
 // path that reaches the operands: an operand that fails is reported in the
 // conditions, the others' status still is, and the error requeues.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	hc := &v1beta1.HyperConverged{}
+	hc := &hcov1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
@@ -231,7 +231,7 @@ const conflictRequeue = 100 * time.Millisecond
 // objects and the keys of what is desired (a key with an empty name
 // protects a whole kind from pruning). Failures are in the assessment and
 // returned as errors, so that they requeue.
-func (r *Reconciler) assess(ctx context.Context, hc *v1beta1.HyperConverged, ops []Operand, outcomes []operandOutcome, upgrading bool) (assessment, []corev1.ObjectReference, map[objectKey]bool, []error) {
+func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops []Operand, outcomes []operandOutcome, upgrading bool) (assessment, []corev1.ObjectReference, map[objectKey]bool, []error) {
 	logger := log.FromContext(ctx)
 	a := assessment{Assessment: Assessment{Generation: hc.Generation, Upgrading: upgrading, ObservedVersions: map[string]string{}}}
 	var related []corev1.ObjectReference
@@ -280,7 +280,7 @@ func (r *Reconciler) assess(ctx context.Context, hc *v1beta1.HyperConverged, ops
 		a.ProblemReason, a.ProblemMessage = ReasonInvalidConfiguration, strings.Join(problems, "; ")
 		// Announce a problem once, when it appears, not on every reconcile
 		// while it lasts.
-		prev := meta.FindStatusCondition(hc.Status.Conditions, v1beta1.ConditionReconcileComplete)
+		prev := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete)
 		if prev == nil || prev.Reason != a.ProblemReason || prev.Message != a.ProblemMessage {
 			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", a.ProblemMessage)
 		}
@@ -298,7 +298,7 @@ type assessment struct {
 
 // addFinalizer stores the finalizer on hc if it lacks it, and updates hc to
 // the object stored.
-func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverged) error {
+func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged) error {
 	if controllerutil.ContainsFinalizer(hc, FinalizerName) {
 		return nil
 	}
@@ -316,8 +316,8 @@ func (r *Reconciler) addFinalizer(ctx context.Context, hc *v1beta1.HyperConverge
 
 // deletedMeanwhile reports whether hc is gone from the API server, or
 // replaced by another object of the same name.
-func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *v1beta1.HyperConverged) (bool, error) {
-	current := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: v1beta1.GroupVersion.String(), Kind: "HyperConverged"}}
+func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *hcov1.HyperConverged) (bool, error) {
+	current := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: hcov1.GroupVersion.String(), Kind: "HyperConverged"}}
 	err := r.reader.Get(ctx, client.ObjectKeyFromObject(hc), current)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -330,7 +330,7 @@ func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *v1beta1.HyperConv
 
 // deleteCreated deletes the objects this reconcile created, each only if it
 // is still the same object.
-func (r *Reconciler) deleteCreated(ctx context.Context, hc *v1beta1.HyperConverged, outcomes []operandOutcome) error {
+func (r *Reconciler) deleteCreated(ctx context.Context, hc *hcov1.HyperConverged, outcomes []operandOutcome) error {
 	var errs []error
 	for _, o := range outcomes {
 		for _, w := range o.writes {
@@ -371,7 +371,7 @@ type written struct {
 // reconcileOperands reconciles the operands concurrently: they are
 // independent, so a create or update of each costs one round trip in all,
 // not one per operand. Outcomes are in the operands' order.
-func (r *Reconciler) reconcileOperands(ctx context.Context, hc *v1beta1.HyperConverged, ops []Operand) []operandOutcome {
+func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, ops []Operand) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
 	for i, op := range ops {
@@ -401,7 +401,7 @@ func (e *invalidConfig) Error() string { return e.err.Error() }
 // reconcileOperand applies one operand's desired objects and reads its
 // status. On an error, the status is read from the operand's objects as
 // they are.
-func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConverged, op Operand) (operandOutcome, ApplyResult) {
+func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, op Operand) (operandOutcome, ApplyResult) {
 	var o operandOutcome
 	existing := func() {
 		objs, refs := r.observeExisting(ctx, op, hc)
@@ -448,7 +448,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *v1beta1.HyperConv
 
 // refusedPatch names the jsonpatch annotation in an API server's refusal of
 // the object it patched (the first one of a JSONPatcher).
-func refusedPatch(hc *v1beta1.HyperConverged, op Operand, index int, err error) error {
+func refusedPatch(hc *hcov1.HyperConverged, op Operand, index int, err error) error {
 	if p, ok := op.(JSONPatcher); ok && index == 0 && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
 		return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", p.JSONPatchAnnotation(), err)
 	}
@@ -458,7 +458,7 @@ func refusedPatch(hc *v1beta1.HyperConverged, op Operand, index int, err error) 
 // observeExisting returns the operand's managed objects as they are, typed
 // where the scheme knows the kind, and references to them: its status and
 // related objects when its desired state cannot be applied.
-func (r *Reconciler) observeExisting(ctx context.Context, op Operand, hc *v1beta1.HyperConverged) ([]client.Object, []corev1.ObjectReference) {
+func (r *Reconciler) observeExisting(ctx context.Context, op Operand, hc *hcov1.HyperConverged) ([]client.Object, []corev1.ObjectReference) {
 	var objs []client.Object
 	var refs []corev1.ObjectReference
 	for _, k := range r.kinds {
@@ -482,7 +482,7 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 	return corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
 }
 
-func (r *Reconciler) announce(hc *v1beta1.HyperConverged, kind string, obj client.Object, res ApplyResult) {
+func (r *Reconciler) announce(hc *hcov1.HyperConverged, kind string, obj client.Object, res ApplyResult) {
 	name := obj.GetName()
 	switch res {
 	case ResultCreated:
@@ -505,7 +505,7 @@ func (r *Reconciler) observe(operand string, result ApplyResult, start time.Time
 	r.metrics.OperandReconcileSeconds.WithLabelValues(operand).Observe(r.now().Sub(start).Seconds())
 }
 
-func (r *Reconciler) recordUnsafe(hc *v1beta1.HyperConverged) {
+func (r *Reconciler) recordUnsafe(hc *hcov1.HyperConverged) {
 	if r.metrics == nil {
 		return
 	}
@@ -526,7 +526,7 @@ func (r *Reconciler) recordUnsafe(hc *v1beta1.HyperConverged) {
 // operand wants any more (e.g. the HostPathProvisioner once
 // spec.hostpathProvisioner is removed). A key with an empty name protects a
 // whole kind.
-func (r *Reconciler) prune(ctx context.Context, hc *v1beta1.HyperConverged, desired map[objectKey]bool) error {
+func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, desired map[objectKey]bool) error {
 	for _, k := range r.kinds {
 		if desired[objectKey{gvk: k.gvk}] {
 			continue
@@ -553,7 +553,7 @@ func (r *Reconciler) prune(ctx context.Context, hc *v1beta1.HyperConverged, desi
 
 // listManaged lists, from reader (the cache, or past it), the objects of one
 // kind that hc manages.
-func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *operandKind, hc *v1beta1.HyperConverged) ([]unstructured.Unstructured, error) {
+func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *operandKind, hc *hcov1.HyperConverged) ([]unstructured.Unstructured, error) {
 	list := k.newList()
 	if err := reader.List(ctx, list, client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: hc.Name}); err != nil {
 		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
@@ -566,7 +566,7 @@ func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *o
 
 // upgrading reports whether the operator version differs from the one the
 // HyperConverged's status records.
-func (r *Reconciler) upgrading(hc *v1beta1.HyperConverged) bool {
+func (r *Reconciler) upgrading(hc *hcov1.HyperConverged) bool {
 	if r.env.Version == "" {
 		return false
 	}
@@ -581,7 +581,7 @@ const AdoptedAnnotation = "hco.kubevirt.io/adopted-for-version"
 
 // adopt lets Adopter operands carry settings forward, once per operator
 // version, and updates the HyperConverged if one did.
-func (r *Reconciler) adopt(ctx context.Context, hc *v1beta1.HyperConverged) (bool, error) {
+func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged) (bool, error) {
 	if hc.GetAnnotations()[AdoptedAnnotation] == r.env.Version {
 		return false, nil
 	}
@@ -611,7 +611,7 @@ func (r *Reconciler) adopt(ctx context.Context, hc *v1beta1.HyperConverged) (boo
 
 // writeStatus computes the status and writes it only if it differs from the
 // status hc (as the cache has it) carries.
-func (r *Reconciler) writeStatus(ctx context.Context, hc *v1beta1.HyperConverged, a assessment, related []corev1.ObjectReference) error {
+func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a assessment, related []corev1.ObjectReference) error {
 	next := hc.DeepCopy()
 	MergeConditions(&next.Status.Conditions, Conditions(a.Assessment), metav1.NewTime(r.now()))
 	next.Status.ObservedGeneration = hc.Generation
@@ -631,7 +631,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *v1beta1.HyperConverged
 	}
 	// A cache behind our last status write shows the status it replaced:
 	// the same status again would be a write that changes nothing.
-	key := objectKey{gvk: v1beta1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
+	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
 	h := statusHash(next.Status)
 	if r.applier.statusInFlight(key, h, hc.ResourceVersion) {
 		return nil
@@ -645,7 +645,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *v1beta1.HyperConverged
 
 // statusHash hashes a status without its conditions' transition times, which
 // a status computed again from an older one moves.
-func statusHash(s v1beta1.HyperConvergedStatus) [sha256.Size]byte {
+func statusHash(s hcov1.HyperConvergedStatus) [sha256.Size]byte {
 	s = *s.DeepCopy()
 	for i := range s.Conditions {
 		s.Conditions[i].LastTransitionTime = metav1.Time{}
@@ -656,11 +656,11 @@ func statusHash(s v1beta1.HyperConvergedStatus) [sha256.Size]byte {
 
 // versions returns the status.versions to record and whether every operand
 // reports the version the environment expects (so they can be recorded).
-func (r *Reconciler) versions(a Assessment) ([]v1beta1.Version, bool) {
+func (r *Reconciler) versions(a Assessment) ([]hcov1.Version, bool) {
 	if r.env.Version == "" || a.ProblemReason != "" || len(a.Failures) > 0 {
 		return nil, false
 	}
-	out := []v1beta1.Version{{Name: OperatorVersionName, Version: r.env.Version}}
+	out := []hcov1.Version{{Name: OperatorVersionName, Version: r.env.Version}}
 	for _, op := range r.registry.Operands() {
 		want, ok := r.env.OperandVersions[op.Name()]
 		if !ok {
@@ -675,12 +675,12 @@ func (r *Reconciler) versions(a Assessment) ([]v1beta1.Version, bool) {
 		if got != want {
 			return nil, false
 		}
-		out = append(out, v1beta1.Version{Name: op.Name(), Version: want})
+		out = append(out, hcov1.Version{Name: op.Name(), Version: want})
 	}
 	return out, true
 }
 
-func versionOf(vs []v1beta1.Version, name string) string {
+func versionOf(vs []hcov1.Version, name string) string {
 	for _, v := range vs {
 		if v.Name == name {
 			return v.Version
@@ -690,15 +690,15 @@ func versionOf(vs []v1beta1.Version, name string) string {
 }
 
 // refuse marks a HyperConverged that is not the singleton.
-func (r *Reconciler) refuse(ctx context.Context, hc *v1beta1.HyperConverged) error {
+func (r *Reconciler) refuse(ctx context.Context, hc *hcov1.HyperConverged) error {
 	want := r.singleton()
 	next := hc.DeepCopy()
 	MergeConditions(&next.Status.Conditions, []metav1.Condition{{
-		Type: v1beta1.ConditionReconcileComplete, Status: metav1.ConditionFalse, Reason: ReasonInvalidRequest, ObservedGeneration: hc.Generation,
+		Type: hcov1.ConditionReconcileComplete, Status: metav1.ConditionFalse, Reason: ReasonInvalidRequest, ObservedGeneration: hc.Generation,
 		Message: fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace),
 	}}, metav1.NewTime(r.now()))
 	next.Status.ObservedGeneration = hc.Generation
-	next.Status.SystemHealthStatus = v1beta1.SystemHealthError
+	next.Status.SystemHealthStatus = hcov1.SystemHealthError
 	if reflect.DeepEqual(hc.Status, next.Status) {
 		return nil
 	}

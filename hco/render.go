@@ -5,13 +5,13 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // Render returns the desired objects of every enabled operand in reg, in
 // registration order, jsonpatch annotations applied (see DesiredObjects).
 // The first operand error stops it; the error names the operand.
-func Render(reg *Registry, hc *v1beta1.HyperConverged, env Environment) ([]client.Object, error) {
+func Render(reg *Registry, hc *hcov1.HyperConverged, env Environment) ([]client.Object, error) {
 	var out []client.Object
 	for _, op := range reg.Operands() {
 		objs, err := DesiredObjects(op, hc, env)

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // uninstallPoll is how often a deletion in progress is checked besides the
@@ -30,7 +30,7 @@ const uninstallPoll = 2 * time.Second
 // carries our finalizer (another controller's may hold it), and the
 // finalizer is stored before any operand object is created, so nothing
 // escapes it.
-func (r *Reconciler) uninstall(ctx context.Context, hc *v1beta1.HyperConverged) (reconcile.Result, error) {
+func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged) (reconcile.Result, error) {
 	remaining, err := r.deleteOperands(ctx, hc, "the HyperConverged is being deleted")
 	if err != nil {
 		return reconcile.Result{}, err
@@ -51,7 +51,7 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *v1beta1.HyperConverged) 
 // (see DeletionOrderer), listing past the cache, and returns the objects of
 // the first group that is not gone yet (nil once all are). Each deletion is
 // an Event on hc.
-func (r *Reconciler) deleteOperands(ctx context.Context, hc *v1beta1.HyperConverged, why string) ([]client.Object, error) {
+func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverged, why string) ([]client.Object, error) {
 	for _, group := range r.deletionGroups() {
 		var remaining []client.Object
 		for _, op := range group {
@@ -95,7 +95,7 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *v1beta1.HyperConver
 // the finalizer off its successor of the same name, whose operand objects
 // would then outlive it. A failed test means the object is not the one
 // read: the next reconcile reads it again.
-func (r *Reconciler) removeFinalizer(ctx context.Context, hc *v1beta1.HyperConverged) error {
+func (r *Reconciler) removeFinalizer(ctx context.Context, hc *hcov1.HyperConverged) error {
 	i := slices.Index(hc.Finalizers, FinalizerName)
 	if i < 0 {
 		return nil
@@ -142,7 +142,7 @@ func (r *Reconciler) deletionGroups() [][]Operand {
 
 // reportUninstall makes a deletion in progress visible, and a deletion that
 // has waited longer than DeletionTimeout visible as blocked.
-func (r *Reconciler) reportUninstall(ctx context.Context, hc *v1beta1.HyperConverged, remaining []client.Object) error {
+func (r *Reconciler) reportUninstall(ctx context.Context, hc *hcov1.HyperConverged, remaining []client.Object) error {
 	names := make([]string, 0, len(remaining))
 	for _, obj := range remaining {
 		n := obj.GetObjectKind().GroupVersionKind().Kind + " " + obj.GetName()
@@ -158,13 +158,13 @@ func (r *Reconciler) reportUninstall(ctx context.Context, hc *v1beta1.HyperConve
 		reason = ReasonDeletionBlocked
 		msg = fmt.Sprintf("deletion requested at %s has waited more than %s for %s; check the component operators and the finalizers named",
 			hc.DeletionTimestamp.UTC().Format(time.RFC3339), r.DeletionTimeout, strings.Join(names, ", "))
-		if c := meta.FindStatusCondition(hc.Status.Conditions, v1beta1.ConditionReconcileComplete); c == nil || c.Reason != ReasonDeletionBlocked {
+		if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete); c == nil || c.Reason != ReasonDeletionBlocked {
 			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventDeletionBlocked, "Delete", "%s", msg)
 		}
 	}
 	next := hc.DeepCopy()
-	MergeConditions(&next.Status.Conditions, append(withoutType(hc.Status.Conditions, v1beta1.ConditionReconcileComplete),
-		metav1.Condition{Type: v1beta1.ConditionReconcileComplete, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: hc.Generation}),
+	MergeConditions(&next.Status.Conditions, append(withoutType(hc.Status.Conditions, hcov1.ConditionReconcileComplete),
+		metav1.Condition{Type: hcov1.ConditionReconcileComplete, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: hc.Generation}),
 		metav1.NewTime(r.now()))
 	if equalConditions(hc.Status.Conditions, next.Status.Conditions) {
 		return nil

@@ -2,12 +2,13 @@ package hostdevices
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 
 	kvv1 "kubevirt.io/api/core/v1"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 var pciSelector = regexp.MustCompile(`^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$`)
@@ -16,10 +17,10 @@ var pciSelector = regexp.MustCompile(`^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}$`)
 func ValidPCISelector(s string) bool { return pciSelector.MatchString(s) }
 
 // ForKubeVirt returns KubeVirt's permitted host devices: nil for nil input,
-// otherwise the enabled entries in order. A PCI entry must set exactly one of
-// pciDeviceSelector and pciVendorSelector, in VENDOR:DEVICE hex form; the
-// error names the entry.
-func ForKubeVirt(p *v1beta1.PermittedHostDevices) (*kvv1.PermittedHostDevices, error) {
+// otherwise the enabled entries in order. A PCI entry's pciDeviceSelector
+// must be VENDOR:DEVICE in hex; the error names the entry. (v1beta1's older
+// spelling pciVendorSelector arrives here converted to pciDeviceSelector.)
+func ForKubeVirt(p *hcov1.PermittedHostDevices) (*kvv1.PermittedHostDevices, error) {
 	if p == nil {
 		return nil, nil
 	}
@@ -32,7 +33,7 @@ func ForKubeVirt(p *v1beta1.PermittedHostDevices) (*kvv1.PermittedHostDevices, e
 			continue
 		}
 		out.PciHostDevices = append(out.PciHostDevices, kvv1.PciHostDevice{
-			PCIVendorSelector:        d.Selector(),
+			PCIVendorSelector:        d.PCIDeviceSelector,
 			ResourceName:             d.ResourceName,
 			ExternalResourceProvider: d.ExternalResourceProvider,
 		})
@@ -60,45 +61,33 @@ func ForKubeVirt(p *v1beta1.PermittedHostDevices) (*kvv1.PermittedHostDevices, e
 	return out, nil
 }
 
-func checkPCI(i int, d v1beta1.PciHostDevice) error {
-	field := fmt.Sprintf("spec.permittedHostDevices.pciHostDevices[%d]", i)
+func checkPCI(i int, d hcov1.PciHostDevice) error {
+	field := fmt.Sprintf("spec.virtualization.permittedHostDevices.pciHostDevices[%d].pciDeviceSelector", i)
 	switch {
-	case d.PCIDeviceSelector != "" && d.PCIVendorSelector != "":
-		return fmt.Errorf("%s: set only one of pciDeviceSelector and pciVendorSelector (they are two names for the same selector)", field)
-	case d.PCIDeviceSelector == "" && d.PCIVendorSelector == "":
-		return fmt.Errorf("%s: set pciDeviceSelector to the device's VENDOR:DEVICE id in hex, e.g. \"10DE:1EB8\" (see lspci -nn)", field)
-	case !ValidPCISelector(d.Selector()):
-		return fmt.Errorf("%s: selector %q is not VENDOR:DEVICE in hex, e.g. \"10DE:1EB8\"", field, d.Selector())
+	case d.PCIDeviceSelector == "":
+		return fmt.Errorf("%s: set it to the device's VENDOR:DEVICE id in hex, e.g. \"10DE:1EB8\" (see lspci -nn)", field)
+	case !ValidPCISelector(d.PCIDeviceSelector):
+		return fmt.Errorf("%s: selector %q is not VENDOR:DEVICE in hex, e.g. \"10DE:1EB8\"", field, d.PCIDeviceSelector)
 	}
 	return nil
 }
 
 // MediatedDevicesForKubeVirt returns KubeVirt's mediated device
-// configuration, nil for nil input. The deprecated mediatedDevicesTypes is
-// used where mediatedDeviceTypes is empty.
-func MediatedDevicesForKubeVirt(c *v1beta1.MediatedDevicesConfiguration) *kvv1.MediatedDevicesConfiguration {
+// configuration, nil for nil input. (v1beta1's deprecated
+// mediatedDevicesTypes arrives here converted to mediatedDeviceTypes.)
+func MediatedDevicesForKubeVirt(c *hcov1.MediatedDevicesConfiguration) *kvv1.MediatedDevicesConfiguration {
 	if c == nil {
 		return nil
 	}
 	out := &kvv1.MediatedDevicesConfiguration{
-		MediatedDeviceTypes: pickTypes(c.MediatedDeviceTypes, c.MediatedDevicesTypes),
+		MediatedDeviceTypes: slices.Clone(c.MediatedDeviceTypes),
 	}
 	for _, n := range c.NodeMediatedDeviceTypes {
-		sel := make(map[string]string, len(n.NodeSelector))
-		for k, v := range n.NodeSelector {
-			sel[k] = v
-		}
 		out.NodeMediatedDeviceTypes = append(out.NodeMediatedDeviceTypes, kvv1.NodeMediatedDeviceTypesConfig{
-			NodeSelector:        sel,
-			MediatedDeviceTypes: pickTypes(n.MediatedDeviceTypes, n.MediatedDevicesTypes),
+			NodeSelector:        maps.Clone(n.NodeSelector),
+			MediatedDeviceTypes: slices.Clone(n.MediatedDeviceTypes),
 		})
 	}
 	return out
 }
 
-func pickTypes(current, deprecated []string) []string {
-	if len(current) > 0 {
-		return slices.Clone(current)
-	}
-	return slices.Clone(deprecated)
-}

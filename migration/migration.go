@@ -6,14 +6,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	kvv1 "kubevirt.io/api/core/v1"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // ForKubeVirt returns KubeVirt's migration configuration. Unset fields stay
 // unset, so KubeVirt's own defaults apply (the CRD fills the seeds' defaults
 // on the HyperConverged first). An unparsable bandwidth is an error naming
 // spec.liveMigrationConfig.bandwidthPerMigration.
-func ForKubeVirt(c v1beta1.LiveMigrationConfigurations) (*kvv1.MigrationConfiguration, error) {
+func ForKubeVirt(c hcov1.LiveMigrationConfigurations) (*kvv1.MigrationConfiguration, error) {
 	out := &kvv1.MigrationConfiguration{
 		ParallelMigrationsPerCluster:      copyPtr(c.ParallelMigrationsPerCluster),
 		ParallelOutboundMigrationsPerNode: copyPtr(c.ParallelOutboundMigrationsPerNode),

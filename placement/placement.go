@@ -6,18 +6,18 @@ import (
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	sdkapi "kubevirt.io/controller-lifecycle-operator-sdk/api"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
 )
 
 // ForKubeVirt returns KubeVirt's spec.infra and spec.workloads. A nil
 // placement gives a nil ComponentConfig, so KubeVirt keeps its own defaults.
-func ForKubeVirt(infra, workloads *v1beta1.NodePlacement) (kvInfra, kvWorkloads *kvv1.ComponentConfig) {
+func ForKubeVirt(infra, workloads *hcov1.NodePlacement) (kvInfra, kvWorkloads *kvv1.ComponentConfig) {
 	return kubeVirtConfig(infra), kubeVirtConfig(workloads)
 }
 
-func kubeVirtConfig(p *v1beta1.NodePlacement) *kvv1.ComponentConfig {
+func kubeVirtConfig(p *hcov1.NodePlacement) *kvv1.ComponentConfig {
 	if isEmpty(p) {
 		return nil
 	}
@@ -29,13 +29,13 @@ func kubeVirtConfig(p *v1beta1.NodePlacement) *kvv1.ComponentConfig {
 }
 
 // ForCDI returns CDI's spec.infra and spec.workload.
-func ForCDI(infra, workloads *v1beta1.NodePlacement) (cdiInfra cdiv1beta1.ComponentConfig, cdiWorkload sdkapi.NodePlacement) {
+func ForCDI(infra, workloads *hcov1.NodePlacement) (cdiInfra cdiv1beta1.ComponentConfig, cdiWorkload sdkapi.NodePlacement) {
 	return cdiv1beta1.ComponentConfig{NodePlacement: sdkPlacement(infra)}, sdkPlacement(workloads)
 }
 
 // ForSSP returns the SSP template validator's placement: infra only, since
 // SSP runs no per-node workload pods. Nil when infra is nil.
-func ForSSP(infra *v1beta1.NodePlacement) *sdkapi.NodePlacement {
+func ForSSP(infra *hcov1.NodePlacement) *sdkapi.NodePlacement {
 	if isEmpty(infra) {
 		return nil
 	}
@@ -45,14 +45,14 @@ func ForSSP(infra *v1beta1.NodePlacement) *sdkapi.NodePlacement {
 
 // ForCNAO returns the NetworkAddonsConfig's spec.placementConfiguration, or
 // nil when neither class is placed.
-func ForCNAO(infra, workloads *v1beta1.NodePlacement) *cnaov1.PlacementConfiguration {
+func ForCNAO(infra, workloads *hcov1.NodePlacement) *cnaov1.PlacementConfiguration {
 	if isEmpty(infra) && isEmpty(workloads) {
 		return nil
 	}
 	return &cnaov1.PlacementConfiguration{Infra: cnaoPlacement(infra), Workloads: cnaoPlacement(workloads)}
 }
 
-func cnaoPlacement(p *v1beta1.NodePlacement) *cnaov1.Placement {
+func cnaoPlacement(p *hcov1.NodePlacement) *cnaov1.Placement {
 	if isEmpty(p) {
 		return nil
 	}
@@ -65,7 +65,7 @@ func cnaoPlacement(p *v1beta1.NodePlacement) *cnaov1.Placement {
 
 // ForHPP returns the HostPathProvisioner's spec.workload: workloads only,
 // since the provisioner runs where the volumes are, next to the VMs.
-func ForHPP(workloads *v1beta1.NodePlacement) hppv1beta1.NodePlacement {
+func ForHPP(workloads *hcov1.NodePlacement) hppv1beta1.NodePlacement {
 	if isEmpty(workloads) {
 		return hppv1beta1.NodePlacement{}
 	}
@@ -76,7 +76,7 @@ func ForHPP(workloads *v1beta1.NodePlacement) hppv1beta1.NodePlacement {
 	}
 }
 
-func sdkPlacement(p *v1beta1.NodePlacement) sdkapi.NodePlacement {
+func sdkPlacement(p *hcov1.NodePlacement) sdkapi.NodePlacement {
 	if isEmpty(p) {
 		return sdkapi.NodePlacement{}
 	}
@@ -89,7 +89,7 @@ func sdkPlacement(p *v1beta1.NodePlacement) sdkapi.NodePlacement {
 
 // isEmpty reports whether p places nothing. An empty nodePlacement ({})
 // means the same as none: the operand keeps its own defaults.
-func isEmpty(p *v1beta1.NodePlacement) bool {
+func isEmpty(p *hcov1.NodePlacement) bool {
 	return p == nil || (len(p.NodeSelector) == 0 && p.Affinity == nil && len(p.Tolerations) == 0)
 }
 

@@ -8,65 +8,82 @@ import (
 	"io"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/validation"
 )
 
-// Decode parses one HyperConverged from YAML or JSON. Decoding is strict: an
-// unknown or duplicate field is an error that names it (for example
-// `unknown field "spec.infra.nodeSelector"`). The one exception is a name
-// under spec.featureGates, which the CRD keeps and the operator ignores: an
-// unknown or deprecated gate comes back as a warning, worded as the
-// webhook's (validation.FeatureGateWarnings). apiVersion and kind may be
-// omitted; if present they must be hco.kubevirt.io/v1beta1 HyperConverged.
-// The input must hold exactly one document.
-func Decode(data []byte) (hc *v1beta1.HyperConverged, warnings []string, err error) {
+// Decode parses one HyperConverged of either API version from YAML or JSON
+// and returns it as the hub (v1): a v1beta1 object gets its v1beta1 defaults
+// and is converted, as the API server would. Decoding is strict: an unknown
+// or duplicate field is an error that names it (for example
+// `unknown field "spec.infra.nodeSelector"`). Unknown or deprecated feature
+// gates, and fields nothing acts on yet, come back as warnings, worded as the
+// webhook's (validation.Warnings) and naming the fields of the version
+// written. apiVersion and kind may be omitted: the object is then read as v1,
+// or as v1beta1 when only that version accepts it. The input must hold
+// exactly one document.
+func Decode(data []byte) (hc *hcov1.HyperConverged, warnings []string, err error) {
 	doc, err := singleDocument(data)
 	if err != nil {
 		return nil, nil, err
 	}
-	scheme := runtime.NewScheme()
-	if err := v1beta1.AddToScheme(scheme); err != nil {
-		return nil, nil, fmt.Errorf("build scheme: %w", err)
+	var tm metav1.TypeMeta
+	if err := yaml.Unmarshal(doc, &tm); err != nil {
+		return nil, nil, fmt.Errorf("invalid HyperConverged: %w", err)
 	}
-	s := json.NewSerializerWithOptions(json.DefaultMetaFactory, scheme, scheme, json.SerializerOptions{Yaml: true, Strict: true})
-	hc = &v1beta1.HyperConverged{}
-	obj, gvk, err := s.Decode(doc, nil, hc)
-	if strict, ok := runtime.AsStrictDecodingError(err); ok {
-		var fatal []error
-		for _, e := range strict.Errors() {
-			if !strings.HasPrefix(e.Error(), `unknown field "spec.featureGates.`) {
-				fatal = append(fatal, e)
+	if tm.Kind != "" && tm.Kind != "HyperConverged" {
+		return nil, nil, fmt.Errorf("invalid HyperConverged: kind is %q, want HyperConverged", tm.Kind)
+	}
+	switch tm.APIVersion {
+	case hcov1.GroupVersion.String():
+		return decodeV1(doc)
+	case v1beta1.GroupVersion.String():
+		return decodeV1beta1(doc)
+	case "":
+		hc, warnings, err = decodeV1(doc)
+		if err != nil {
+			if old, oldWarnings, oldErr := decodeV1beta1(doc); oldErr == nil {
+				return old, oldWarnings, nil
 			}
 		}
-		err = nil
-		if len(fatal) > 0 {
-			err = runtime.NewStrictDecodingError(fatal)
-		}
+		return hc, warnings, err
 	}
-	if err != nil {
+	return nil, nil, fmt.Errorf("invalid HyperConverged: apiVersion is %q, want %s or %s", tm.APIVersion, hcov1.GroupVersion, v1beta1.GroupVersion)
+}
+
+func decodeV1(doc []byte) (*hcov1.HyperConverged, []string, error) {
+	hc := &hcov1.HyperConverged{}
+	if err := yaml.UnmarshalStrict(doc, hc); err != nil {
 		return nil, nil, fmt.Errorf("invalid HyperConverged: %w", err)
 	}
-	want := v1beta1.GroupVersion.WithKind("HyperConverged")
-	if gvk == nil || *gvk != want {
-		return nil, nil, fmt.Errorf("invalid HyperConverged: apiVersion/kind is %v, want %s, Kind=%s", gvk, want.GroupVersion(), want.Kind)
+	hc.SetGroupVersionKind(hcov1.GroupVersion.WithKind("HyperConverged"))
+	return hc, validation.Warnings(hc), nil
+}
+
+func decodeV1beta1(doc []byte) (*hcov1.HyperConverged, []string, error) {
+	old := &v1beta1.HyperConverged{}
+	if err := yaml.UnmarshalStrict(doc, old); err != nil {
+		return nil, nil, fmt.Errorf("invalid HyperConverged (v1beta1): %w", err)
 	}
-	if obj != hc {
-		return nil, nil, fmt.Errorf("invalid HyperConverged: decoded into %T", obj)
+	v1beta1.Default(old)
+	hc := &hcov1.HyperConverged{}
+	if err := old.ConvertTo(hc); err != nil {
+		return nil, nil, fmt.Errorf("invalid HyperConverged (v1beta1): %w", err)
 	}
-	raw, err := yaml.YAMLToJSON(doc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("invalid HyperConverged: %w", err)
+	warnings := validation.Warnings(hc)
+	for i := range warnings {
+		warnings[i] = v1beta1.FieldPathsFromV1(warnings[i])
 	}
-	return hc, validation.FeatureGateWarnings(raw), nil
+	return hc, warnings, nil
 }
 
 // singleDocument returns the one non-empty YAML document in data.
@@ -106,21 +123,21 @@ func isBlank(doc []byte) bool {
 }
 
 // Objects returns the objects the operator would create for hc. A copy of
-// hc gets the CRD defaults (v1beta1.Default) and, when it has none, the
-// operator namespace env.Namespace (v1beta1.DefaultNamespace when that is
+// hc gets the CRD defaults (hcov1.Default) and, when it has none, the
+// operator namespace env.Namespace (hcov1.DefaultNamespace when that is
 // empty too). It is then validated as the webhook would, minus the checks
 // that need a cluster (validation.Identity and validation.Spec), and every
 // enabled operand of reg runs, in registration order. hc is not changed.
 //
 // The error for invalid input names every field or annotation to fix.
-func Objects(reg *hco.Registry, hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func Objects(reg *hco.Registry, hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	hc = hc.DeepCopy()
-	v1beta1.Default(hc)
+	hcov1.Default(hc)
 	if env.Namespace == "" {
 		env.Namespace = hc.Namespace
 	}
 	if env.Namespace == "" {
-		env.Namespace = v1beta1.DefaultNamespace
+		env.Namespace = hcov1.DefaultNamespace
 	}
 	if hc.Namespace == "" {
 		hc.Namespace = env.Namespace

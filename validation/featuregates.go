@@ -1,70 +1,65 @@
 package validation
 
 import (
-	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 )
 
+// Warnings returns the admission warnings for hc: one for every deprecated
+// or unknown name in spec.featureGates (in list order), then one for every
+// field that is accepted and stored but that nothing in hcokit acts on yet,
+// when it is set to other than its default. None of them is an error.
+func Warnings(hc *hcov1.HyperConverged) []string {
+	warnings := FeatureGateWarnings(hc.Spec.FeatureGates)
+	return append(warnings, unusedFieldWarnings(&hc.Spec)...)
+}
+
 // FeatureGateWarnings returns one warning for every deprecated or unknown
-// name under spec.featureGates of the raw HyperConverged JSON, in name order.
-// Both are accepted and ignored; the CRD keeps unknown names (it preserves
-// unknown fields there) so the warning can name them. Raw input that is not
-// a JSON object with that shape gives no warnings: it is not this function's
-// job to reject it.
-func FeatureGateWarnings(raw []byte) []string {
-	var obj struct {
-		Spec struct {
-			FeatureGates map[string]json.RawMessage `json:"featureGates"`
-		} `json:"spec"`
-	}
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil
-	}
-	known := KnownFeatureGates()
+// name in gates, in list order. Both are accepted and ignored.
+func FeatureGateWarnings(gates hcov1.FeatureGates) []string {
+	known := featuregates.Known()
 	deprecated := featuregates.Deprecated()
 	var warnings []string
-	for _, name := range sortedKeys(obj.Spec.FeatureGates) {
+	for _, g := range gates {
 		switch {
-		case slices.Contains(deprecated, name):
-			warnings = append(warnings, fmt.Sprintf("spec.featureGates.%s is deprecated and ignored; remove it", name))
-		case !slices.Contains(known, name):
-			warnings = append(warnings, fmt.Sprintf("spec.featureGates.%s is not a known feature gate and is ignored; remove it (known gates: %s)",
-				name, strings.Join(current(known, deprecated), ", ")))
+		case slices.Contains(deprecated, g.Name):
+			warnings = append(warnings, fmt.Sprintf("spec.featureGates %q is deprecated and ignored; remove it", g.Name))
+		case !slices.Contains(known, g.Name):
+			warnings = append(warnings, fmt.Sprintf("spec.featureGates %q is not a known feature gate and is ignored; remove it (known gates: %s)",
+				g.Name, strings.Join(known, ", ")))
 		}
 	}
 	return warnings
 }
 
-// KnownFeatureGates returns the JSON names of every field of
-// v1beta1.HyperConvergedFeatureGates, deprecated ones included, sorted.
-func KnownFeatureGates() []string {
-	t := reflect.TypeFor[v1beta1.HyperConvergedFeatureGates]()
-	names := make([]string, 0, t.NumField())
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			names = append(names, name)
+// unusedFieldWarnings names the fields upstream HCO acts on that hcokit
+// accepts and stores but does not act on yet, when they differ from their
+// defaults.
+func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
+	var out []string
+	warn := func(field string, set bool) {
+		if set {
+			out = append(out, fmt.Sprintf("spec.%s is accepted and stored, but hcokit does not act on it yet; it has no effect", field))
 		}
 	}
-	slices.Sort(names)
-	return names
-}
-
-func current(known, deprecated []string) []string {
-	return slices.DeleteFunc(slices.Clone(known), func(n string) bool { return slices.Contains(deprecated, n) })
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+	isTrue := func(b *bool) bool { return b != nil && *b }
+	if o := s.Virtualization.VirtualMachineOptions; o != nil {
+		warn("virtualization.virtualMachineOptions.disableFreePageReporting", isTrue(o.DisableFreePageReporting))
+		warn("virtualization.virtualMachineOptions.disableSerialConsoleLog", isTrue(o.DisableSerialConsoleLog))
 	}
-	slices.Sort(keys)
-	return keys
+	if d := s.Virtualization.HigherWorkloadDensity; d != nil {
+		warn("virtualization.higherWorkloadDensity.memoryOvercommitPercentage",
+			d.MemoryOvercommitPercentage != 0 && d.MemoryOvercommitPercentage != hcov1.DefaultMemoryOvercommitPercentage)
+	}
+	e := s.WorkloadSources.EnableCommonBootImageImport
+	warn("workloadSources.enableCommonBootImageImport", e != nil && !*e)
+	warn("deployment.deployVmConsoleProxy", isTrue(s.Deployment.DeployVMConsoleProxy))
+	if a := s.Deployment.ApplicationAwareConfig; a != nil {
+		warn("deployment.applicationAwareConfig.enable", isTrue(a.Enable))
+	}
+	return out
 }

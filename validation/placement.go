@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 func nodeSelectorOperators() []string {
@@ -26,7 +26,7 @@ func nodeSelectorOperators() []string {
 // node-affinity requirement parses (In and NotIn need values, Exists and
 // DoesNotExist take none, Gt and Lt take exactly one integer), and label
 // selectors parse. A nil p is valid.
-func Placement(p *v1beta1.NodePlacement, path *field.Path) field.ErrorList {
+func Placement(p *hcov1.NodePlacement, path *field.Path) field.ErrorList {
 	if p == nil {
 		return nil
 	}

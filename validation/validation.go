@@ -10,14 +10,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hostdevices"
 	"github.com/hcokit/hcokit/migration"
 )
 
 // MinCertDuration is the shortest certificate duration or renewBefore accepted
-// in spec.certConfig.
+// in spec.security.certConfig.
 const MinCertDuration = 10 * time.Minute
 
 // Options is what validation needs besides the HyperConverged.
@@ -31,30 +31,32 @@ type Options struct {
 }
 
 // Identity checks the rule for creating a HyperConverged: it is a singleton,
-// named v1beta1.HyperConvergedName, in the operator namespace.
-func Identity(hc *v1beta1.HyperConverged, namespace string) field.ErrorList {
+// named hcov1.HyperConvergedName, in the operator namespace.
+func Identity(hc *hcov1.HyperConverged, namespace string) field.ErrorList {
 	var errs field.ErrorList
 	if hc.Namespace != namespace {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "namespace"), hc.Namespace,
 			fmt.Sprintf("the HyperConverged must be created in the operator namespace %q", namespace)))
 	}
-	if hc.Name != v1beta1.HyperConvergedName {
+	if hc.Name != hcov1.HyperConvergedName {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), hc.Name,
-			fmt.Sprintf("the HyperConverged is a singleton; name it %q", v1beta1.HyperConvergedName)))
+			fmt.Sprintf("the HyperConverged is a singleton; name it %q", hcov1.HyperConvergedName)))
 	}
 	return errs
 }
 
 // Spec checks the contents of hc: the spec and the jsonpatch annotations. It
 // does not look at the name, namespace or the cluster.
-func Spec(hc *v1beta1.HyperConverged, opts Options) field.ErrorList {
+func Spec(hc *hcov1.HyperConverged, opts Options) field.ErrorList {
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
-	errs = append(errs, Placement(hc.Spec.Infra.NodePlacement, spec.Child("infra", "nodePlacement"))...)
-	errs = append(errs, Placement(hc.Spec.Workloads.NodePlacement, spec.Child("workloads", "nodePlacement"))...)
-	errs = append(errs, bandwidth(hc.Spec.LiveMigrationConfig.BandwidthPerMigration, spec.Child("liveMigrationConfig", "bandwidthPerMigration"))...)
-	errs = append(errs, CertConfig(hc.Spec.CertConfig, spec.Child("certConfig"))...)
-	errs = append(errs, hostDevices(hc.Spec.PermittedHostDevices, spec.Child("permittedHostDevices"))...)
+	placements := spec.Child("deployment", "nodePlacements")
+	virt := spec.Child("virtualization")
+	errs = append(errs, Placement(hc.Spec.InfraPlacement(), placements.Child("infra"))...)
+	errs = append(errs, Placement(hc.Spec.WorkloadPlacement(), placements.Child("workload"))...)
+	errs = append(errs, bandwidth(hc.Spec.Virtualization.LiveMigrationConfig.BandwidthPerMigration, virt.Child("liveMigrationConfig", "bandwidthPerMigration"))...)
+	errs = append(errs, CertConfig(hc.Spec.Security.CertConfig, spec.Child("security", "certConfig"))...)
+	errs = append(errs, hostDevices(hc.Spec.Virtualization.PermittedHostDevices, virt.Child("permittedHostDevices"))...)
 	errs = append(errs, jsonPatches(hc, opts, len(errs) > 0)...)
 	return errs
 }
@@ -74,7 +76,7 @@ func bandwidth(s *string, path *field.Path) field.ErrorList {
 // renewBefore at least MinCertDuration, renewBefore not above its duration,
 // and the server duration not above the CA duration. Unset values are not
 // checked (the CRD defaults them).
-func CertConfig(c v1beta1.HyperConvergedCertConfig, path *field.Path) field.ErrorList {
+func CertConfig(c hcov1.HyperConvergedCertConfig, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, certRotation(c.CA.Duration, c.CA.RenewBefore, path.Child("ca"))...)
 	errs = append(errs, certRotation(c.Server.Duration, c.Server.RenewBefore, path.Child("server"))...)
@@ -104,7 +106,7 @@ func certRotation(duration, renewBefore *metav1.Duration, path *field.Path) fiel
 	return errs
 }
 
-func hostDevices(p *v1beta1.PermittedHostDevices, path *field.Path) field.ErrorList {
+func hostDevices(p *hcov1.PermittedHostDevices, path *field.Path) field.ErrorList {
 	if p == nil {
 		return nil
 	}
@@ -112,18 +114,11 @@ func hostDevices(p *v1beta1.PermittedHostDevices, path *field.Path) field.ErrorL
 	for i, d := range p.PciHostDevices {
 		entry := path.Child("pciHostDevices").Index(i)
 		switch {
-		case d.PCIDeviceSelector != "" && d.PCIVendorSelector != "":
-			errs = append(errs, field.Invalid(entry.Child("pciVendorSelector"), d.PCIVendorSelector,
-				"set only one of pciDeviceSelector and pciVendorSelector (two names for the same selector); remove pciVendorSelector"))
-		case d.PCIDeviceSelector == "" && d.PCIVendorSelector == "":
+		case d.PCIDeviceSelector == "":
 			errs = append(errs, field.Required(entry.Child("pciDeviceSelector"),
 				`set it to the device's VENDOR:DEVICE id in hex, e.g. "10DE:1EB8" (see lspci -nn)`))
-		case !hostdevices.ValidPCISelector(d.Selector()):
-			name := "pciDeviceSelector"
-			if d.PCIDeviceSelector == "" {
-				name = "pciVendorSelector"
-			}
-			errs = append(errs, field.Invalid(entry.Child(name), d.Selector(),
+		case !hostdevices.ValidPCISelector(d.PCIDeviceSelector):
+			errs = append(errs, field.Invalid(entry.Child("pciDeviceSelector"), d.PCIDeviceSelector,
 				`must be VENDOR:DEVICE in hex, e.g. "10DE:1EB8" (see lspci -nn)`))
 		}
 	}
@@ -134,11 +129,11 @@ func hostDevices(p *v1beta1.PermittedHostDevices, path *field.Path) field.ErrorL
 // only /spec, which applies to the object of its operand. When the spec
 // already has errors, operand errors other than jsonpatch errors are not
 // reported again.
-func jsonPatches(hc *v1beta1.HyperConverged, opts Options, specHasErrors bool) field.ErrorList {
+func jsonPatches(hc *hcov1.HyperConverged, opts Options, specHasErrors bool) field.ErrorList {
 	annotations := field.NewPath("metadata", "annotations")
 	var errs field.ErrorList
 	reported := map[string]bool{}
-	for _, key := range v1beta1.JSONPatchAnnotations() {
+	for _, key := range hcov1.JSONPatchAnnotations() {
 		if _, err := hco.ParseJSONPatch(key, hc.GetAnnotations()[key]); err != nil {
 			errs = append(errs, field.Invalid(annotations.Key(key), field.OmitValueType{}, patchDetail(err)))
 			reported[key] = true
@@ -175,11 +170,11 @@ func patchDetail(err error) string {
 // spec or a jsonpatch annotation. Updates that change neither (finalizers,
 // labels, other annotations) are not re-validated, so an object accepted
 // under older rules can still be finalized.
-func Changed(old, updated *v1beta1.HyperConverged) bool {
+func Changed(old, updated *hcov1.HyperConverged) bool {
 	if !equality.Semantic.DeepEqual(old.Spec, updated.Spec) {
 		return true
 	}
-	for _, key := range v1beta1.JSONPatchAnnotations() {
+	for _, key := range hcov1.JSONPatchAnnotations() {
 		if old.GetAnnotations()[key] != updated.GetAnnotations()[key] {
 			return true
 		}
@@ -188,14 +183,15 @@ func Changed(old, updated *v1beta1.HyperConverged) bool {
 }
 
 // WorkloadPlacementChanged reports whether an update changes
-// spec.workloads.nodePlacement. An absent and an empty placement are the same.
-func WorkloadPlacementChanged(old, updated *v1beta1.HyperConverged) bool {
-	a, b := old.Spec.Workloads.NodePlacement, updated.Spec.Workloads.NodePlacement
+// spec.deployment.nodePlacements.workload. An absent and an empty placement
+// are the same.
+func WorkloadPlacementChanged(old, updated *hcov1.HyperConverged) bool {
+	a, b := old.Spec.WorkloadPlacement(), updated.Spec.WorkloadPlacement()
 	if a == nil {
-		a = &v1beta1.NodePlacement{}
+		a = &hcov1.NodePlacement{}
 	}
 	if b == nil {
-		b = &v1beta1.NodePlacement{}
+		b = &hcov1.NodePlacement{}
 	}
 	return !equality.Semantic.DeepEqual(a, b)
 }

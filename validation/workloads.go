@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // Workloads is what the cluster holds of one workload kind: how many objects
@@ -45,30 +45,30 @@ func describe(ws []Workloads) (string, bool) {
 
 // BlocksDeletion reports whether uninstall strategy s refuses deletion while
 // workloads exist. Unset means the default, BlockUninstallIfWorkloadsExist.
-func BlocksDeletion(s v1beta1.HyperConvergedUninstallStrategy) bool {
-	return s != v1beta1.UninstallStrategyRemoveWorkloads
+func BlocksDeletion(s hcov1.HyperConvergedUninstallStrategy) bool {
+	return s != hcov1.UninstallStrategyRemoveWorkloads
 }
 
 // Deletion checks the rule for deleting hc given the workloads in the
 // cluster: refused while any exist and the uninstall strategy blocks.
-func Deletion(hc *v1beta1.HyperConverged, ws []Workloads) field.ErrorList {
-	if !BlocksDeletion(hc.Spec.UninstallStrategy) {
+func Deletion(hc *hcov1.HyperConverged, ws []Workloads) field.ErrorList {
+	if !BlocksDeletion(hc.Spec.Deployment.UninstallStrategy) {
 		return nil
 	}
 	what, found := describe(ws)
 	if !found {
 		return nil
 	}
-	return field.ErrorList{field.Forbidden(field.NewPath("spec", "uninstallStrategy"), fmt.Sprintf(
+	return field.ErrorList{field.Forbidden(field.NewPath("spec", "deployment", "uninstallStrategy"), fmt.Sprintf(
 		"cannot delete the HyperConverged while uninstallStrategy is %s and workloads exist: found %s; "+
-			"delete them first, or set spec.uninstallStrategy to %s to delete them together with the HyperConverged",
-		v1beta1.UninstallStrategyBlockUninstallIfWorkloadsExist, what, v1beta1.UninstallStrategyRemoveWorkloads))}
+			"delete them first, or set spec.deployment.uninstallStrategy to %s to delete them together with the HyperConverged",
+		hcov1.UninstallStrategyBlockUninstallIfWorkloadsExist, what, hcov1.UninstallStrategyRemoveWorkloads))}
 }
 
 // WorkloadPlacementUpdate checks the rule for changing
-// spec.workloads.nodePlacement given the workloads in the cluster: refused
+// spec.deployment.nodePlacements.workload given the workloads in the cluster: refused
 // while any exist, since the pods serving them would move away.
-func WorkloadPlacementUpdate(old, updated *v1beta1.HyperConverged, ws []Workloads) field.ErrorList {
+func WorkloadPlacementUpdate(old, updated *hcov1.HyperConverged, ws []Workloads) field.ErrorList {
 	if !WorkloadPlacementChanged(old, updated) {
 		return nil
 	}
@@ -76,7 +76,7 @@ func WorkloadPlacementUpdate(old, updated *v1beta1.HyperConverged, ws []Workload
 	if !found {
 		return nil
 	}
-	return field.ErrorList{field.Forbidden(field.NewPath("spec", "workloads", "nodePlacement"), fmt.Sprintf(
+	return field.ErrorList{field.Forbidden(field.NewPath("spec", "deployment", "nodePlacements", "workload"), fmt.Sprintf(
 		"cannot change while workloads exist, since the pods serving them would move: found %s; "+
 			"revert the change, or delete every VirtualMachine and DataVolume first", what))}
 }

@@ -10,13 +10,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 )
 
 // FinalizerPath is where the mutating webhook is served; config/webhook
 // points the MutatingWebhookConfiguration at it.
-const FinalizerPath = "/mutate-hco-kubevirt-io-v1beta1-hyperconverged"
+const FinalizerPath = "/mutate-hco-kubevirt-io-hyperconverged"
 
 // FinalizerHandler adds hco.FinalizerName to the HyperConverged the operator
 // reconciles when it is created, so that the finalizer is stored before
@@ -44,7 +44,7 @@ func (h FinalizerHandler) Handle(_ context.Context, req admission.Request) admis
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
 	// The request's namespace: a create need not name it in the object.
-	if hc.GetName() != v1beta1.HyperConvergedName || req.Namespace != h.Namespace || controllerutil.ContainsFinalizer(hc, hco.FinalizerName) {
+	if hc.GetName() != hcov1.HyperConvergedName || req.Namespace != h.Namespace || controllerutil.ContainsFinalizer(hc, hco.FinalizerName) {
 		return admission.Allowed("")
 	}
 	controllerutil.AddFinalizer(hc, hco.FinalizerName)

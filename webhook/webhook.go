@@ -13,21 +13,30 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/validation"
 )
 
 // Path is where the webhook is served; config/webhook points the
-// ValidatingWebhookConfiguration at it.
-const Path = "/validate-hco-kubevirt-io-v1beta1-hyperconverged"
+// ValidatingWebhookConfiguration at it. It takes both API versions: a
+// v1beta1 object is converted to v1 and validated there, and the messages
+// name the v1beta1 fields.
+const Path = "/validate-hco-kubevirt-io-hyperconverged"
+
+// ConversionPath is where the CRD conversion webhook is served; the CRD's
+// spec.conversion points at it.
+const ConversionPath = "/convert"
 
 // DefaultLookupTimeout bounds the existence checks of one admission request.
 // It is below the ValidatingWebhookConfiguration's timeoutSeconds, so that a
@@ -75,10 +84,30 @@ func NewHandler(reader client.Reader, opts Options) *Handler {
 }
 
 // Register serves a Handler on mgr's webhook server at Path, reading through
-// mgr's API reader (no cache), and a FinalizerHandler at FinalizerPath.
-func Register(mgr manager.Manager, opts Options) {
-	mgr.GetWebhookServer().Register(Path, &admission.Webhook{Handler: NewHandler(mgr.GetAPIReader(), opts)})
-	mgr.GetWebhookServer().Register(FinalizerPath, &admission.Webhook{Handler: FinalizerHandler{Namespace: opts.Namespace}})
+// mgr's API reader (no cache), a FinalizerHandler at FinalizerPath, and the
+// conversion between the HyperConverged versions at ConversionPath.
+func Register(mgr manager.Manager, opts Options) error {
+	convert, err := ConversionHandler()
+	if err != nil {
+		return err
+	}
+	srv := mgr.GetWebhookServer()
+	srv.Register(Path, &admission.Webhook{Handler: NewHandler(mgr.GetAPIReader(), opts)})
+	srv.Register(FinalizerPath, &admission.Webhook{Handler: FinalizerHandler{Namespace: opts.Namespace}})
+	srv.Register(ConversionPath, convert)
+	return nil
+}
+
+// ConversionHandler returns controller-runtime's conversion webhook for the
+// HyperConverged: v1 is the hub, v1beta1 converts through it.
+func ConversionHandler() (http.Handler, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{hcov1.AddToScheme, v1beta1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			return nil, fmt.Errorf("building the conversion scheme: %w", err)
+		}
+	}
+	return conversion.NewWebhookHandler(scheme, conversion.NewRegistry()), nil
 }
 
 // Handle implements admission.Handler. It allows, denies with a message naming
@@ -110,21 +139,21 @@ func (h *Handler) validationOptions() validation.Options {
 }
 
 func (h *Handler) create(req admission.Request) admission.Response {
-	hc, err := decode(req.Object.Raw)
+	hc, v1beta1Request, err := decode(req.Object.Raw)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
 	errs := validation.Identity(hc, h.opts.Namespace)
 	errs = append(errs, validation.Spec(hc, h.validationOptions())...)
-	return respond(errs, validation.FeatureGateWarnings(req.Object.Raw))
+	return respond(errs, validation.Warnings(hc), v1beta1Request)
 }
 
 func (h *Handler) update(ctx context.Context, req admission.Request) admission.Response {
-	hc, err := decode(req.Object.Raw)
+	hc, v1beta1Request, err := decode(req.Object.Raw)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
-	old, err := decode(req.OldObject.Raw)
+	old, _, err := decode(req.OldObject.Raw)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the old HyperConverged %s: %w", objectKey(req), err))
 	}
@@ -136,20 +165,20 @@ func (h *Handler) update(ctx context.Context, req admission.Request) admission.R
 		ws, err := h.workloads(ctx)
 		if err != nil {
 			return admission.Errored(http.StatusInternalServerError,
-				fmt.Errorf("checking for workloads before changing spec.workloads.nodePlacement of HyperConverged %s: %w", objectKey(req), err))
+				fmt.Errorf("checking for workloads before changing the workload node placement of HyperConverged %s: %w", objectKey(req), err))
 		}
 		errs = append(errs, validation.WorkloadPlacementUpdate(old, hc, ws)...)
 	}
-	return respond(errs, validation.FeatureGateWarnings(req.Object.Raw))
+	return respond(errs, validation.Warnings(hc), v1beta1Request)
 }
 
 func (h *Handler) delete(ctx context.Context, req admission.Request) admission.Response {
-	hc, err := decode(req.OldObject.Raw)
+	hc, v1beta1Request, err := decode(req.OldObject.Raw)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
 	// Only the HyperConverged the operator reconciles protects workloads.
-	if hc.Name != v1beta1.HyperConvergedName || hc.Namespace != h.opts.Namespace || !validation.BlocksDeletion(hc.Spec.UninstallStrategy) {
+	if hc.Name != hcov1.HyperConvergedName || hc.Namespace != h.opts.Namespace || !validation.BlocksDeletion(hc.Spec.Deployment.UninstallStrategy) {
 		return admission.Allowed("")
 	}
 	ws, err := h.workloads(ctx)
@@ -157,7 +186,7 @@ func (h *Handler) delete(ctx context.Context, req admission.Request) admission.R
 		return admission.Errored(http.StatusInternalServerError,
 			fmt.Errorf("checking for workloads before deleting HyperConverged %s: %w", objectKey(req), err))
 	}
-	return respond(validation.Deletion(hc, ws), nil)
+	return respond(validation.Deletion(hc, ws), nil, v1beta1Request)
 }
 
 // workloads counts the VirtualMachines and DataVolumes in the cluster, with
@@ -207,21 +236,40 @@ func (h *Handler) count(ctx context.Context, gvk schema.GroupVersionKind) (valid
 	return w, nil
 }
 
-// decode reads a HyperConverged from the raw JSON of an admission request.
-func decode(raw []byte) (*v1beta1.HyperConverged, error) {
+// decode reads a HyperConverged of either version from the raw JSON of an
+// admission request, as the hub (v1); v1beta1Request says whether it was
+// v1beta1.
+func decode(raw []byte) (hc *hcov1.HyperConverged, v1beta1Request bool, err error) {
 	if len(raw) == 0 {
-		return nil, fmt.Errorf("the request carries no object")
+		return nil, false, fmt.Errorf("the request carries no object")
 	}
-	hc := &v1beta1.HyperConverged{}
-	if err := json.Unmarshal(raw, hc); err != nil {
-		return nil, err
+	var tm metav1.TypeMeta
+	if err := json.Unmarshal(raw, &tm); err != nil {
+		return nil, false, err
 	}
-	return hc, nil
+	hc = &hcov1.HyperConverged{}
+	if tm.APIVersion != v1beta1.GroupVersion.String() {
+		return hc, false, json.Unmarshal(raw, hc)
+	}
+	old := &v1beta1.HyperConverged{}
+	if err := json.Unmarshal(raw, old); err != nil {
+		return nil, true, err
+	}
+	return hc, true, old.ConvertTo(hc)
 }
 
-func respond(errs field.ErrorList, warnings []string) admission.Response {
+// respond allows or denies; for a v1beta1 request the messages name the
+// v1beta1 fields.
+func respond(errs field.ErrorList, warnings []string, v1beta1Request bool) admission.Response {
+	message := validation.Message(errs)
+	if v1beta1Request {
+		message = v1beta1.FieldPathsFromV1(message)
+		for i := range warnings {
+			warnings[i] = v1beta1.FieldPathsFromV1(warnings[i])
+		}
+	}
 	if len(errs) > 0 {
-		return admission.Denied(validation.Message(errs)).WithWarnings(warnings...)
+		return admission.Denied(message).WithWarnings(warnings...)
 	}
 	return admission.Allowed("").WithWarnings(warnings...)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
@@ -391,4 +392,36 @@ func clonePtr[T any](p *T) *T {
 	}
 	v := *p
 	return &v
+}
+
+// FieldPathsFromV1 rewrites the v1 field paths in a message (a validation
+// error, a warning) to where the same fields are in v1beta1, so that an admin
+// who wrote v1beta1 is told about the fields they wrote.
+func FieldPathsFromV1(message string) string {
+	return strings.NewReplacer(
+		"spec.virtualization.liveMigrationConfig", "spec.liveMigrationConfig",
+		"spec.virtualization.permittedHostDevices", "spec.permittedHostDevices",
+		"spec.virtualization.mediatedDevicesConfiguration", "spec.mediatedDevicesConfiguration",
+		"spec.virtualization.workloadUpdateStrategy", "spec.workloadUpdateStrategy",
+		"spec.virtualization.obsoleteCPUModels", "spec.obsoleteCPUs.cpuModels",
+		"spec.virtualization.virtualMachineOptions.defaultCPUModel", "spec.defaultCPUModel",
+		"spec.virtualization.virtualMachineOptions.defaultRuntimeClass", "spec.defaultRuntimeClass",
+		"spec.virtualization.virtualMachineOptions", "spec.virtualMachineOptions",
+		"spec.virtualization.higherWorkloadDensity", "spec.higherWorkloadDensity",
+		"spec.virtualization.vmiCPUAllocationRatio", "spec.resourceRequirements.vmiCPUAllocationRatio",
+		"spec.virtualization.autoCPULimitNamespaceLabelSelector", "spec.resourceRequirements.autoCPULimitNamespaceLabelSelector",
+		"spec.storage.workloadResourceRequirements", "spec.resourceRequirements.storageWorkloads",
+		"spec.storage.scratchSpaceStorageClass", "spec.scratchSpaceStorageClass",
+		"spec.storage.storageImport", "spec.storageImport",
+		"spec.storage.hostpathProvisioner", "spec.hostpathProvisioner",
+		"spec.workloadSources.commonTemplatesNamespace", "spec.commonTemplatesNamespace",
+		"spec.workloadSources.enableCommonBootImageImport", "spec.enableCommonBootImageImport",
+		"spec.security.certConfig", "spec.certConfig",
+		"spec.deployment.nodePlacements.infra", "spec.infra.nodePlacement",
+		"spec.deployment.nodePlacements.workload", "spec.workloads.nodePlacement",
+		"spec.deployment.uninstallStrategy", "spec.uninstallStrategy",
+		"spec.deployment.deployVmConsoleProxy", "spec.deployVmConsoleProxy",
+		"spec.deployment.applicationAwareConfig.enable", "spec.enableApplicationAwareQuota",
+		"spec.deployment.applicationAwareConfig", "spec.applicationAwareConfig",
+	).Replace(message)
 }

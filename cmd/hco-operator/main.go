@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/cnao"
@@ -88,7 +88,7 @@ type config struct {
 
 func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *zap.Options, error) {
 	c := config{env: hco.Environment{
-		Namespace:                orDefault(getenv("OPERATOR_NAMESPACE"), v1beta1.DefaultNamespace),
+		Namespace:                orDefault(getenv("OPERATOR_NAMESPACE"), hcov1.DefaultNamespace),
 		Version:                  getenv("HCO_VERSION"),
 		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/render"
 )
@@ -40,7 +40,7 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 	}
 	fs.StringVar(&file, "f", "", `HyperConverged manifest (YAML or JSON) to render; "-" reads stdin. Required.`)
 	fs.StringVar(&operandList, "operands", defaultOperands, "Comma-separated operand modules to render: kubevirt, cdi, cnao, ssp, hpp, clidownload.")
-	fs.StringVar(&env.Namespace, "namespace", "", "Operator namespace (default: the HyperConverged's, else "+v1beta1.DefaultNamespace+").")
+	fs.StringVar(&env.Namespace, "namespace", "", "Operator namespace (default: the HyperConverged's, else "+hcov1.DefaultNamespace+").")
 	fs.StringVar(&env.CommonTemplatesNamespace, "common-templates-namespace", env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	fs.BoolVar(&env.KVMEmulation, "kvm-emulation", env.KVMEmulation, "Render for a cluster without hardware virtualization (env KVM_EMULATION).")
 	fs.StringVar(&env.Version, "operator-version", env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_VERSION).")

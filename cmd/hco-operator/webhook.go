@@ -11,7 +11,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/webhook"
 )
@@ -30,7 +30,7 @@ type webhookConfig struct {
 
 func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *zap.Options, error) {
 	c := webhookConfig{env: hco.Environment{
-		Namespace:                orDefault(getenv("OPERATOR_NAMESPACE"), v1beta1.DefaultNamespace),
+		Namespace:                orDefault(getenv("OPERATOR_NAMESPACE"), hcov1.DefaultNamespace),
 		Version:                  getenv("HCO_VERSION"),
 		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
@@ -80,9 +80,11 @@ func runWebhook(args []string, getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
-	webhook.Register(mgr, webhook.Options{
+	if err := webhook.Register(mgr, webhook.Options{
 		Namespace: c.env.Namespace, Registry: reg, Environment: c.env, LookupTimeout: c.lookupTimeout,
-	})
+	}); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/cdi"
@@ -42,7 +42,7 @@ func newRegistry() (*hco.Registry, error) {
 }
 
 func run() error {
-	env := hco.Environment{Namespace: v1beta1.DefaultNamespace, Version: distributionVersion,
+	env := hco.Environment{Namespace: hcov1.DefaultNamespace, Version: distributionVersion,
 		Images: map[string]string{clidownload.ImageKey: downloadImage}}
 	if ns := os.Getenv("OPERATOR_NAMESPACE"); ns != "" { // read once, here
 		env.Namespace = ns

@@ -5,7 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
@@ -33,7 +33,7 @@ var _ hco.Operand = acmeSSP{}
 
 // Desired builds the stock SSP with Acme's defaults: the templates
 // namespace (a HyperConverged that sets one still wins) and the support label.
-func (acmeSSP) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (acmeSSP) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	env.CommonTemplatesNamespace = templatesNamespace
 	cr := ssp.Build(hc, env)
 	cr.Labels[tierLabel] = "premium"
@@ -55,7 +55,7 @@ func (distributionInfo) Kinds() []client.Object {
 }
 
 // Desired is the ConfigMap, in the HyperConverged's namespace.
-func (d distributionInfo) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (d distributionInfo) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	return []client.Object{&corev1.ConfigMap{
 		TypeMeta:   d.Kinds()[0].(*corev1.ConfigMap).TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{Name: infoName, Namespace: hc.Namespace, Labels: hco.Labels(hc, env, hco.ComponentDeployment)},

@@ -5,7 +5,7 @@ import (
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/placement"
 )
@@ -39,7 +39,7 @@ func New() Operand { return Operand{} }
 func (Operand) Name() string { return Name }
 
 // JSONPatchAnnotation implements hco.JSONPatcher.
-func (Operand) JSONPatchAnnotation() string { return v1beta1.CDIJSONPatchAnnotation }
+func (Operand) JSONPatchAnnotation() string { return hcov1.CDIJSONPatchAnnotation }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object { return []client.Object{&cdiv1beta1.CDI{TypeMeta: typeMeta()}} }
@@ -49,29 +49,30 @@ func typeMeta() metav1.TypeMeta {
 }
 
 // Desired implements hco.Operand.
-func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	return []client.Object{Build(hc, env)}, nil
 }
 
 // Build returns the CDI CR for hc. The jsonpatch annotation is applied by
 // the library (hco.DesiredObjects), not here.
-func Build(hc *v1beta1.HyperConverged, env hco.Environment) *cdiv1beta1.CDI {
+func Build(hc *hcov1.HyperConverged, env hco.Environment) *cdiv1beta1.CDI {
 	spec := &hc.Spec
-	infra, workload := placement.ForCDI(spec.Infra.NodePlacement, spec.Workloads.NodePlacement)
+	storage := spec.StorageOrEmpty()
+	infra, workload := placement.ForCDI(spec.InfraPlacement(), spec.WorkloadPlacement())
 
 	uninstall := cdiv1beta1.CDIUninstallStrategyBlockUninstallIfWorkloadsExist
-	if spec.UninstallStrategy == v1beta1.UninstallStrategyRemoveWorkloads {
+	if spec.Deployment.UninstallStrategy == hcov1.UninstallStrategyRemoveWorkloads {
 		uninstall = cdiv1beta1.CDIUninstallStrategyRemoveWorkloads
 	}
 
 	config := &cdiv1beta1.CDIConfigSpec{
 		FeatureGates:             append([]string(nil), featureGates...),
-		ScratchSpaceStorageClass: copyPtr(spec.ScratchSpaceStorageClass),
+		ScratchSpaceStorageClass: copyPtr(storage.ScratchSpaceStorageClass),
 	}
-	if rr := spec.ResourceRequirements; rr != nil && rr.StorageWorkloads != nil {
-		config.PodResourceRequirements = rr.StorageWorkloads.DeepCopy()
+	if rr := storage.WorkloadResourceRequirements; rr != nil {
+		config.PodResourceRequirements = rr.DeepCopy()
 	}
-	if si := spec.StorageImport; si != nil && len(si.InsecureRegistries) > 0 {
+	if si := storage.StorageImport; si != nil && len(si.InsecureRegistries) > 0 {
 		config.InsecureRegistries = append([]string(nil), si.InsecureRegistries...)
 	}
 
@@ -88,8 +89,8 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) *cdiv1beta1.CDI {
 			Workloads:         workload,
 			Config:            config,
 			CertConfig: &cdiv1beta1.CDICertConfig{
-				CA:     &cdiv1beta1.CertConfig{Duration: spec.CertConfig.CA.Duration.DeepCopy(), RenewBefore: spec.CertConfig.CA.RenewBefore.DeepCopy()},
-				Server: &cdiv1beta1.CertConfig{Duration: spec.CertConfig.Server.Duration.DeepCopy(), RenewBefore: spec.CertConfig.Server.RenewBefore.DeepCopy()},
+				CA:     &cdiv1beta1.CertConfig{Duration: spec.Security.CertConfig.CA.Duration.DeepCopy(), RenewBefore: spec.Security.CertConfig.CA.RenewBefore.DeepCopy()},
+				Server: &cdiv1beta1.CertConfig{Duration: spec.Security.CertConfig.Server.Duration.DeepCopy(), RenewBefore: spec.Security.CertConfig.Server.RenewBefore.DeepCopy()},
 			},
 		},
 	}

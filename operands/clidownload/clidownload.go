@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 )
 
@@ -65,7 +65,7 @@ func serviceType() metav1.TypeMeta {
 
 // Desired implements hco.Operand: the Deployment then the Service, or nothing
 // when env has no image for ImageKey.
-func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	image := env.Images[ImageKey]
 	if image == "" {
 		return nil, nil
@@ -75,7 +75,7 @@ func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]clien
 
 // BuildDeployment returns the download server's Deployment for hc, serving
 // from image, placed with the infra placement.
-func BuildDeployment(hc *v1beta1.HyperConverged, env hco.Environment, image string) *appsv1.Deployment {
+func BuildDeployment(hc *hcov1.HyperConverged, env hco.Environment, image string) *appsv1.Deployment {
 	labels := hco.Labels(hc, env, hco.ComponentDeployment)
 	podLabels := hco.Labels(hc, env, hco.ComponentDeployment)
 	podLabels[podLabel] = ObjectName
@@ -122,7 +122,7 @@ func BuildDeployment(hc *v1beta1.HyperConverged, env hco.Environment, image stri
 			TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 		}},
 	}
-	if p := hc.Spec.Infra.NodePlacement.DeepCopy(); p != nil {
+	if p := hc.Spec.InfraPlacement().DeepCopy(); p != nil {
 		pod.NodeSelector = p.NodeSelector
 		pod.Affinity = p.Affinity
 		pod.Tolerations = p.Tolerations
@@ -143,7 +143,7 @@ func BuildDeployment(hc *v1beta1.HyperConverged, env hco.Environment, image stri
 }
 
 // BuildService returns the ClusterIP Service in front of the download server.
-func BuildService(hc *v1beta1.HyperConverged, env hco.Environment) *corev1.Service {
+func BuildService(hc *hcov1.HyperConverged, env hco.Environment) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   serviceType(),
 		ObjectMeta: metav1.ObjectMeta{Name: ObjectName, Namespace: hc.Namespace, Labels: hco.Labels(hc, env, hco.ComponentDeployment)},

@@ -5,7 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
@@ -34,7 +34,7 @@ func New() Operand { return Operand{} }
 func (Operand) Name() string { return Name }
 
 // JSONPatchAnnotation implements hco.JSONPatcher.
-func (Operand) JSONPatchAnnotation() string { return v1beta1.CNAOJSONPatchAnnotation }
+func (Operand) JSONPatchAnnotation() string { return hcov1.CNAOJSONPatchAnnotation }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
@@ -46,18 +46,18 @@ func typeMeta() metav1.TypeMeta {
 }
 
 // DeploysOVS reports whether hc asks for the OvS CNI.
-func DeploysOVS(hc *v1beta1.HyperConverged) bool {
-	return hc.GetAnnotations()[v1beta1.DeployOVSAnnotation] == "true"
+func DeploysOVS(hc *hcov1.HyperConverged) bool {
+	return hc.GetAnnotations()[hcov1.DeployOVSAnnotation] == "true"
 }
 
 // Desired implements hco.Operand.
-func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	return []client.Object{Build(hc, env)}, nil
 }
 
 // Build returns the NetworkAddonsConfig for hc. The jsonpatch annotation is applied by
 // the library (hco.DesiredObjects), not here.
-func Build(hc *v1beta1.HyperConverged, env hco.Environment) *cnaov1.NetworkAddonsConfig {
+func Build(hc *hcov1.HyperConverged, env hco.Environment) *cnaov1.NetworkAddonsConfig {
 	spec := &hc.Spec
 	nac := &cnaov1.NetworkAddonsConfig{
 		TypeMeta: typeMeta(),
@@ -70,19 +70,19 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) *cnaov1.NetworkAddon
 			LinuxBridge:            &cnaov1.LinuxBridge{},
 			KubeMacPool:            &cnaov1.KubeMacPool{},
 			ImagePullPolicy:        corev1.PullIfNotPresent,
-			PlacementConfiguration: placement.ForCNAO(spec.Infra.NodePlacement, spec.Workloads.NodePlacement),
+			PlacementConfiguration: placement.ForCNAO(spec.InfraPlacement(), spec.WorkloadPlacement()),
 			SelfSignConfiguration: &cnaov1.SelfSignConfiguration{
-				CARotateInterval:    durationString(spec.CertConfig.CA.Duration),
-				CAOverlapInterval:   durationString(spec.CertConfig.CA.RenewBefore),
-				CertRotateInterval:  durationString(spec.CertConfig.Server.Duration),
-				CertOverlapInterval: durationString(spec.CertConfig.Server.RenewBefore),
+				CARotateInterval:    durationString(spec.Security.CertConfig.CA.Duration),
+				CAOverlapInterval:   durationString(spec.Security.CertConfig.CA.RenewBefore),
+				CertRotateInterval:  durationString(spec.Security.CertConfig.Server.Duration),
+				CertOverlapInterval: durationString(spec.Security.CertConfig.Server.RenewBefore),
 			},
 		},
 	}
 	if DeploysOVS(hc) {
 		nac.Spec.Ovs = &cnaov1.Ovs{}
 	}
-	if featuregates.Enabled(spec.FeatureGates.DeployKubeSecondaryDNS) {
+	if spec.FeatureGates.IsEnabled(featuregates.GateDeployKubeSecondaryDNS) {
 		nac.Spec.KubeSecondaryDNS = &cnaov1.KubeSecondaryDNS{}
 	}
 	return nac
@@ -110,8 +110,8 @@ func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 // Adopt implements hco.Adopter. On upgrade, a HyperConverged without the
 // deployOVS annotation whose NetworkAddonsConfig already deploys OvS gets
 // deployOVS: "true", so that OvS stays deployed.
-func (Operand) Adopt(hc *v1beta1.HyperConverged, observed []client.Object) bool {
-	if _, set := hc.GetAnnotations()[v1beta1.DeployOVSAnnotation]; set {
+func (Operand) Adopt(hc *hcov1.HyperConverged, observed []client.Object) bool {
+	if _, set := hc.GetAnnotations()[hcov1.DeployOVSAnnotation]; set {
 		return false
 	}
 	for _, o := range observed {
@@ -119,7 +119,7 @@ func (Operand) Adopt(hc *v1beta1.HyperConverged, observed []client.Object) bool 
 			if hc.Annotations == nil {
 				hc.Annotations = map[string]string{}
 			}
-			hc.Annotations[v1beta1.DeployOVSAnnotation] = "true"
+			hc.Annotations[hcov1.DeployOVSAnnotation] = "true"
 			return true
 		}
 	}

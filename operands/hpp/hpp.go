@@ -4,7 +4,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
 	"github.com/hcokit/hcokit/placement"
@@ -31,7 +31,7 @@ func New() Operand { return Operand{} }
 func (Operand) Name() string { return Name }
 
 // JSONPatchAnnotation implements hco.JSONPatcher.
-func (Operand) JSONPatchAnnotation() string { return v1beta1.HPPJSONPatchAnnotation }
+func (Operand) JSONPatchAnnotation() string { return hcov1.HPPJSONPatchAnnotation }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
@@ -43,8 +43,8 @@ func typeMeta() metav1.TypeMeta {
 }
 
 // Desired implements hco.Operand. It returns nothing when hc does not set
-// spec.hostpathProvisioner.
-func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+// spec.storage.hostpathProvisioner.
+func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	hpp := Build(hc, env)
 	if hpp == nil {
 		return nil, nil
@@ -54,8 +54,8 @@ func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]clien
 
 // Build returns the HostPathProvisioner for hc, or nil when hc does not ask
 // for one.
-func Build(hc *v1beta1.HyperConverged, env hco.Environment) *hppv1beta1.HostPathProvisioner {
-	cfg := hc.Spec.HostpathProvisioner
+func Build(hc *hcov1.HyperConverged, env hco.Environment) *hppv1beta1.HostPathProvisioner {
+	cfg := hc.Spec.StorageOrEmpty().HostpathProvisioner
 	if cfg == nil {
 		return nil
 	}
@@ -76,7 +76,7 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) *hppv1beta1.HostPath
 		Spec: hppv1beta1.HostPathProvisionerSpec{
 			ImagePullPolicy: pull,
 			StoragePools:    pools,
-			Workload:        placement.ForHPP(hc.Spec.Workloads.NodePlacement),
+			Workload:        placement.ForHPP(hc.Spec.WorkloadPlacement()),
 		},
 	}
 }

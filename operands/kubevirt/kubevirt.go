@@ -8,7 +8,7 @@ import (
 	kvv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hostdevices"
@@ -55,7 +55,7 @@ func New() Operand { return Operand{} }
 func (Operand) Name() string { return Name }
 
 // JSONPatchAnnotation implements hco.JSONPatcher.
-func (Operand) JSONPatchAnnotation() string { return v1beta1.KubeVirtJSONPatchAnnotation }
+func (Operand) JSONPatchAnnotation() string { return hcov1.KubeVirtJSONPatchAnnotation }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
@@ -67,7 +67,7 @@ func typeMeta() metav1.TypeMeta {
 }
 
 // Desired implements hco.Operand.
-func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	kv, err := Build(hc, env)
 	if err != nil {
 		return nil, err
@@ -77,13 +77,13 @@ func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]clien
 
 // Build returns the KubeVirt CR for hc. The jsonpatch annotation is applied by
 // the library (hco.DesiredObjects), not here.
-func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error) {
+func Build(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error) {
 	spec := &hc.Spec
 	config, err := configuration(spec, env)
 	if err != nil {
 		return nil, err
 	}
-	infra, workloads := placement.ForKubeVirt(spec.Infra.NodePlacement, spec.Workloads.NodePlacement)
+	infra, workloads := placement.ForKubeVirt(spec.InfraPlacement(), spec.WorkloadPlacement())
 
 	kv := &kvv1.KubeVirt{
 		TypeMeta: typeMeta(),
@@ -93,12 +93,12 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, err
 			Labels:    hco.Labels(hc, env, hco.ComponentCompute),
 		},
 		Spec: kvv1.KubeVirtSpec{
-			UninstallStrategy:           uninstallStrategy(spec.UninstallStrategy),
+			UninstallStrategy:           uninstallStrategy(spec.Deployment.UninstallStrategy),
 			Infra:                       infra,
 			Workloads:                   workloads,
 			Configuration:               *config,
-			CertificateRotationStrategy: certRotation(spec.CertConfig),
-			WorkloadUpdateStrategy:      workloadUpdateStrategy(spec.WorkloadUpdateStrategy),
+			CertificateRotationStrategy: certRotation(spec.Security.CertConfig),
+			WorkloadUpdateStrategy:      workloadUpdateStrategy(spec.Virtualization.WorkloadUpdateStrategy),
 			ProductName:                 hco.PartOfValue,
 			ProductVersion:              env.Version,
 			ProductComponent:            hco.ComponentCompute,
@@ -107,12 +107,13 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, err
 	return kv, nil
 }
 
-func configuration(spec *v1beta1.HyperConvergedSpec, env hco.Environment) (*kvv1.KubeVirtConfiguration, error) {
-	migrations, err := migration.ForKubeVirt(spec.LiveMigrationConfig)
+func configuration(spec *hcov1.HyperConvergedSpec, env hco.Environment) (*kvv1.KubeVirtConfiguration, error) {
+	virt := &spec.Virtualization
+	migrations, err := migration.ForKubeVirt(virt.LiveMigrationConfig)
 	if err != nil {
 		return nil, err
 	}
-	devices, err := hostdevices.ForKubeVirt(spec.PermittedHostDevices)
+	devices, err := hostdevices.ForKubeVirt(virt.PermittedHostDevices)
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +126,8 @@ func configuration(spec *v1beta1.HyperConvergedSpec, env hco.Environment) (*kvv1
 		NetworkConfiguration:         &kvv1.NetworkConfiguration{NetworkInterface: string(kvv1.MasqueradeInterface)},
 		MigrationConfiguration:       migrations,
 		PermittedHostDevices:         devices,
-		MediatedDevicesConfiguration: hostdevices.MediatedDevicesForKubeVirt(spec.MediatedDevicesConfiguration),
-		ObsoleteCPUModels:            obsoleteCPUs(spec.ObsoleteCPUs),
+		MediatedDevicesConfiguration: hostdevices.MediatedDevicesForKubeVirt(virt.MediatedDevicesConfiguration),
+		ObsoleteCPUModels:            obsoleteCPUs(virt.ObsoleteCPUModels),
 		SeccompConfiguration: &kvv1.SeccompConfiguration{
 			VirtualMachineInstanceProfile: &kvv1.VirtualMachineInstanceProfile{
 				CustomProfile: &kvv1.CustomProfile{LocalhostProfile: ptr(SeccompProfile)},
@@ -134,61 +135,56 @@ func configuration(spec *v1beta1.HyperConvergedSpec, env hco.Environment) (*kvv1
 		},
 		VMRolloutStrategy: ptr(kvv1.VMRolloutStrategyLiveUpdate),
 	}
-	if featuregates.Enabled(spec.FeatureGates.DisableMDevConfiguration) {
+	if spec.FeatureGates.IsEnabled(featuregates.GateDisableMDevConfiguration) {
 		if c.MediatedDevicesConfiguration == nil {
 			c.MediatedDevicesConfiguration = &kvv1.MediatedDevicesConfiguration{}
 		}
 		c.MediatedDevicesConfiguration.Enabled = ptr(false)
 	}
-	if spec.ObsoleteCPUs != nil {
-		c.DeprecatedMinCPUModel = spec.ObsoleteCPUs.MinCPUModel
-	}
-	if spec.DefaultCPUModel != nil {
-		c.CPUModel = *spec.DefaultCPUModel
-	}
-	if spec.DefaultRuntimeClass != nil {
-		c.DefaultRuntimeClass = *spec.DefaultRuntimeClass
-	}
-	if rr := spec.ResourceRequirements; rr != nil {
-		if rr.VmiCPUAllocationRatio != nil {
-			if *rr.VmiCPUAllocationRatio < 1 {
-				return nil, fmt.Errorf("spec.resourceRequirements.vmiCPUAllocationRatio: %d is not allowed; use 1 or more (default 10)", *rr.VmiCPUAllocationRatio)
-			}
-			dev.CPUAllocationRatio = *rr.VmiCPUAllocationRatio
+	if o := virt.VirtualMachineOptions; o != nil {
+		if o.DefaultCPUModel != nil {
+			c.CPUModel = *o.DefaultCPUModel
 		}
-		c.AutoCPULimitNamespaceLabelSelector = rr.AutoCPULimitNamespaceLabelSelector.DeepCopy()
+		if o.DefaultRuntimeClass != nil {
+			c.DefaultRuntimeClass = *o.DefaultRuntimeClass
+		}
 	}
+	if r := virt.VmiCPUAllocationRatio; r != nil {
+		if *r < 1 {
+			return nil, fmt.Errorf("spec.virtualization.vmiCPUAllocationRatio: %d is not allowed; use 1 or more (default 10)", *r)
+		}
+		dev.CPUAllocationRatio = *r
+	}
+	c.AutoCPULimitNamespaceLabelSelector = virt.AutoCPULimitNamespaceLabelSelector.DeepCopy()
 	return c, nil
 }
 
-func obsoleteCPUs(o *v1beta1.HyperConvergedObsoleteCPUs) map[string]bool {
-	m := make(map[string]bool, len(obsoleteCPUModels))
+func obsoleteCPUs(extra []string) map[string]bool {
+	m := make(map[string]bool, len(obsoleteCPUModels)+len(extra))
 	for _, c := range obsoleteCPUModels {
 		m[c] = true
 	}
-	if o != nil {
-		for _, c := range o.CPUModels {
-			m[c] = true
-		}
+	for _, c := range extra {
+		m[c] = true
 	}
 	return m
 }
 
-func uninstallStrategy(s v1beta1.HyperConvergedUninstallStrategy) kvv1.KubeVirtUninstallStrategy {
-	if s == v1beta1.UninstallStrategyRemoveWorkloads {
+func uninstallStrategy(s hcov1.HyperConvergedUninstallStrategy) kvv1.KubeVirtUninstallStrategy {
+	if s == hcov1.UninstallStrategyRemoveWorkloads {
 		return kvv1.KubeVirtUninstallStrategyRemoveWorkloads
 	}
 	return kvv1.KubeVirtUninstallStrategyBlockUninstallIfWorkloadsExist
 }
 
-func certRotation(c v1beta1.HyperConvergedCertConfig) kvv1.KubeVirtCertificateRotateStrategy {
+func certRotation(c hcov1.HyperConvergedCertConfig) kvv1.KubeVirtCertificateRotateStrategy {
 	return kvv1.KubeVirtCertificateRotateStrategy{SelfSigned: &kvv1.KubeVirtSelfSignConfiguration{
 		CA:     &kvv1.CertConfig{Duration: c.CA.Duration.DeepCopy(), RenewBefore: c.CA.RenewBefore.DeepCopy()},
 		Server: &kvv1.CertConfig{Duration: c.Server.Duration.DeepCopy(), RenewBefore: c.Server.RenewBefore.DeepCopy()},
 	}}
 }
 
-func workloadUpdateStrategy(w v1beta1.HyperConvergedWorkloadUpdateStrategy) kvv1.KubeVirtWorkloadUpdateStrategy {
+func workloadUpdateStrategy(w hcov1.HyperConvergedWorkloadUpdateStrategy) kvv1.KubeVirtWorkloadUpdateStrategy {
 	out := kvv1.KubeVirtWorkloadUpdateStrategy{
 		BatchEvictionSize:     copyPtr(w.BatchEvictionSize),
 		BatchEvictionInterval: w.BatchEvictionInterval.DeepCopy(),

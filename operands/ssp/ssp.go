@@ -5,7 +5,7 @@ import (
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/placement"
 )
@@ -31,7 +31,7 @@ func New() Operand { return Operand{} }
 func (Operand) Name() string { return Name }
 
 // JSONPatchAnnotation implements hco.JSONPatcher.
-func (Operand) JSONPatchAnnotation() string { return v1beta1.SSPJSONPatchAnnotation }
+func (Operand) JSONPatchAnnotation() string { return hcov1.SSPJSONPatchAnnotation }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object { return []client.Object{&sspv1beta3.SSP{TypeMeta: typeMeta()}} }
@@ -41,7 +41,7 @@ func typeMeta() metav1.TypeMeta {
 }
 
 // Desired implements hco.Operand.
-func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	return []client.Object{Build(hc, env)}, nil
 }
 
@@ -49,13 +49,13 @@ func (Operand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]clien
 // the library (hco.DesiredObjects), not here. The common
 // templates go to spec.commonTemplatesNamespace, else to
 // env.CommonTemplatesNamespace, else to upstream's "openshift".
-func Build(hc *v1beta1.HyperConverged, env hco.Environment) *sspv1beta3.SSP {
+func Build(hc *hcov1.HyperConverged, env hco.Environment) *sspv1beta3.SSP {
 	ns := hco.DefaultCommonTemplatesNamespace
 	if env.CommonTemplatesNamespace != "" {
 		ns = env.CommonTemplatesNamespace
 	}
-	if hc.Spec.CommonTemplatesNamespace != nil && *hc.Spec.CommonTemplatesNamespace != "" {
-		ns = *hc.Spec.CommonTemplatesNamespace
+	if hc.Spec.WorkloadSources.CommonTemplatesNamespace != nil && *hc.Spec.WorkloadSources.CommonTemplatesNamespace != "" {
+		ns = *hc.Spec.WorkloadSources.CommonTemplatesNamespace
 	}
 	ssp := &sspv1beta3.SSP{
 		TypeMeta: typeMeta(),
@@ -67,7 +67,7 @@ func Build(hc *v1beta1.HyperConverged, env hco.Environment) *sspv1beta3.SSP {
 		Spec: sspv1beta3.SSPSpec{
 			CommonTemplates: sspv1beta3.CommonTemplates{Namespace: ns},
 			TemplateValidator: &sspv1beta3.TemplateValidator{
-				Placement: placement.ForSSP(hc.Spec.Infra.NodePlacement),
+				Placement: placement.ForSSP(hc.Spec.InfraPlacement()),
 			},
 		},
 	}

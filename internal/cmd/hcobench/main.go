@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/localcluster"
 	"github.com/hcokit/hcokit/operands"
@@ -343,13 +343,13 @@ func liveBenchmarks(o options) ([]row, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.DefaultNamespace}}); err != nil {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hcov1.DefaultNamespace}}); err != nil {
 		return nil, err
 	}
 
 	args := []string{"--metrics-bind-address=0", "--health-probe-bind-address=0", fmt.Sprintf("--leader-elect=%t", o.leaderElect)}
 	cmd := exec.Command(o.operator, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+opKubeconfig, "OPERATOR_NAMESPACE="+v1beta1.DefaultNamespace, "HCO_VERSION=bench")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+opKubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace, "HCO_VERSION=bench")
 	logFile, err := os.Create(filepath.Join(root, "bin", "bench", "operator.log"))
 	if err != nil {
 		return nil, err
@@ -362,7 +362,7 @@ func liveBenchmarks(o options) ([]row, error) {
 	// cache for a custom resource on first use and answers the first watch
 	// with 429 "storage is (re)initializing", which would be counted against
 	// the operator: touch each kind first, as those operators would have.
-	for _, list := range []client.ObjectList{&v1beta1.HyperConvergedList{}, &kvv1.KubeVirtList{}, &cdiv1beta1.CDIList{}, &cnaov1.NetworkAddonsConfigList{}, &sspv1beta3.SSPList{}} {
+	for _, list := range []client.ObjectList{&hcov1.HyperConvergedList{}, &kvv1.KubeVirtList{}, &cdiv1beta1.CDIList{}, &cnaov1.NetworkAddonsConfigList{}, &sspv1beta3.SSPList{}} {
 		if err := c.List(ctx, list); err != nil {
 			return nil, err
 		}
@@ -400,7 +400,7 @@ func liveBenchmarks(o options) ([]row, error) {
 		var convergence, convergenceStored, convergenceShare, convergenceCPU []time.Duration
 		for i := 0; i < o.runs; i++ {
 			t0, cpu0 := time.Now(), cpuTime(pid)
-			hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: v1beta1.DefaultNamespace}}
+			hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
 			if mode.finalizer {
 				hc.Finalizers = []string{hco.FinalizerName}
 			}
@@ -474,13 +474,13 @@ func liveBenchmarks(o options) ([]row, error) {
 	rows = append(rows, row{"live", fmt.Sprintf("idle %s, requests (leader election %t)", o.idle, o.leaderElect), fmt.Sprintf("%d %s", len(idle), summarize(idle)), "0 / 0 (+ lease renewals)"},
 		row{"live", fmt.Sprintf("  operator CPU time in those %s", o.idle), ms(idleCPU), ""})
 
-	hcKey := client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: v1beta1.HyperConvergedName}
+	hcKey := client.ObjectKey{Namespace: hcov1.DefaultNamespace, Name: hcov1.HyperConvergedName}
 	change, err := measureReaction(cluster.AuditLog, o.runs, reaction{
 		what: "spec change",
 		trigger: func(i int) error {
 			value := int64(200 + i)
-			return retryUpdate(ctx, c, &v1beta1.HyperConverged{}, hcKey, func(obj client.Object) {
-				obj.(*v1beta1.HyperConverged).Spec.LiveMigrationConfig.ProgressTimeout = &value
+			return retryUpdate(ctx, c, &hcov1.HyperConverged{}, hcKey, func(obj client.Object) {
+				obj.(*hcov1.HyperConverged).Spec.Virtualization.LiveMigrationConfig.ProgressTimeout = &value
 			})
 		},
 		triggerVerb: "update", triggerResource: "hyperconvergeds",
@@ -495,7 +495,7 @@ func liveBenchmarks(o options) ([]row, error) {
 		row{"live", "  operator CPU time for it", spread(change.cpu), ""},
 		row{"live", "one spec change, operator requests", change.lastRequests, "1 update, 1 event, 1 status, 6 GETs / updates + ≤1 status + events, 0 GETs"})
 
-	kvKey := client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}
+	kvKey := client.ObjectKey{Namespace: hcov1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}
 	revert, err := measureReaction(cluster.AuditLog, o.runs, reaction{
 		what: "out-of-band edit",
 		trigger: func(int) error {
@@ -619,13 +619,13 @@ func waitQuiet(auditLog string, since time.Time, quiet, limit time.Duration) err
 	return fmt.Errorf("the operator did not settle within %s", limit)
 }
 
-func deleteAndWait(ctx context.Context, c client.Client, hc *v1beta1.HyperConverged) error {
+func deleteAndWait(ctx context.Context, c client.Client, hc *hcov1.HyperConverged) error {
 	if err := c.Delete(ctx, hc); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if err := c.Get(ctx, client.ObjectKeyFromObject(hc), &v1beta1.HyperConverged{}); apierrors.IsNotFound(err) {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(hc), &hcov1.HyperConverged{}); apierrors.IsNotFound(err) {
 			return nil
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -30,7 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/localcluster"
 	"github.com/hcokit/hcokit/operands"
@@ -91,7 +91,7 @@ func run() error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.DefaultNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hcov1.DefaultNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}
 
@@ -194,20 +194,20 @@ func waitListening(ctx context.Context, addr string, limit time.Duration) error 
 	}
 }
 
-func readHyperConverged(path string) (*v1beta1.HyperConverged, error) {
+func readHyperConverged(path string) (*hcov1.HyperConverged, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	hc := &v1beta1.HyperConverged{}
+	hc := &hcov1.HyperConverged{}
 	if err := yaml.UnmarshalStrict(raw, hc); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if hc.Namespace == "" {
-		hc.Namespace = v1beta1.DefaultNamespace
+		hc.Namespace = hcov1.DefaultNamespace
 	}
 	if hc.Name == "" {
-		hc.Name = v1beta1.HyperConvergedName
+		hc.Name = hcov1.HyperConvergedName
 	}
 	return hc, nil
 }
@@ -225,7 +225,7 @@ func startOperator(path string, args []string, kubeconfig, logPath string) (*pro
 		return nil, err
 	}
 	cmd := exec.Command(path, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "OPERATOR_NAMESPACE="+v1beta1.DefaultNamespace, "HCO_VERSION=0.1.0-local")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace, "HCO_VERSION=0.1.0-local")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so that it is stopped with us and nothing is left behind.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
@@ -266,10 +266,10 @@ type watcher struct {
 
 func (w *watcher) step(ctx context.Context, simulate bool) (bool, error) {
 	objs := []client.Object{
-		&kvv1.KubeVirt{ObjectMeta: metav1.ObjectMeta{Namespace: v1beta1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}},
+		&kvv1.KubeVirt{ObjectMeta: metav1.ObjectMeta{Namespace: hcov1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}},
 		&cdiv1beta1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi-kubevirt-hyperconverged"}},
 		&cnaov1.NetworkAddonsConfig{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}},
-		&sspv1beta3.SSP{ObjectMeta: metav1.ObjectMeta{Namespace: v1beta1.DefaultNamespace, Name: "ssp-kubevirt-hyperconverged"}},
+		&sspv1beta3.SSP{ObjectMeta: metav1.ObjectMeta{Namespace: hcov1.DefaultNamespace, Name: "ssp-kubevirt-hyperconverged"}},
 		&hppv1beta1.HostPathProvisioner{ObjectMeta: metav1.ObjectMeta{Name: "hostpath-provisioner"}},
 	}
 	var errs []error
@@ -296,8 +296,8 @@ func (w *watcher) step(ctx context.Context, simulate bool) (bool, error) {
 			}
 		}
 	}
-	hc := &v1beta1.HyperConverged{}
-	if err := w.c.Get(ctx, client.ObjectKey{Namespace: v1beta1.DefaultNamespace, Name: v1beta1.HyperConvergedName}, hc); err != nil {
+	hc := &hcov1.HyperConverged{}
+	if err := w.c.Get(ctx, client.ObjectKey{Namespace: hcov1.DefaultNamespace, Name: hcov1.HyperConvergedName}, hc); err != nil {
 		return false, errors.Join(append(errs, err)...)
 	}
 	line := statusLine(hc)
@@ -305,16 +305,16 @@ func (w *watcher) step(ctx context.Context, simulate bool) (bool, error) {
 		w.lastStatus = line
 		say("HyperConverged       %s", line)
 	}
-	rc := meta.FindStatusCondition(hc.Status.Conditions, v1beta1.ConditionReconcileComplete)
-	av := meta.FindStatusCondition(hc.Status.Conditions, v1beta1.ConditionAvailable)
+	rc := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete)
+	av := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionAvailable)
 	converged := rc != nil && rc.Status == metav1.ConditionTrue && rc.ObservedGeneration == hc.Generation &&
 		(!simulate || (av != nil && av.Status == metav1.ConditionTrue))
 	return converged, errors.Join(errs...)
 }
 
-func statusLine(hc *v1beta1.HyperConverged) string {
+func statusLine(hc *hcov1.HyperConverged) string {
 	var parts []string
-	for _, t := range []string{v1beta1.ConditionReconcileComplete, v1beta1.ConditionAvailable, v1beta1.ConditionProgressing, v1beta1.ConditionDegraded, v1beta1.ConditionUpgradeable, v1beta1.ConditionTaintedConfiguration} {
+	for _, t := range []string{hcov1.ConditionReconcileComplete, hcov1.ConditionAvailable, hcov1.ConditionProgressing, hcov1.ConditionDegraded, hcov1.ConditionUpgradeable, hcov1.ConditionTaintedConfiguration} {
 		if c := meta.FindStatusCondition(hc.Status.Conditions, t); c != nil {
 			parts = append(parts, fmt.Sprintf("%s=%s(%s)", t, c.Status, c.Reason))
 		}
