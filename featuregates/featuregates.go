@@ -100,4 +100,3 @@ func Deprecated() []string {
 		"enableApplicationAwareQuota", "primaryUserDefinedNetworkBinding",
 	}
 }
-

@@ -90,4 +90,3 @@ func MediatedDevicesForKubeVirt(c *hcov1.MediatedDevicesConfiguration) *kvv1.Med
 	}
 	return out
 }
-
