@@ -2,13 +2,14 @@ package featuregates_test
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 )
 
@@ -19,35 +20,46 @@ var baseline = []string{"CPUManager", "ExpandDisks", "HostDevices", "HotplugVolu
 func TestForKubeVirt(t *testing.T) {
 	tests := []struct {
 		name  string
-		gates v1beta1.HyperConvergedFeatureGates
+		gates hcov1.FeatureGates
 		opts  featuregates.Options
 		want  []string
 	}{
 		{name: "no gates set: the opinionated ones only", want: baseline},
-		{name: "all false is the same as unset", gates: v1beta1.HyperConvergedFeatureGates{
-			WithHostPassthroughCPU: ptr(false), DownwardMetrics: ptr(false), AlignCPUs: ptr(false),
-		}, want: baseline},
+		{name: "all false is the same as unset", gates: gates(map[string]bool{
+			featuregates.GateWithHostPassthroughCPU: false, featuregates.GateDownwardMetrics: false, featuregates.GateAlignCPUs: false,
+		}), want: baseline},
 		{
 			// The seeds' example: withHostPassthroughCPU: true.
 			name:  "withHostPassthroughCPU",
-			gates: v1beta1.HyperConvergedFeatureGates{WithHostPassthroughCPU: ptr(true)},
+			gates: gates(map[string]bool{featuregates.GateWithHostPassthroughCPU: true}),
 			want:  sorted(append(slices.Clone(baseline), "WithHostPassthroughCPU")),
 		},
 		{
 			name:  "declarativeHotplugVolumes swaps HotplugVolumes",
-			gates: v1beta1.HyperConvergedFeatureGates{DeclarativeHotplugVolumes: ptr(true)},
+			gates: gates(map[string]bool{featuregates.GateDeclarativeHotplugVolumes: true}),
 			want:  sorted(append(without(baseline, "HotplugVolumes"), "DeclarativeHotplugVolumes")),
 		},
 		{
 			name: "every gate",
-			gates: v1beta1.HyperConvergedFeatureGates{
-				WithHostPassthroughCPU: ptr(true), DownwardMetrics: ptr(true), DisableMDevConfiguration: ptr(true),
-				PersistentReservation: ptr(true), AlignCPUs: ptr(true), DecentralizedLiveMigration: ptr(true),
-				DeployKubeSecondaryDNS: ptr(true), NonRoot: ptr(true),
-			},
+			gates: gates(map[string]bool{
+				featuregates.GateWithHostPassthroughCPU: true, featuregates.GateDownwardMetrics: true, featuregates.GateDisableMDevConfiguration: true,
+				featuregates.GatePersistentReservation: true, featuregates.GateAlignCPUs: true, featuregates.GateDecentralizedLiveMigration: true,
+				featuregates.GateDeployKubeSecondaryDNS: true, "nonRoot": true,
+			}),
 			want: sorted(append(slices.Clone(baseline), "WithHostPassthroughCPU", "DownwardMetrics",
 				"PersistentReservation", "AlignCPUs", "DecentralizedLiveMigration")),
 		},
+		{
+			// An entry without a state is enabled; "False" turns the gate off.
+			name: "enabled omitted means True, False means off",
+			gates: hcov1.FeatureGates{
+				{Name: featuregates.GateDownwardMetrics},
+				{Name: featuregates.GateAlignCPUs, Enabled: ptr(hcov1.FeatureGateDisabled)},
+				{Name: featuregates.GatePersistentReservation, Enabled: ptr(hcov1.FeatureGateEnabled)},
+			},
+			want: sorted(append(slices.Clone(baseline), "DownwardMetrics", "PersistentReservation")),
+		},
+		{name: "unknown gate names are ignored", gates: gates(map[string]bool{"noSuchGate": true}), want: baseline},
 		{name: "KVM emulation drops HypervStrictCheck", opts: featuregates.Options{KVMEmulation: true}, want: without(baseline, "HypervStrictCheck")},
 	}
 	for _, tc := range tests {
@@ -63,6 +75,15 @@ func TestAlwaysOnIsACopy(t *testing.T) {
 	assert.NotEqual(t, "changed", featuregates.AlwaysOn()[0])
 }
 
+// gates builds a v1 gate list from name: enabled pairs.
+func gates(m map[string]bool) hcov1.FeatureGates {
+	var out hcov1.FeatureGates
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		out.Set(name, m[name])
+	}
+	return out
+}
+
 func sorted(s []string) []string { slices.Sort(s); return s }
 
 func without(s []string, drop string) []string {
@@ -70,10 +91,10 @@ func without(s []string, drop string) []string {
 }
 
 func FuzzForKubeVirt(f *testing.F) {
-	f.Add([]byte(`{"withHostPassthroughCPU": true}`), false)
-	f.Add([]byte(`{"downwardMetrics": true, "alignCPUs": false, "declarativeHotplugVolumes": true}`), true)
+	f.Add([]byte(`[{"name": "withHostPassthroughCPU"}]`), false)
+	f.Add([]byte(`[{"name": "downwardMetrics", "enabled": "True"}, {"name": "alignCPUs", "enabled": "False"}, {"name": "declarativeHotplugVolumes"}]`), true)
 	f.Fuzz(func(t *testing.T, data []byte, emulation bool) {
-		var g v1beta1.HyperConvergedFeatureGates
+		var g hcov1.FeatureGates
 		if json.Unmarshal(data, &g) != nil {
 			return
 		}
@@ -86,7 +107,7 @@ func FuzzForKubeVirt(f *testing.F) {
 }
 
 func BenchmarkForKubeVirt(b *testing.B) {
-	g := v1beta1.HyperConvergedFeatureGates{WithHostPassthroughCPU: ptr(true), DownwardMetrics: ptr(true), AlignCPUs: ptr(true)}
+	g := gates(map[string]bool{featuregates.GateWithHostPassthroughCPU: true, featuregates.GateDownwardMetrics: true, featuregates.GateAlignCPUs: true})
 	b.ReportAllocs()
 	for b.Loop() {
 		featuregates.ForKubeVirt(g, featuregates.Options{})
