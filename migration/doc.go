@@ -1,4 +1,4 @@
-// Package migration translates the HyperConverged's spec.liveMigrationConfig
+// Package migration translates the HyperConverged's spec.virtualization.liveMigrationConfig
 // into KubeVirt's spec.configuration.migrations.
 //
 // The package is a pure translator: it imports only API types and must not

@@ -12,7 +12,7 @@ import (
 // ForKubeVirt returns KubeVirt's migration configuration. Unset fields stay
 // unset, so KubeVirt's own defaults apply (the CRD fills the seeds' defaults
 // on the HyperConverged first). An unparsable bandwidth is an error naming
-// spec.liveMigrationConfig.bandwidthPerMigration.
+// spec.virtualization.liveMigrationConfig.bandwidthPerMigration.
 func ForKubeVirt(c hcov1.LiveMigrationConfigurations) (*kvv1.MigrationConfiguration, error) {
 	out := &kvv1.MigrationConfiguration{
 		ParallelMigrationsPerCluster:      copyPtr(c.ParallelMigrationsPerCluster),
@@ -33,15 +33,15 @@ func ForKubeVirt(c hcov1.LiveMigrationConfigurations) (*kvv1.MigrationConfigurat
 	return out, nil
 }
 
-// ParseBandwidth parses spec.liveMigrationConfig.bandwidthPerMigration. The
+// ParseBandwidth parses spec.virtualization.liveMigrationConfig.bandwidthPerMigration. The
 // error names the field and shows the expected form.
 func ParseBandwidth(s string) (resource.Quantity, error) {
 	q, err := resource.ParseQuantity(s)
 	if err != nil {
-		return resource.Quantity{}, fmt.Errorf("spec.liveMigrationConfig.bandwidthPerMigration: %q is not a quantity; use bytes per second such as \"64Mi\"", s)
+		return resource.Quantity{}, fmt.Errorf("spec.virtualization.liveMigrationConfig.bandwidthPerMigration: %q is not a quantity; use bytes per second such as \"64Mi\"", s)
 	}
 	if q.Sign() < 0 {
-		return resource.Quantity{}, fmt.Errorf("spec.liveMigrationConfig.bandwidthPerMigration: %q is negative; use a positive quantity such as \"64Mi\", or \"0\" for no limit", s)
+		return resource.Quantity{}, fmt.Errorf("spec.virtualization.liveMigrationConfig.bandwidthPerMigration: %q is negative; use a positive quantity such as \"64Mi\", or \"0\" for no limit", s)
 	}
 	return q, nil
 }
