@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	kvv1 "kubevirt.io/api/core/v1"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/migration"
 )
 
@@ -20,13 +20,13 @@ func TestForKubeVirt(t *testing.T) {
 	bw := resource.MustParse("64Mi")
 	tests := []struct {
 		name string
-		in   v1beta1.LiveMigrationConfigurations
+		in   hcov1.LiveMigrationConfigurations
 		want *kvv1.MigrationConfiguration
 	}{
 		{
 			// The seeds' example, which is also the default.
 			name: "seed example",
-			in: v1beta1.LiveMigrationConfigurations{
+			in: hcov1.LiveMigrationConfigurations{
 				BandwidthPerMigration: ptr("64Mi"), CompletionTimeoutPerGiB: ptr(int64(800)),
 				ParallelMigrationsPerCluster: ptr(uint32(5)), ParallelOutboundMigrationsPerNode: ptr(uint32(2)),
 				ProgressTimeout: ptr(int64(150)),
@@ -37,10 +37,10 @@ func TestForKubeVirt(t *testing.T) {
 				ProgressTimeout: ptr(int64(150)),
 			},
 		},
-		{name: "unset stays unset", in: v1beta1.LiveMigrationConfigurations{}, want: &kvv1.MigrationConfiguration{}},
+		{name: "unset stays unset", in: hcov1.LiveMigrationConfigurations{}, want: &kvv1.MigrationConfiguration{}},
 		{
 			name: "network and switches",
-			in:   v1beta1.LiveMigrationConfigurations{Network: ptr("migration-net"), AllowAutoConverge: ptr(true), AllowPostCopy: ptr(false)},
+			in:   hcov1.LiveMigrationConfigurations{Network: ptr("migration-net"), AllowAutoConverge: ptr(true), AllowPostCopy: ptr(false)},
 			want: &kvv1.MigrationConfiguration{Network: ptr("migration-net"), AllowAutoConverge: ptr(true), AllowPostCopy: ptr(false)},
 		},
 	}
@@ -55,15 +55,15 @@ func TestForKubeVirt(t *testing.T) {
 
 func TestBadBandwidthNamesTheField(t *testing.T) {
 	for _, bad := range []string{"64 MiB", "fast", "-1Mi"} {
-		_, err := migration.ForKubeVirt(v1beta1.LiveMigrationConfigurations{BandwidthPerMigration: ptr(bad)})
+		_, err := migration.ForKubeVirt(hcov1.LiveMigrationConfigurations{BandwidthPerMigration: ptr(bad)})
 		require.Error(t, err, bad)
-		assert.Contains(t, err.Error(), "spec.liveMigrationConfig.bandwidthPerMigration")
+		assert.Contains(t, err.Error(), "spec.virtualization.liveMigrationConfig.bandwidthPerMigration")
 		assert.Contains(t, err.Error(), "64Mi")
 	}
 }
 
 func TestOutputDoesNotAliasInput(t *testing.T) {
-	in := v1beta1.LiveMigrationConfigurations{ProgressTimeout: ptr(int64(150))}
+	in := hcov1.LiveMigrationConfigurations{ProgressTimeout: ptr(int64(150))}
 	got, err := migration.ForKubeVirt(in)
 	require.NoError(t, err)
 	*got.ProgressTimeout = 1
@@ -74,7 +74,7 @@ func FuzzForKubeVirt(f *testing.F) {
 	f.Add([]byte(`{"bandwidthPerMigration":"64Mi","completionTimeoutPerGiB":800,"progressTimeout":150}`))
 	f.Add([]byte(`{"bandwidthPerMigration":"1e3","network":"n"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var in v1beta1.LiveMigrationConfigurations
+		var in hcov1.LiveMigrationConfigurations
 		if json.Unmarshal(data, &in) != nil {
 			return
 		}
@@ -87,7 +87,7 @@ func FuzzForKubeVirt(f *testing.F) {
 }
 
 func BenchmarkForKubeVirt(b *testing.B) {
-	in := v1beta1.LiveMigrationConfigurations{BandwidthPerMigration: ptr("64Mi"), CompletionTimeoutPerGiB: ptr(int64(800)), ProgressTimeout: ptr(int64(150))}
+	in := hcov1.LiveMigrationConfigurations{BandwidthPerMigration: ptr("64Mi"), CompletionTimeoutPerGiB: ptr(int64(800)), ProgressTimeout: ptr(int64(150))}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := migration.ForKubeVirt(in); err != nil {

@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/placement"
 )
 
@@ -13,8 +13,8 @@ import (
 // nodeType=nested-virtualization nodes, tolerating the taint of the nodes
 // reserved for VMs. Each operand gets the classes it supports.
 func Example() {
-	infra := &v1beta1.NodePlacement{NodeSelector: map[string]string{"nodeType": "infra"}}
-	workloads := &v1beta1.NodePlacement{
+	infra := &hcov1.NodePlacement{NodeSelector: map[string]string{"nodeType": "infra"}}
+	workloads := &hcov1.NodePlacement{
 		NodeSelector: map[string]string{"nodeType": "nested-virtualization"},
 		Tolerations:  []corev1.Toleration{{Key: "key", Operator: corev1.TolerationOpEqual, Value: "kubevirt", Effect: corev1.TaintEffectNoSchedule}},
 	}

@@ -11,7 +11,7 @@ import (
 	kvv1 "kubevirt.io/api/core/v1"
 	sdkapi "kubevirt.io/controller-lifecycle-operator-sdk/api"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
 	"github.com/hcokit/hcokit/placement"
@@ -19,15 +19,15 @@ import (
 
 // The seeds' examples.
 var (
-	infraSelector     = &v1beta1.NodePlacement{NodeSelector: map[string]string{"nodeType": "infra"}}
-	workloadsSelector = &v1beta1.NodePlacement{NodeSelector: map[string]string{"nodeType": "nested-virtualization"}}
+	infraSelector     = &hcov1.NodePlacement{NodeSelector: map[string]string{"nodeType": "infra"}}
+	workloadsSelector = &hcov1.NodePlacement{NodeSelector: map[string]string{"nodeType": "nested-virtualization"}}
 
-	infraAffinity = &v1beta1.NodePlacement{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+	infraAffinity = &hcov1.NodePlacement{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "nodeType", Operator: corev1.NodeSelectorOpIn, Values: []string{"infra"}}},
 		}}},
 	}}}
-	workloadsAffinity = &v1beta1.NodePlacement{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+	workloadsAffinity = &hcov1.NodePlacement{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
 		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "nodeType", Operator: corev1.NodeSelectorOpIn, Values: []string{"nested-virtualization"}}},
 		}}},
@@ -39,7 +39,7 @@ var (
 		}},
 	}}}
 
-	workloadsTolerations = &v1beta1.NodePlacement{Tolerations: []corev1.Toleration{
+	workloadsTolerations = &hcov1.NodePlacement{Tolerations: []corev1.Toleration{
 		{Key: "key", Operator: corev1.TolerationOpEqual, Value: "kubevirt", Effect: corev1.TaintEffectNoSchedule},
 	}}
 )
@@ -47,7 +47,7 @@ var (
 func TestSeedExamples(t *testing.T) {
 	tests := []struct {
 		name             string
-		infra, workloads *v1beta1.NodePlacement
+		infra, workloads *hcov1.NodePlacement
 	}{
 		{"node selectors", infraSelector, workloadsSelector},
 		{"affinity", infraAffinity, workloadsAffinity},
@@ -83,7 +83,7 @@ func TestSeedExamples(t *testing.T) {
 }
 
 func TestNothingPlacedGivesOperandDefaults(t *testing.T) {
-	for _, none := range []*v1beta1.NodePlacement{nil, {}, {NodeSelector: map[string]string{}, Tolerations: []corev1.Toleration{}}} {
+	for _, none := range []*hcov1.NodePlacement{nil, {}, {NodeSelector: map[string]string{}, Tolerations: []corev1.Toleration{}}} {
 		kvInfra, kvWorkloads := placement.ForKubeVirt(none, none)
 		assert.Nil(t, kvInfra)
 		assert.Nil(t, kvWorkloads)
@@ -95,14 +95,14 @@ func TestNothingPlacedGivesOperandDefaults(t *testing.T) {
 		assert.Equal(t, sdkapi.NodePlacement{}, cdiWorkload)
 	}
 	// One class placed, the other empty: only the placed one reaches CNAO.
-	cnao := placement.ForCNAO(infraSelector, &v1beta1.NodePlacement{})
+	cnao := placement.ForCNAO(infraSelector, &hcov1.NodePlacement{})
 	require.NotNil(t, cnao)
 	assert.NotNil(t, cnao.Infra)
 	assert.Nil(t, cnao.Workloads)
 }
 
 func TestOutputDoesNotAliasInput(t *testing.T) {
-	in := &v1beta1.NodePlacement{
+	in := &hcov1.NodePlacement{
 		NodeSelector: map[string]string{"a": "b"},
 		Affinity:     infraAffinity.Affinity.DeepCopy(),
 		Tolerations:  []corev1.Toleration{{Key: "k"}},
@@ -119,21 +119,21 @@ func TestOutputDoesNotAliasInput(t *testing.T) {
 	assert.Equal(t, before, in)
 }
 
-func kubevirtWant(p *v1beta1.NodePlacement) *kvv1.ComponentConfig {
+func kubevirtWant(p *hcov1.NodePlacement) *kvv1.ComponentConfig {
 	if p == nil {
 		return nil
 	}
 	return &kvv1.ComponentConfig{NodePlacement: &kvv1.NodePlacement{NodeSelector: p.NodeSelector, Affinity: p.Affinity, Tolerations: p.Tolerations}}
 }
 
-func sdkWant(p *v1beta1.NodePlacement) sdkapi.NodePlacement {
+func sdkWant(p *hcov1.NodePlacement) sdkapi.NodePlacement {
 	if p == nil {
 		return sdkapi.NodePlacement{}
 	}
 	return sdkapi.NodePlacement{NodeSelector: p.NodeSelector, Affinity: p.Affinity, Tolerations: p.Tolerations}
 }
 
-func cnaoWant(p *v1beta1.NodePlacement) *cnaov1.Placement {
+func cnaoWant(p *hcov1.NodePlacement) *cnaov1.Placement {
 	if p == nil {
 		return nil
 	}
@@ -145,13 +145,13 @@ func cnaoWant(p *v1beta1.NodePlacement) *cnaov1.Placement {
 }
 
 func FuzzPlacement(f *testing.F) {
-	for _, seed := range []*v1beta1.NodePlacement{infraSelector, infraAffinity, workloadsAffinity, workloadsTolerations} {
+	for _, seed := range []*hcov1.NodePlacement{infraSelector, infraAffinity, workloadsAffinity, workloadsTolerations} {
 		b, err := json.Marshal(seed)
 		require.NoError(f, err)
 		f.Add(b, b)
 	}
 	f.Fuzz(func(t *testing.T, infraJSON, workloadsJSON []byte) {
-		var infra, workloads *v1beta1.NodePlacement
+		var infra, workloads *hcov1.NodePlacement
 		if json.Unmarshal(infraJSON, &infra) != nil || json.Unmarshal(workloadsJSON, &workloads) != nil {
 			return
 		}
