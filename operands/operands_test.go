@@ -17,7 +17,9 @@ import (
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/cnao"
@@ -30,17 +32,56 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-var env = hco.Environment{Namespace: v1beta1.DefaultNamespace, Version: "1.0.0"}
+var env = hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.0.0"}
 
-func newHC() *v1beta1.HyperConverged {
-	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: v1beta1.DefaultNamespace}}
-	v1beta1.Default(hc)
+func newHC() *hcov1.HyperConverged {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
+	hcov1.Default(hc)
 	return hc
 }
 
 // fullHC sets every field the operands read.
-func fullHC() *v1beta1.HyperConverged {
+func fullHC() *hcov1.HyperConverged {
 	hc := newHC()
+	hc.Annotations = map[string]string{hcov1.DeployOVSAnnotation: "true"}
+	s := &hc.Spec
+	s.Deployment.NodePlacements = &hcov1.NodePlacements{
+		Infra: &hcov1.NodePlacement{NodeSelector: map[string]string{"nodeType": "infra"}},
+		Workload: &hcov1.NodePlacement{
+			NodeSelector: map[string]string{"nodeType": "nested-virtualization"},
+			Tolerations:  []corev1.Toleration{{Key: "key", Operator: corev1.TolerationOpEqual, Value: "kubevirt", Effect: corev1.TaintEffectNoSchedule}},
+		},
+	}
+	s.FeatureGates.Set(featuregates.GateWithHostPassthroughCPU, true)
+	s.FeatureGates.Set(featuregates.GateDeployKubeSecondaryDNS, true)
+	v := &s.Virtualization
+	v.LiveMigrationConfig.Network = ptr("migration")
+	v.PermittedHostDevices = &hcov1.PermittedHostDevices{
+		PciHostDevices:  []hcov1.PciHostDevice{{PCIDeviceSelector: "10DE:1EB8", ResourceName: "nvidia.com/T4", ExternalResourceProvider: true}},
+		MediatedDevices: []hcov1.MediatedHostDevice{{MDEVNameSelector: "GRID T4-1Q", ResourceName: "nvidia.com/GRID_T4-1Q"}},
+	}
+	v.MediatedDevicesConfiguration = &hcov1.MediatedDevicesConfiguration{MediatedDeviceTypes: []string{"nvidia-222"}}
+	v.VmiCPUAllocationRatio = ptr(4)
+	v.ObsoleteCPUModels = []string{"Nehalem"}
+	v.VirtualMachineOptions.DefaultCPUModel = ptr("Skylake")
+	v.VirtualMachineOptions.DefaultRuntimeClass = ptr("kata")
+	s.Storage = &hcov1.StorageConfig{
+		WorkloadResourceRequirements: &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
+		ScratchSpaceStorageClass:     ptr("scratch"),
+		StorageImport:                &hcov1.StorageImportConfig{InsecureRegistries: []string{"registry.local:5000"}},
+		HostpathProvisioner:          &hcov1.HostpathProvisionerConfig{StoragePools: []hcov1.HostpathStoragePool{{Name: "local", Path: "/var/hpp"}}, ImagePullPolicy: corev1.PullAlways},
+	}
+	s.WorkloadSources.CommonTemplatesNamespace = ptr("templates")
+	s.Deployment.UninstallStrategy = hcov1.UninstallStrategyRemoveWorkloads
+	return hc
+}
+
+// fullV1beta1HC is fullHC as v1beta1, in the spellings the seeds use
+// (pciVendorSelector, mediatedDevicesTypes) and with minCPUModel, which v1
+// dropped.
+func fullV1beta1HC() *v1beta1.HyperConverged {
+	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: v1beta1.DefaultNamespace}}
+	v1beta1.Default(hc)
 	hc.Annotations = map[string]string{v1beta1.DeployOVSAnnotation: "true"}
 	s := &hc.Spec
 	s.Infra.NodePlacement = &v1beta1.NodePlacement{NodeSelector: map[string]string{"nodeType": "infra"}}
@@ -55,7 +96,7 @@ func fullHC() *v1beta1.HyperConverged {
 		PciHostDevices:  []v1beta1.PciHostDevice{{PCIVendorSelector: "10DE:1EB8", ResourceName: "nvidia.com/T4", ExternalResourceProvider: true}},
 		MediatedDevices: []v1beta1.MediatedHostDevice{{MDEVNameSelector: "GRID T4-1Q", ResourceName: "nvidia.com/GRID_T4-1Q"}},
 	}
-	s.MediatedDevicesConfiguration = &v1beta1.MediatedDevicesConfiguration{MediatedDeviceTypes: []string{"nvidia-222"}}
+	s.MediatedDevicesConfiguration = &v1beta1.MediatedDevicesConfiguration{MediatedDevicesTypes: []string{"nvidia-222"}}
 	s.ResourceRequirements.StorageWorkloads = &corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}}
 	s.ResourceRequirements.VmiCPUAllocationRatio = ptr(4)
 	s.ScratchSpaceStorageClass = ptr("scratch")
@@ -127,7 +168,7 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Equal(t, []string{"nvidia-222"}, c.MediatedDevicesConfiguration.MediatedDeviceTypes)
 	assert.True(t, c.ObsoleteCPUModels["Nehalem"])
 	assert.True(t, c.ObsoleteCPUModels["486"])
-	assert.Equal(t, "Haswell", c.DeprecatedMinCPUModel)
+	assert.Empty(t, c.DeprecatedMinCPUModel, "v1 has no minCPUModel; KubeVirt's deprecated field stays unset, as upstream")
 	assert.Equal(t, "Skylake", c.CPUModel)
 	assert.Equal(t, "kata", c.DefaultRuntimeClass)
 	assert.Equal(t, "masquerade", c.NetworkConfiguration.NetworkInterface)
@@ -164,13 +205,27 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Equal(t, corev1.PullAlways, hppCR.Spec.ImagePullPolicy)
 }
 
+// A v1beta1 HyperConverged, converted to the hub as the API server does,
+// gives the same operand objects as the same configuration written in v1.
+func TestV1beta1ThroughConversionRendersTheSame(t *testing.T) {
+	hub := &hcov1.HyperConverged{}
+	require.NoError(t, fullV1beta1HC().ConvertTo(hub))
+	assert.Contains(t, hub.Annotations, v1beta1.FieldsAnnotation, "minCPUModel and the older spellings are kept for the way back")
+
+	fromV1beta1, err := hco.Render(registry(t), hub, env)
+	require.NoError(t, err)
+	fromV1, err := hco.Render(registry(t), fullHC(), env)
+	require.NoError(t, err)
+	assert.Equal(t, fromV1, fromV1beta1)
+}
+
 func TestDisableMDevConfiguration(t *testing.T) {
 	kv, err := kubevirt.Build(newHC(), env)
 	require.NoError(t, err)
 	assert.Nil(t, kv.Spec.Configuration.MediatedDevicesConfiguration, "off: KubeVirt's default")
 
 	hc := fullHC()
-	hc.Spec.FeatureGates.DisableMDevConfiguration = ptr(true)
+	hc.Spec.FeatureGates.Set(featuregates.GateDisableMDevConfiguration, true)
 	kv, err = kubevirt.Build(hc, env)
 	require.NoError(t, err)
 	m := kv.Spec.Configuration.MediatedDevicesConfiguration
@@ -179,7 +234,7 @@ func TestDisableMDevConfiguration(t *testing.T) {
 	assert.Equal(t, []string{"nvidia-222"}, m.MediatedDeviceTypes, "the configured types are kept")
 
 	hc = newHC()
-	hc.Spec.FeatureGates.DisableMDevConfiguration = ptr(true)
+	hc.Spec.FeatureGates.Set(featuregates.GateDisableMDevConfiguration, true)
 	kv, err = kubevirt.Build(hc, env)
 	require.NoError(t, err)
 	assert.False(t, *kv.Spec.Configuration.MediatedDevicesConfiguration.Enabled)
@@ -188,7 +243,7 @@ func TestDisableMDevConfiguration(t *testing.T) {
 func TestDeployOVSOnlyWhenTrue(t *testing.T) {
 	for value, want := range map[string]bool{"true": true, "false": false, "True": false, "": false} {
 		hc := newHC()
-		hc.Annotations = map[string]string{v1beta1.DeployOVSAnnotation: value}
+		hc.Annotations = map[string]string{hcov1.DeployOVSAnnotation: value}
 		nac := cnao.Build(hc, env)
 		assert.Equal(t, want, nac.Spec.Ovs != nil, "deployOVS=%q", value)
 	}
@@ -208,11 +263,11 @@ func TestSSPTemplatesNamespaceFallbacks(t *testing.T) {
 func TestJSONPatchAnnotations(t *testing.T) {
 	hc := fullHC()
 	hc.Annotations = map[string]string{
-		v1beta1.KubeVirtJSONPatchAnnotation: `[{"op": "add", "path": "/spec/configuration/migrations", "value": {"allowPostCopy": true}}]`,
-		v1beta1.CDIJSONPatchAnnotation:      `[{"op": "add", "path": "/spec/config/uploadProxyURLOverride", "value": "proxy.example.com"}]`,
-		v1beta1.CNAOJSONPatchAnnotation:     `[{"op": "add", "path": "/spec/kubeMacPool", "value": {"rangeStart": "1.1.1.1.1.1", "rangeEnd": "5.5.5.5.5.5"}}]`,
-		v1beta1.SSPJSONPatchAnnotation:      `[{"op": "add", "path": "/spec/templateValidator/replicas", "value": 5}]`,
-		v1beta1.HPPJSONPatchAnnotation:      `[{"op": "add", "path": "/spec/pathConfig", "value": {"path": "/var/other"}}]`,
+		hcov1.KubeVirtJSONPatchAnnotation: `[{"op": "add", "path": "/spec/configuration/migrations", "value": {"allowPostCopy": true}}]`,
+		hcov1.CDIJSONPatchAnnotation:      `[{"op": "add", "path": "/spec/config/uploadProxyURLOverride", "value": "proxy.example.com"}]`,
+		hcov1.CNAOJSONPatchAnnotation:     `[{"op": "add", "path": "/spec/kubeMacPool", "value": {"rangeStart": "1.1.1.1.1.1", "rangeEnd": "5.5.5.5.5.5"}}]`,
+		hcov1.SSPJSONPatchAnnotation:      `[{"op": "add", "path": "/spec/templateValidator/replicas", "value": 5}]`,
+		hcov1.HPPJSONPatchAnnotation:      `[{"op": "add", "path": "/spec/pathConfig", "value": {"path": "/var/other"}}]`,
 	}
 	desired := func(op hco.Operand, into client.Object) client.Object {
 		t.Helper()
@@ -251,14 +306,14 @@ func TestJSONPatchAnnotations(t *testing.T) {
 
 func TestBadInputNamesTheFieldAndBuildsNothing(t *testing.T) {
 	hc := newHC()
-	hc.Spec.LiveMigrationConfig.BandwidthPerMigration = ptr("lots")
+	hc.Spec.Virtualization.LiveMigrationConfig.BandwidthPerMigration = ptr("lots")
 	objs, err := hco.Render(registry(t), hc, env)
 	require.Error(t, err)
 	assert.Nil(t, objs)
-	assert.Contains(t, err.Error(), "operand kubevirt: spec.liveMigrationConfig.bandwidthPerMigration")
+	assert.Contains(t, err.Error(), "operand kubevirt: spec.virtualization.liveMigrationConfig.bandwidthPerMigration")
 
 	hc = newHC()
-	hc.Annotations = map[string]string{v1beta1.CDIJSONPatchAnnotation: `[{"op":"add","path":"/metadata/name","value":"x"}]`}
+	hc.Annotations = map[string]string{hcov1.CDIJSONPatchAnnotation: `[{"op":"add","path":"/metadata/name","value":"x"}]`}
 	_, err = hco.Render(registry(t), hc, env)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "operand cdi: annotation \"containerizeddataimporter.kubevirt.io/jsonpatch\", operation 0")
@@ -317,7 +372,7 @@ func TestDesiredIsDeterministicAndDoesNotModifyTheHyperConverged(t *testing.T) {
 func BenchmarkRenderAll(b *testing.B) {
 	r := registry(b)
 	hc := fullHC()
-	hc.Annotations[v1beta1.KubeVirtJSONPatchAnnotation] = `[{"op": "add", "path": "/spec/configuration/migrations/allowPostCopy", "value": true}]`
+	hc.Annotations[hcov1.KubeVirtJSONPatchAnnotation] = `[{"op": "add", "path": "/spec/configuration/migrations/allowPostCopy", "value": true}]`
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := hco.Render(r, hc, env); err != nil {

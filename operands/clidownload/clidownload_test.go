@@ -8,16 +8,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/clidownload"
 )
 
 const image = "quay.io/kubevirt/virt-artifacts-server:v1.9.0"
 
-func newHC() *v1beta1.HyperConverged {
-	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: "virt"}}
-	v1beta1.Default(hc)
+func newHC() *hcov1.HyperConverged {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "virt"}}
+	hcov1.Default(hc)
 	return hc
 }
 
@@ -134,14 +134,17 @@ func TestSecurePodSpec(t *testing.T) {
 
 func TestInfraPlacement(t *testing.T) {
 	hc := newHC()
-	hc.Spec.Infra.NodePlacement = &v1beta1.NodePlacement{
+	infra := &hcov1.NodePlacement{
 		NodeSelector: map[string]string{"nodeType": "infra"},
 		Tolerations:  []corev1.Toleration{{Key: "key", Operator: corev1.TolerationOpEqual, Value: "infra", Effect: corev1.TaintEffectNoSchedule}},
 		Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "nodeType", Operator: corev1.NodeSelectorOpIn, Values: []string{"infra"}}}}},
 		}}},
 	}
-	hc.Spec.Workloads.NodePlacement = &v1beta1.NodePlacement{NodeSelector: map[string]string{"nodeType": "nested-virtualization"}}
+	hc.Spec.Deployment.NodePlacements = &hcov1.NodePlacements{
+		Infra:    infra,
+		Workload: &hcov1.NodePlacement{NodeSelector: map[string]string{"nodeType": "nested-virtualization"}},
+	}
 
 	pod := clidownload.BuildDeployment(hc, envWithImage(), image).Spec.Template.Spec
 	if pod.NodeSelector["nodeType"] != "infra" || len(pod.NodeSelector) != 1 {
@@ -156,7 +159,7 @@ func TestInfraPlacement(t *testing.T) {
 	// The pod spec must not alias the HyperConverged.
 	pod.NodeSelector["nodeType"] = "changed"
 	pod.Tolerations[0].Value = "changed"
-	if hc.Spec.Infra.NodePlacement.NodeSelector["nodeType"] != "infra" || hc.Spec.Infra.NodePlacement.Tolerations[0].Value != "infra" {
+	if hc.Spec.InfraPlacement().NodeSelector["nodeType"] != "infra" || hc.Spec.InfraPlacement().Tolerations[0].Value != "infra" {
 		t.Error("the Deployment aliases the HyperConverged's placement")
 	}
 
