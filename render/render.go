@@ -10,6 +10,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -60,9 +63,27 @@ func Decode(data []byte) (hc *hcov1.HyperConverged, warnings []string, err error
 	return nil, nil, fmt.Errorf("invalid HyperConverged: apiVersion is %q, want %s or %s", tm.APIVersion, hcov1.GroupVersion, v1beta1.GroupVersion)
 }
 
+// strictSerializer decodes YAML or JSON strictly: an unknown or duplicate
+// field is an error naming its full path ("spec.infra.nodeSelector"), which
+// sigs.k8s.io/yaml's UnmarshalStrict does not give (it names the leaf only).
+var strictSerializer = func() *kjson.Serializer {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(hcov1.AddToScheme(scheme))
+	utilruntime.Must(v1beta1.AddToScheme(scheme))
+	return kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, scheme, scheme, kjson.SerializerOptions{Yaml: true, Strict: true})
+}()
+
+// unmarshalStrict decodes doc into obj, of the version gv (the document's
+// apiVersion and kind, when present, have been checked to match it).
+func unmarshalStrict(doc []byte, obj runtime.Object, gv schema.GroupVersion) error {
+	gvk := gv.WithKind("HyperConverged")
+	_, _, err := strictSerializer.Decode(doc, &gvk, obj)
+	return err
+}
+
 func decodeV1(doc []byte) (*hcov1.HyperConverged, []string, error) {
 	hc := &hcov1.HyperConverged{}
-	if err := yaml.UnmarshalStrict(doc, hc); err != nil {
+	if err := unmarshalStrict(doc, hc, hcov1.GroupVersion); err != nil {
 		return nil, nil, fmt.Errorf("invalid HyperConverged: %w", err)
 	}
 	hc.SetGroupVersionKind(hcov1.GroupVersion.WithKind("HyperConverged"))
@@ -71,7 +92,7 @@ func decodeV1(doc []byte) (*hcov1.HyperConverged, []string, error) {
 
 func decodeV1beta1(doc []byte) (*hcov1.HyperConverged, []string, error) {
 	old := &v1beta1.HyperConverged{}
-	if err := yaml.UnmarshalStrict(doc, old); err != nil {
+	if err := unmarshalStrict(doc, old, v1beta1.GroupVersion); err != nil {
 		return nil, nil, fmt.Errorf("invalid HyperConverged (v1beta1): %w", err)
 	}
 	v1beta1.Default(old)
@@ -155,7 +176,7 @@ func Objects(reg *hco.Registry, hc *hcov1.HyperConverged, env hco.Environment) (
 }
 
 // InvalidError is a HyperConverged the webhook would refuse. Each error
-// names its field, e.g. spec.liveMigrationConfig.bandwidthPerMigration.
+// names its v1 field, e.g. spec.virtualization.liveMigrationConfig.bandwidthPerMigration.
 type InvalidError struct {
 	Errors field.ErrorList
 }
