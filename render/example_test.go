@@ -15,17 +15,19 @@ import (
 // `hco-operator render -f hc.yaml --operands ssp` does.
 func Example() {
 	manifest := []byte(`
-apiVersion: hco.kubevirt.io/v1beta1
+apiVersion: hco.kubevirt.io/v1
 kind: HyperConverged
 metadata:
   name: kubevirt-hyperconverged
   namespace: kubevirt-hyperconverged
 spec:
-  commonTemplatesNamespace: templates
-  infra:
-    nodePlacement:
-      nodeSelector:
-        nodeType: infra
+  workloadSources:
+    commonTemplatesNamespace: templates
+  deployment:
+    nodePlacements:
+      infra:
+        nodeSelector:
+          nodeType: infra
 `)
 	hc, warnings, err := render.Decode(manifest)
 	if err != nil {
@@ -68,16 +70,18 @@ spec:
 	//         nodeType: infra
 }
 
-// Invalid input is refused with the field to fix.
+// Invalid input is refused with the field to fix. Objects sees the hub, so
+// it names the v1 field even when the input was v1beta1.
 func ExampleObjects_invalid() {
 	hc, _, err := render.Decode([]byte(`
-apiVersion: hco.kubevirt.io/v1beta1
+apiVersion: hco.kubevirt.io/v1
 kind: HyperConverged
 metadata:
   name: kubevirt-hyperconverged
 spec:
-  liveMigrationConfig:
-    bandwidthPerMigration: fast
+  virtualization:
+    liveMigrationConfig:
+      bandwidthPerMigration: fast
 `))
 	if err != nil {
 		fmt.Println(err)
@@ -86,6 +90,29 @@ spec:
 	reg, _ := hco.NewRegistry(ssp.New())
 	_, err = render.Objects(reg, hc, hco.Environment{})
 	var invalid *render.InvalidError
-	fmt.Println(errors.As(err, &invalid), strings.Contains(err.Error(), "spec.liveMigrationConfig.bandwidthPerMigration"))
+	fmt.Println(errors.As(err, &invalid), strings.Contains(err.Error(), "spec.virtualization.liveMigrationConfig.bandwidthPerMigration"))
 	// Output: true true
+}
+
+// A v1beta1 manifest is decoded to the hub, v1: the same configuration in
+// the v1 fields.
+func ExampleDecode_v1beta1() {
+	hc, _, err := render.Decode([]byte(`
+apiVersion: hco.kubevirt.io/v1beta1
+kind: HyperConverged
+metadata:
+  name: kubevirt-hyperconverged
+spec:
+  commonTemplatesNamespace: templates
+  infra:
+    nodePlacement:
+      nodeSelector:
+        nodeType: infra
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(hc.APIVersion, *hc.Spec.WorkloadSources.CommonTemplatesNamespace, hc.Spec.InfraPlacement().NodeSelector)
+	// Output: hco.kubevirt.io/v1 templates map[nodeType:infra]
 }

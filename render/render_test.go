@@ -5,11 +5,14 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/cdi"
@@ -18,15 +21,26 @@ import (
 	"github.com/hcokit/hcokit/render"
 )
 
-const header = "apiVersion: hco.kubevirt.io/v1beta1\nkind: HyperConverged\nmetadata:\n  name: kubevirt-hyperconverged\n"
+const (
+	header        = "apiVersion: hco.kubevirt.io/v1\nkind: HyperConverged\nmetadata:\n  name: kubevirt-hyperconverged\n"
+	headerV1beta1 = "apiVersion: hco.kubevirt.io/v1beta1\nkind: HyperConverged\nmetadata:\n  name: kubevirt-hyperconverged\n"
+)
 
 func TestDecodeErrorsNameTheField(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
-		{"unknown spec field", header + "spec:\n  infra:\n    nodeSelector: {a: b}\n", `unknown field "spec.infra.nodeSelector"`},
+		{"unknown spec field", header + "spec:\n  deployment:\n    nodeSelector: {a: b}\n", `unknown field "spec.deployment.nodeSelector"`},
+		{"v1beta1 field in v1", header + "spec:\n  infra:\n    nodePlacement: {}\n", `unknown field "spec.infra"`},
+		{"v1beta1: unknown spec field", headerV1beta1 + "spec:\n  infra:\n    nodeSelector: {a: b}\n", `unknown field "spec.infra.nodeSelector"`},
+		{"v1beta1: v1 field", headerV1beta1 + "spec:\n  virtualization: {}\n", `unknown field "spec.virtualization"`},
 		{"unknown top-level field", header + "sepc: {}\n", `unknown field "sepc"`},
-		{"duplicate field", header + "spec:\n  infra: {}\n  infra: {}\n", `"infra"`},
-		{"wrong type", header + "spec:\n  liveMigrationConfig:\n    progressTimeout: soon\n", "progressTimeout"},
-		{"wrong kind", "apiVersion: hco.kubevirt.io/v1beta1\nkind: KubeVirt\nmetadata:\n  name: x\n", "KubeVirt"},
+		{"duplicate field", header + "spec:\n  deployment: {}\n  deployment: {}\n", `"deployment"`},
+		{"v1beta1: duplicate field", headerV1beta1 + "spec:\n  infra: {}\n  infra: {}\n", `"infra"`},
+		{"wrong type", header + "spec:\n  virtualization:\n    liveMigrationConfig:\n      progressTimeout: soon\n", "progressTimeout"},
+		{"v1beta1: wrong type", headerV1beta1 + "spec:\n  liveMigrationConfig:\n    progressTimeout: soon\n", "progressTimeout"},
+		{"bad gate state", header + "spec:\n  featureGates:\n  - {name: downwardMetrics, enabled: 1}\n", "enabled"},
+		{"wrong kind", "apiVersion: hco.kubevirt.io/v1\nkind: KubeVirt\nmetadata:\n  name: x\n", "KubeVirt"},
+		{"wrong apiVersion", "apiVersion: hco.kubevirt.io/v2\nkind: HyperConverged\nmetadata:\n  name: x\n", "hco.kubevirt.io/v2"},
+		{"no apiVersion, neither version", "metadata:\n  name: x\nspec:\n  nonsense: {}\n", `unknown field "spec.nonsense"`},
 		{"empty", "# nothing\n", "empty"},
 		{"two documents", header + "---\n" + header, "2 YAML documents"},
 	} {
@@ -40,29 +54,108 @@ func TestDecodeErrorsNameTheField(t *testing.T) {
 }
 
 func TestDecodeUnknownFeatureGateIsAWarning(t *testing.T) {
-	hc, warnings, err := render.Decode([]byte(header + "spec:\n  featureGates:\n    withHostPassthroughCPU: true\n    noSuchGate: true\n"))
-	if err != nil {
-		t.Fatal(err)
+	for _, in := range []string{
+		header + "spec:\n  featureGates:\n  - name: withHostPassthroughCPU\n  - name: noSuchGate\n",
+		headerV1beta1 + "spec:\n  featureGates:\n    withHostPassthroughCPU: true\n    noSuchGate: true\n",
+	} {
+		hc, warnings, err := render.Decode([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0], `spec.featureGates "noSuchGate" is not a known feature gate`) {
+			t.Errorf("warnings = %q, want one naming spec.featureGates \"noSuchGate\"", warnings)
+		}
+		if !hc.Spec.FeatureGates.IsEnabled(featuregates.GateWithHostPassthroughCPU) {
+			t.Error("the known gate was lost")
+		}
 	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "spec.featureGates.noSuchGate") {
-		t.Errorf("warnings = %q, want one naming spec.featureGates.noSuchGate", warnings)
-	}
-	if !featuregates.Enabled(hc.Spec.FeatureGates.WithHostPassthroughCPU) {
-		t.Error("the known gate was lost")
+}
+
+// Warnings about fields nothing acts on name the fields of the version written.
+func TestDecodeWarningsNameTheFieldsWritten(t *testing.T) {
+	for in, want := range map[string]string{
+		header + "spec:\n  deployment:\n    deployVmConsoleProxy: true\n": "spec.deployment.deployVmConsoleProxy is accepted and stored",
+		headerV1beta1 + "spec:\n  deployVmConsoleProxy: true\n":           "spec.deployVmConsoleProxy is accepted and stored",
+	} {
+		_, warnings, err := render.Decode([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(warnings) != 1 || !strings.HasPrefix(warnings[0], want) {
+			t.Errorf("warnings = %q, want one starting %q", warnings, want)
+		}
 	}
 }
 
 func TestDecodeWithoutTypeMetaAndFromJSON(t *testing.T) {
 	for _, in := range []string{
 		"metadata:\n  name: kubevirt-hyperconverged\n",
+		// Without apiVersion, what only v1beta1 accepts is read as v1beta1.
+		"metadata:\n  name: kubevirt-hyperconverged\nspec:\n  infra:\n    nodePlacement:\n      nodeSelector: {nodeType: infra}\n",
+		`{"apiVersion":"hco.kubevirt.io/v1","kind":"HyperConverged","metadata":{"name":"kubevirt-hyperconverged"}}`,
 		`{"apiVersion":"hco.kubevirt.io/v1beta1","kind":"HyperConverged","metadata":{"name":"kubevirt-hyperconverged"}}`,
 	} {
 		hc, _, err := render.Decode([]byte(in))
-		if err != nil || hc.Name != v1beta1.HyperConvergedName {
-			t.Errorf("Decode(%q) = %v, %v", in, hc, err)
+		if err != nil || hc.Name != hcov1.HyperConvergedName {
+			t.Fatalf("Decode(%q) = %v, %v", in, hc, err)
+		}
+		if gvk := hc.GroupVersionKind(); gvk != hcov1.GroupVersion.WithKind("HyperConverged") {
+			t.Errorf("Decode(%q) returned a %v, want the hub", in, gvk)
 		}
 	}
+	hc, _, err := render.Decode([]byte("metadata:\n  name: kubevirt-hyperconverged\nspec:\n  infra:\n    nodePlacement:\n      nodeSelector: {nodeType: infra}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := hc.Spec.InfraPlacement(); p == nil || p.NodeSelector["nodeType"] != "infra" {
+		t.Errorf("the v1beta1 infra placement did not reach spec.deployment.nodePlacements.infra: %+v", hc.Spec.Deployment)
+	}
 }
+
+// A v1beta1 document is converted to the hub as the API server would: same
+// configuration, v1 shape.
+func TestDecodeV1beta1ConvertsToTheHub(t *testing.T) {
+	fromV1beta1, _, err := render.Decode([]byte(headerV1beta1 + `spec:
+  liveMigrationConfig:
+    network: migration
+  workloads:
+    nodePlacement:
+      nodeSelector: {nodeType: nested-virtualization}
+  obsoleteCPUs:
+    cpuModels: [Nehalem]
+  defaultCPUModel: Skylake
+  certConfig:
+    ca: {duration: 72h0m0s}
+  uninstallStrategy: RemoveWorkloads
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &hcov1.HyperConverged{}
+	want.Name = hcov1.HyperConvergedName
+	want.Spec.Virtualization.LiveMigrationConfig.Network = ptr("migration")
+	want.Spec.Deployment.NodePlacements = &hcov1.NodePlacements{Workload: &hcov1.NodePlacement{NodeSelector: map[string]string{"nodeType": "nested-virtualization"}}}
+	want.Spec.Virtualization.ObsoleteCPUModels = []string{"Nehalem"}
+	want.Spec.Virtualization.VirtualMachineOptions = &hcov1.VirtualMachineOptions{DefaultCPUModel: ptr("Skylake")}
+	want.Spec.Security.CertConfig.CA.Duration = &metav1.Duration{Duration: 72 * time.Hour}
+	want.Spec.Deployment.UninstallStrategy = hcov1.UninstallStrategyRemoveWorkloads
+	hcov1.Default(want)
+	got := fromV1beta1.DeepCopy()
+	hcov1.Default(got)
+	got.TypeMeta = metav1.TypeMeta{}
+	// v1beta1's defaults list every gate it has a field for, as false.
+	for _, g := range got.Spec.FeatureGates {
+		if g.IsEnabled() {
+			t.Errorf("gate %s is on", g.Name)
+		}
+	}
+	got.Spec.FeatureGates = nil
+	if !equality.Semantic.DeepEqual(want, got) {
+		t.Errorf("Decode(v1beta1) = %+v\nwant %+v", got.Spec, want.Spec)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 func registry(t *testing.T) *hco.Registry {
 	t.Helper()
@@ -82,7 +175,7 @@ func TestObjectsAppliesDefaultsAndNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hc.Spec.LiveMigrationConfig.BandwidthPerMigration != nil || hc.Namespace != "" {
+	if hc.Spec.Virtualization.LiveMigrationConfig.BandwidthPerMigration != nil || hc.Namespace != "" {
 		t.Error("Objects changed its input")
 	}
 	var kinds []string
@@ -92,8 +185,8 @@ func TestObjectsAppliesDefaultsAndNamespace(t *testing.T) {
 	if got := strings.Join(kinds, ","); got != "KubeVirt,CDI,SSP" {
 		t.Fatalf("kinds = %s, want registry order KubeVirt,CDI,SSP", got)
 	}
-	if ns := objs[0].GetNamespace(); ns != v1beta1.DefaultNamespace {
-		t.Errorf("KubeVirt namespace = %q, want %q", ns, v1beta1.DefaultNamespace)
+	if ns := objs[0].GetNamespace(); ns != hcov1.DefaultNamespace {
+		t.Errorf("KubeVirt namespace = %q, want %q", ns, hcov1.DefaultNamespace)
 	}
 	var out bytes.Buffer
 	if err := render.WriteYAML(&out, objs[:1]); err != nil {
@@ -108,7 +201,10 @@ func TestObjectsRefusesInvalidInput(t *testing.T) {
 	for _, tc := range []struct{ name, in, env, want string }{
 		{"wrong name", "metadata:\n  name: other\n", "", "metadata.name"},
 		{"wrong namespace", header + "  namespace: elsewhere\n", "virt", "metadata.namespace"},
-		{"bad bandwidth", header + "spec:\n  liveMigrationConfig:\n    bandwidthPerMigration: lots\n", "", "spec.liveMigrationConfig.bandwidthPerMigration"},
+		{"bad bandwidth", header + "spec:\n  virtualization:\n    liveMigrationConfig:\n      bandwidthPerMigration: lots\n", "", "spec.virtualization.liveMigrationConfig.bandwidthPerMigration"},
+		// Objects sees only the hub, so its errors name v1 fields whatever version was decoded.
+		{"v1beta1: bad bandwidth", headerV1beta1 + "spec:\n  liveMigrationConfig:\n    bandwidthPerMigration: lots\n", "", "spec.virtualization.liveMigrationConfig.bandwidthPerMigration"},
+		{"v1beta1: bad workload placement", headerV1beta1 + "spec:\n  workloads:\n    nodePlacement:\n      nodeSelector: {\"bad key!\": x}\n", "", "spec.deployment.nodePlacements.workload.nodeSelector[bad key!]"},
 		{"bad jsonpatch", header + "  annotations:\n    kubevirt.kubevirt.io/jsonpatch: 'not json'\n", "", "kubevirt.kubevirt.io/jsonpatch"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -168,7 +264,7 @@ func TestWriteYAMLIsCleanAndStable(t *testing.T) {
 }
 
 func TestWriteYAMLNeedsTypeMeta(t *testing.T) {
-	if _, err := render.Objects(registry(t), &v1beta1.HyperConverged{}, hco.Environment{}); err == nil {
+	if _, err := render.Objects(registry(t), &hcov1.HyperConverged{}, hco.Environment{}); err == nil {
 		t.Fatal("a HyperConverged without a name was accepted")
 	}
 	bare := ssp.New().Kinds()[0].DeepCopyObject().(client.Object)
