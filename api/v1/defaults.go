@@ -65,6 +65,7 @@ func Default(hc *HyperConverged) {
 	}
 	setDefault(&d.ApplicationAwareConfig.Enable, false)
 	setDefault(&d.ApplicationAwareConfig.VmiCalcConfigName, DefaultVmiCalcConfigName)
+	setDefault(&d.ApplicationAwareConfig.AllowApplicationAwareClusterResourceQuota, false)
 }
 
 // DefaultLiveMigration fills the unset live migration limits with their

@@ -55,6 +55,15 @@ func TestGoDefaultsMatchCRDDefaults(t *testing.T) {
 			v1.Default(&byGo)
 
 			assert.Equal(t, byServer, byGo)
+
+			// Every value the server filled in survives the Go type: a
+			// default the type dropped (an omitempty false) would make each
+			// update through it change the stored object.
+			filled, err := json.Marshal(u["spec"])
+			require.NoError(t, err)
+			again, err := json.Marshal(&byServer.Spec)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(filled), string(again))
 		})
 	}
 }

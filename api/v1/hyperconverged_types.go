@@ -339,7 +339,7 @@ type ApplicationAwareConfigurations struct {
 	// AllowApplicationAwareClusterResourceQuota allows ClusterAppsResourceQuota. Default: false.
 	// +kubebuilder:default=false
 	// +optional
-	AllowApplicationAwareClusterResourceQuota bool `json:"allowApplicationAwareClusterResourceQuota,omitempty"`
+	AllowApplicationAwareClusterResourceQuota *bool `json:"allowApplicationAwareClusterResourceQuota,omitempty"`
 }
 
 // HyperConvergedUninstallStrategy says what happens to workloads when the

@@ -131,7 +131,7 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 		if a := s.ApplicationAwareConfig; a != nil {
 			dep.ApplicationAwareConfig.VmiCalcConfigName = clonePtr(a.VmiCalcConfigName)
 			dep.ApplicationAwareConfig.NamespaceSelector = a.NamespaceSelector.DeepCopy()
-			dep.ApplicationAwareConfig.AllowApplicationAwareClusterResourceQuota = a.AllowApplicationAwareClusterResourceQuota
+			dep.ApplicationAwareConfig.AllowApplicationAwareClusterResourceQuota = clonePtr(a.AllowApplicationAwareClusterResourceQuota)
 		}
 	}
 	dst.Spec = d
@@ -249,11 +249,11 @@ func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
 	d.DeployVMConsoleProxy = clonePtr(dep.DeployVMConsoleProxy)
 	if a := dep.ApplicationAwareConfig; a != nil {
 		d.EnableApplicationAwareQuota = clonePtr(a.Enable)
-		if a.VmiCalcConfigName != nil || a.NamespaceSelector != nil || a.AllowApplicationAwareClusterResourceQuota {
+		if a.VmiCalcConfigName != nil || a.NamespaceSelector != nil || a.AllowApplicationAwareClusterResourceQuota != nil {
 			d.ApplicationAwareConfig = &ApplicationAwareConfigurations{
 				VmiCalcConfigName:                         clonePtr(a.VmiCalcConfigName),
 				NamespaceSelector:                         a.NamespaceSelector.DeepCopy(),
-				AllowApplicationAwareClusterResourceQuota: a.AllowApplicationAwareClusterResourceQuota,
+				AllowApplicationAwareClusterResourceQuota: clonePtr(a.AllowApplicationAwareClusterResourceQuota),
 			}
 		}
 	}

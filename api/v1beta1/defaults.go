@@ -74,6 +74,7 @@ func Default(hc *HyperConverged) {
 	setDefault(&s.EnableApplicationAwareQuota, false)
 	if s.ApplicationAwareConfig != nil {
 		setDefault(&s.ApplicationAwareConfig.VmiCalcConfigName, hcov1.DefaultVmiCalcConfigName)
+		setDefault(&s.ApplicationAwareConfig.AllowApplicationAwareClusterResourceQuota, false)
 	}
 }
 

@@ -218,7 +218,7 @@ type ApplicationAwareConfigurations struct {
 	// AllowApplicationAwareClusterResourceQuota allows ClusterAppsResourceQuota. Default: false.
 	// +kubebuilder:default=false
 	// +optional
-	AllowApplicationAwareClusterResourceQuota bool `json:"allowApplicationAwareClusterResourceQuota,omitempty"`
+	AllowApplicationAwareClusterResourceQuota *bool `json:"allowApplicationAwareClusterResourceQuota,omitempty"`
 }
 
 // HyperConvergedConfig is the configuration passed to one class of pods.

@@ -13,6 +13,7 @@ import (
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 )
 
@@ -68,10 +69,20 @@ func TestAPIServerFillsTheSeedDefaults(t *testing.T) {
 	assert.Equal(t, int64(150), *lm.ProgressTimeout)
 	assert.Equal(t, v1beta1.UninstallStrategyBlockUninstallIfWorkloadsExist, hc.Spec.UninstallStrategy)
 
-	// The server's defaults and v1beta1.Default agree.
+	// The server's defaults and the Go ones agree: v1beta1's on the request,
+	// then the stored v1's, read back through the conversion.
 	byGo := &v1beta1.HyperConverged{ObjectMeta: hc.ObjectMeta}
 	v1beta1.Default(byGo)
-	assert.Equal(t, byGo.Spec, hc.Spec)
+	var stored hcov1.HyperConverged
+	require.NoError(t, byGo.ConvertTo(&stored))
+	hcov1.Default(&stored)
+	var readBack v1beta1.HyperConverged
+	require.NoError(t, readBack.ConvertFrom(&stored))
+	assert.Equal(t, readBack.Spec, hc.Spec)
+
+	var asV1 hcov1.HyperConverged
+	require.NoError(t, k.Get(ctx, client.ObjectKeyFromObject(u), &asV1))
+	assert.Equal(t, stored.Spec, asV1.Spec, "read as v1, it is what the Go conversion and defaults give")
 }
 
 func TestVirtualMachinesAndDataVolumesCanBeCreated(t *testing.T) {

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -18,6 +19,11 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/webhook"
 )
 
 // ErrBinariesMissing is returned (wrapped) by Start when kube-apiserver or
@@ -36,9 +42,12 @@ type Options struct {
 	// not exist is an error.
 	CRDDirectoryPaths []string
 
-	// WebhookInstallOptions is passed to envtest unchanged, for tests that
-	// serve admission webhooks; Env.Environment.WebhookInstallOptions holds
-	// the resulting host, port and certificate directory.
+	// WebhookInstallOptions is passed to envtest, for tests that serve
+	// admission webhooks; Env.Environment.WebhookInstallOptions holds the
+	// resulting host, port and certificate directory. The installed
+	// HyperConverged CRD converts through a webhook at /convert on that same
+	// host and port: when WebhookInstallOptions holds webhooks, the test
+	// serves it (webhook.Register does); otherwise Start serves it itself.
 	WebhookInstallOptions envtest.WebhookInstallOptions
 
 	// BinaryAssetsDirectory holds kube-apiserver and etcd. Empty means
@@ -81,7 +90,12 @@ func (e *Env) AtStop(f func()) {
 // missing the error wraps ErrBinariesMissing and nothing was started.
 func Start(opts Options) (*Env, error) {
 	scheme := runtime.NewScheme()
-	adders := append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme}, opts.AddToScheme...)
+	// Both HyperConverged versions, so that envtest points the CRD's
+	// conversion at the local webhook server (a CRD it sees no conversion
+	// for would get strategy None, and v1beta1 objects would be stored as v1
+	// unconverted).
+	adders := append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme,
+		hcov1.AddToScheme, v1beta1.AddToScheme}, opts.AddToScheme...)
 	for _, add := range adders {
 		if err := add(scheme); err != nil {
 			return nil, fmt.Errorf("building test scheme: %w", err)
@@ -118,11 +132,16 @@ func Start(opts Options) (*Env, error) {
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
+	webhooks := opts.WebhookInstallOptions
+	if webhooks.LocalServingHost == "" {
+		webhooks.LocalServingHost = "127.0.0.1" // before envtest issues the serving certificate for it
+	}
+	testServes := len(webhooks.ValidatingWebhooks)+len(webhooks.MutatingWebhooks) > 0
 	te := &envtest.Environment{
 		Scheme:                   scheme,
 		CRDDirectoryPaths:        crdPaths,
 		ErrorIfCRDPathMissing:    true,
-		WebhookInstallOptions:    opts.WebhookInstallOptions,
+		WebhookInstallOptions:    webhooks,
 		BinaryAssetsDirectory:    binDir,
 		AttachControlPlaneOutput: opts.AttachControlPlaneOutput,
 		ControlPlaneStartTimeout: timeout,
@@ -153,7 +172,43 @@ func Start(opts Options) (*Env, error) {
 		_ = os.RemoveAll(certDir)
 		return nil, fmt.Errorf("building test client: %w", err)
 	}
-	return &Env{Config: cfg, Client: c, Scheme: scheme, Environment: te, certDir: certDir}, nil
+	env := &Env{Config: cfg, Client: c, Scheme: scheme, Environment: te, certDir: certDir}
+	if !testServes {
+		if err := env.serveConversion(); err != nil {
+			_ = env.Stop()
+			return nil, err
+		}
+	}
+	return env, nil
+}
+
+// serveConversion serves the HyperConverged conversion webhook where envtest
+// pointed the CRD, until Stop.
+func (e *Env) serveConversion() error {
+	handler, err := webhook.ConversionHandler()
+	if err != nil {
+		return err
+	}
+	o := e.Environment.WebhookInstallOptions
+	srv := crwebhook.NewServer(crwebhook.Options{Host: o.LocalServingHost, Port: o.LocalServingPort, CertDir: o.LocalServingCertDir})
+	srv.Register(webhook.ConversionPath, handler)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Start(ctx) }()
+	e.AtStop(func() { cancel(); <-done })
+	started := srv.StartedChecker()
+	for deadline := time.Now().Add(10 * time.Second); started(nil) != nil; time.Sleep(10 * time.Millisecond) {
+		select {
+		case err := <-done:
+			done <- err
+			return fmt.Errorf("serving the conversion webhook: %w", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("serving the conversion webhook: not up after 10s: %w", started(nil))
+		}
+	}
+	return nil
 }
 
 // KillAPIServer kills kube-apiserver (SIGKILL: a crash, no graceful
