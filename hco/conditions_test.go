@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 )
 
@@ -100,7 +100,7 @@ func TestConditions(t *testing.T) {
 				}
 			}
 			if !tc.in.Tainted {
-				assert.Nil(t, meta.FindStatusCondition(got, v1beta1.ConditionTaintedConfiguration), "TaintedConfiguration only while tainted")
+				assert.Nil(t, meta.FindStatusCondition(got, hcov1.ConditionTaintedConfiguration), "TaintedConfiguration only while tainted")
 			}
 			assert.Equal(t, tc.health, hco.SystemHealth(got))
 		})
@@ -109,7 +109,7 @@ func TestConditions(t *testing.T) {
 
 func TestConditionsMentionEveryFailingComponent(t *testing.T) {
 	got := hco.Conditions(hco.Assessment{Components: []hco.ComponentStatus{hco.StatusNotFound("KubeVirt"), hco.StatusNotFound("CDI")}})
-	msg := meta.FindStatusCondition(got, v1beta1.ConditionAvailable).Message
+	msg := meta.FindStatusCondition(got, hcov1.ConditionAvailable).Message
 	assert.Contains(t, msg, "KubeVirt does not exist yet")
 	assert.Contains(t, msg, "CDI does not exist yet")
 }

@@ -5,7 +5,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/cnao"
@@ -18,7 +18,7 @@ import (
 // method overridden.
 type quietSSP struct{ ssp.Operand }
 
-func (quietSSP) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (quietSSP) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	env.CommonTemplatesNamespace = "templates"
 	return ssp.Operand{}.Desired(hc, env)
 }

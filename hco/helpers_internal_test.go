@@ -4,7 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // namedOperand is an operand with only a name, for tests of the reconciler's
@@ -13,7 +13,7 @@ type namedOperand string
 
 func (n namedOperand) Name() string           { return string(n) }
 func (n namedOperand) Kinds() []client.Object { return []client.Object{&corev1.ConfigMap{}} }
-func (n namedOperand) Desired(*v1beta1.HyperConverged, Environment) ([]client.Object, error) {
+func (n namedOperand) Desired(*hcov1.HyperConverged, Environment) ([]client.Object, error) {
 	return nil, nil
 }
 func (n namedOperand) Status([]client.Object) ComponentStatus { return StatusNotFound(string(n)) }

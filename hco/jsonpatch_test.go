@@ -15,14 +15,14 @@ import (
 	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 )
 
-const ann = v1beta1.KubeVirtJSONPatchAnnotation
+const ann = hcov1.KubeVirtJSONPatchAnnotation
 
-func hcWith(value string) *v1beta1.HyperConverged {
-	return &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{ann: value}}}
+func hcWith(value string) *hcov1.HyperConverged {
+	return &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{ann: value}}}
 }
 
 func kubevirt() *kvv1.KubeVirt {
@@ -94,7 +94,7 @@ func TestApplyJSONPatchAnnotationKeepsFieldsTheGoTypeLacks(t *testing.T) {
 }
 
 func TestApplyJSONPatchAnnotationAbsentOrBlank(t *testing.T) {
-	for _, hc := range []*v1beta1.HyperConverged{{}, hcWith(""), hcWith("  \n")} {
+	for _, hc := range []*hcov1.HyperConverged{{}, hcWith(""), hcWith("  \n")} {
 		kv := kubevirt()
 		out, err := hco.ApplyJSONPatchAnnotation(hc, ann, kv)
 		require.NoError(t, err)

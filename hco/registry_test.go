@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 )
 
@@ -22,7 +22,7 @@ type fakeOperand struct {
 
 func (f fakeOperand) Name() string           { return f.name }
 func (f fakeOperand) Kinds() []client.Object { return []client.Object{&corev1.ConfigMap{}} }
-func (f fakeOperand) Desired(hc *v1beta1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (f fakeOperand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -87,7 +87,7 @@ func TestRegistryDisableAndOnly(t *testing.T) {
 }
 
 func TestRenderInRegistrationOrderAndNamesTheFailingOperand(t *testing.T) {
-	hc := &v1beta1.HyperConverged{}
+	hc := &hcov1.HyperConverged{}
 	env := hco.Environment{Namespace: "ns"}
 	r, err := hco.NewRegistry(fakeOperand{name: "b"}, fakeOperand{name: "a"})
 	require.NoError(t, err)

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 )
 
@@ -38,7 +38,7 @@ func TestStatusOfNothingReported(t *testing.T) {
 }
 
 func TestLabels(t *testing.T) {
-	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName}}
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName}}
 	assert.Equal(t, map[string]string{
 		"app":                          "kubevirt-hyperconverged",
 		"app.kubernetes.io/managed-by": "hco-operator",
