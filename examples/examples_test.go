@@ -1,13 +1,16 @@
 package examples_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kvv1 "kubevirt.io/api/core/v1"
@@ -15,6 +18,8 @@ import (
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
@@ -109,7 +114,7 @@ var examples = map[string]func(t *testing.T, r rendered){
 			t.Errorf("kinds = %v, want %v (registry order)", r.kinds, want)
 		}
 		if r.kv.Spec.Infra != nil || r.kv.Spec.Workloads != nil || r.nac.Spec.PlacementConfiguration != nil {
-			t.Error("placement set without spec.infra/spec.workloads placement")
+			t.Error("placement set without spec.deployment.nodePlacements")
 		}
 		if r.nac.Spec.Ovs != nil {
 			t.Error("OvS deployed without the deployOVS annotation")
@@ -233,6 +238,9 @@ func checkSelector(t *testing.T, what string, got, want map[string]string) {
 	}
 }
 
+// v1beta1Twin is the v1beta1 form of the v1 example file.
+func v1beta1Twin(file string) string { return filepath.Join("v1beta1", file) }
+
 func TestExamples(t *testing.T) {
 	files, err := filepath.Glob("*.yaml")
 	if err != nil {
@@ -243,28 +251,115 @@ func TestExamples(t *testing.T) {
 			t.Errorf("%s has no check in this test; add one", f)
 		}
 	}
+	old, err := filepath.Glob(v1beta1Twin("*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range old {
+		if examples[filepath.Base(f)] == nil {
+			t.Errorf("%s has no v1 form %s", f, filepath.Base(f))
+		}
+	}
 	for name, check := range examples {
 		t.Run(name, func(t *testing.T) {
 			check(t, renderFile(t, name))
 		})
+		t.Run(v1beta1Twin(name), func(t *testing.T) {
+			check(t, renderFile(t, v1beta1Twin(name)))
+		})
 	}
+}
+
+// decodeFile decodes an example to the hub.
+func decodeFile(t *testing.T, file string) *hcov1.HyperConverged {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc, _, err := render.Decode(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return hc
+}
+
+// comparable returns hc with the CRD defaults filled, without what v1beta1
+// conversion legitimately adds: the annotation that keeps v1beta1-only
+// spellings for the way back, and the gates v1beta1's defaults list as
+// false (a gate not listed is off too). Enabled gates are given in their
+// canonical form, without a state, sorted by name.
+func comparable(hc *hcov1.HyperConverged) *hcov1.HyperConverged {
+	hc = hc.DeepCopy()
+	hcov1.Default(hc)
+	delete(hc.Annotations, v1beta1.FieldsAnnotation)
+	if len(hc.Annotations) == 0 {
+		hc.Annotations = nil
+	}
+	var gates hcov1.FeatureGates
+	for _, g := range hc.Spec.FeatureGates {
+		if g.IsEnabled() {
+			gates = append(gates, hcov1.FeatureGate{Name: g.Name})
+		}
+	}
+	slices.SortFunc(gates, func(a, b hcov1.FeatureGate) int { return strings.Compare(a.Name, b.Name) })
+	hc.Spec.FeatureGates = gates
+	return hc
+}
+
+// Each v1 example and its v1beta1 form say the same: they decode to the same
+// hub object and render the same operand objects.
+func TestV1AndV1beta1ExamplesAgree(t *testing.T) {
+	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New(), clidownload.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := hco.Environment{Images: map[string]string{clidownload.ImageKey: "example.com/virtctl-download:v1"}}
+	for name := range examples {
+		t.Run(name, func(t *testing.T) {
+			v1, old := decodeFile(t, name), decodeFile(t, v1beta1Twin(name))
+			if a, b := comparable(v1), comparable(old); !equality.Semantic.DeepEqual(a, b) {
+				t.Errorf("%s and %s decode to different hub objects:\nv1:      %s\nv1beta1: %s", name, v1beta1Twin(name), toJSON(t, a), toJSON(t, b))
+			}
+			a, err := render.Objects(reg, v1, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := render.Objects(reg, old, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a) != len(b) {
+				t.Fatalf("%d objects from v1, %d from v1beta1", len(a), len(b))
+			}
+			for i := range a {
+				if !equality.Semantic.DeepEqual(a[i], b[i]) {
+					t.Errorf("object %d differs:\nv1:      %s\nv1beta1: %s", i, toJSON(t, a[i]), toJSON(t, b[i]))
+				}
+			}
+		})
+	}
+}
+
+func toJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 // Every example but the one about it leaves a jsonpatch annotation out, so
 // that only that one taints the configuration.
 func TestOnlyTheJSONPatchExampleIsTainted(t *testing.T) {
 	for name := range examples {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hc, _, err := render.Decode(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tainted := hco.HasJSONPatch(hc, kubevirt.New().JSONPatchAnnotation())
-		if tainted != (name == "jsonpatch-allow-post-copy.yaml") {
-			t.Errorf("%s: jsonpatch annotation set = %v", name, tainted)
+		for _, file := range []string{name, v1beta1Twin(name)} {
+			hc := decodeFile(t, file)
+			tainted := hco.HasJSONPatch(hc, kubevirt.New().JSONPatchAnnotation())
+			if tainted != (name == "jsonpatch-allow-post-copy.yaml") {
+				t.Errorf("%s: jsonpatch annotation set = %v", file, tainted)
+			}
 		}
 	}
 }
