@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/hcokit/hcokit/api/v1beta1"
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
@@ -29,12 +29,12 @@ import (
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
-const ns = v1beta1.DefaultNamespace
+const ns = hcov1.DefaultNamespace
 
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme}},
+	testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{hcov1.AddToScheme, operands.AddToScheme}},
 		func(e *testenv.Env) {
 			env = e
 			if err := startOperator(); err != nil {
@@ -91,11 +91,11 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	k := env.Client
 	// The HyperConverged asks for the hostpath provisioner, which the
 	// distribution disabled: none must appear.
-	hc := &v1beta1.HyperConverged{
-		ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns},
-		Spec: v1beta1.HyperConvergedSpec{HostpathProvisioner: &v1beta1.HostpathProvisionerConfig{
-			StoragePools: []v1beta1.HostpathStoragePool{{Name: "local", Path: "/var/hpvolumes"}},
-		}},
+	hc := &hcov1.HyperConverged{
+		ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns},
+		Spec: hcov1.HyperConvergedSpec{Storage: &hcov1.StorageConfig{HostpathProvisioner: &hcov1.HostpathProvisionerConfig{
+			StoragePools: []hcov1.HostpathStoragePool{{Name: "local", Path: "/var/hpvolumes"}},
+		}}},
 	}
 	if err := k.Create(ctx, hc); err != nil {
 		t.Fatalf("create HyperConverged: %v", err)
@@ -149,16 +149,16 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	// a reconcile; the Deployment must not be rewritten. The reconcile has
 	// applied every operand once status.observedGeneration reaches the new
 	// generation (status is written last).
-	got := &v1beta1.HyperConverged{}
+	got := &hcov1.HyperConverged{}
 	if err := k.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
 		t.Fatal(err)
 	}
-	got.Spec.LiveMigrationConfig.ProgressTimeout = ptr.To[int64](200)
+	got.Spec.Virtualization.LiveMigrationConfig.ProgressTimeout = ptr.To[int64](200)
 	if err := k.Update(ctx, got); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, "the change reconciled", func() error {
-		now := &v1beta1.HyperConverged{}
+		now := &hcov1.HyperConverged{}
 		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), now); err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 
 	// The HyperConverged's related objects include the distribution's ConfigMap.
 	testenv.Eventually(t, "the ConfigMap among the related objects", func() error {
-		got := &v1beta1.HyperConverged{}
+		got := &hcov1.HyperConverged{}
 		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
 			return err
 		}
