@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -423,5 +424,8 @@ func FieldPathsFromV1(message string) string {
 		"spec.deployment.deployVmConsoleProxy", "spec.deployVmConsoleProxy",
 		"spec.deployment.applicationAwareConfig.enable", "spec.enableApplicationAwareQuota",
 		"spec.deployment.applicationAwareConfig", "spec.applicationAwareConfig",
-	).Replace(message)
+	).Replace(featureGateNameV1.ReplaceAllString(message, "spec.featureGates.$1"))
 }
+
+// featureGateNameV1 matches how a message names a v1 gate: spec.featureGates "name".
+var featureGateNameV1 = regexp.MustCompile(`spec\.featureGates "([^"]*)"`)

@@ -136,7 +136,6 @@ func Start(opts Options) (*Env, error) {
 	if webhooks.LocalServingHost == "" {
 		webhooks.LocalServingHost = "127.0.0.1" // before envtest issues the serving certificate for it
 	}
-	testServes := len(webhooks.ValidatingWebhooks)+len(webhooks.MutatingWebhooks) > 0
 	te := &envtest.Environment{
 		Scheme:                   scheme,
 		CRDDirectoryPaths:        crdPaths,
@@ -173,7 +172,9 @@ func Start(opts Options) (*Env, error) {
 		return nil, fmt.Errorf("building test client: %w", err)
 	}
 	env := &Env{Config: cfg, Client: c, Scheme: scheme, Environment: te, certDir: certDir}
-	if !testServes {
+	// With admission webhooks (given, or read from Paths), the test serves
+	// /convert on its webhook server; otherwise this process does.
+	if w := te.WebhookInstallOptions; len(w.ValidatingWebhooks)+len(w.MutatingWebhooks) == 0 {
 		if err := env.serveConversion(); err != nil {
 			_ = env.Stop()
 			return nil, err

@@ -149,7 +149,9 @@ func startWebhook() error {
 		return err
 	}
 	opts := webhook.Options{Namespace: ns, Registry: reg, Environment: webhookEnv}
-	webhook.Register(mgr, opts)
+	if err := webhook.Register(mgr, opts); err != nil {
+		return err
+	}
 	handler = webhook.NewHandler(mgr.GetAPIReader(), opts)
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -231,9 +231,9 @@ func TestUnknownAndDeprecatedFeatureGatesAreAllowedWithWarnings(t *testing.T) {
 	t.Cleanup(func() { deleteHC(t, newHC(nil)) })
 	const known = "alignCPUs, decentralizedLiveMigration, declarativeHotplugVolumes, deployKubeSecondaryDNS, disableMDevConfiguration, downwardMetrics, persistentReservation, withHostPassthroughCPU"
 	assert.Equal(t, []string{
-		"spec.featureGates.enableFutureThing is not a known feature gate and is ignored; remove it (known gates: " + known + ")",
 		"spec.featureGates.nonRoot is deprecated and ignored; remove it",
-	}, warnings.take())
+		"spec.featureGates.enableFutureThing is not a known feature gate and is ignored; remove it (known gates: " + known + ")",
+	}, warnings.take(), "warnings name the fields as written in v1beta1")
 
 	got := &unstructured.Unstructured{}
 	got.SetGroupVersionKind(u.GroupVersionKind())
@@ -258,7 +258,7 @@ func TestUnknownAndDeprecatedFeatureGatesAreAllowedWithWarnings(t *testing.T) {
 	w := warnings.take()
 	// Two warnings per update sent (a conflict retried sends it again).
 	assert.True(t, len(w) >= 2 && len(w)%2 == 0, "an update warns again: %v", w)
-	assert.True(t, len(w) >= 2 && strings.HasPrefix(w[0], "spec.featureGates.enableFutureThing is not a known feature gate"), "%v", w)
+	assert.True(t, len(w) >= 2 && strings.HasPrefix(w[1], "spec.featureGates.enableFutureThing is not a known feature gate"), "%v", w)
 
 	warnings.take() // a retried update warned as often as it was sent
 	require.NoError(t, update(func(got *unstructured.Unstructured) { got.SetLabels(map[string]string{"x": "y"}) }))
