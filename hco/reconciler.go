@@ -524,7 +524,7 @@ func (r *Reconciler) recordUnsafe(hc *hcov1.HyperConverged) {
 
 // prune deletes managed objects of the enabled operands' kinds that no
 // operand wants any more (e.g. the HostPathProvisioner once
-// spec.hostpathProvisioner is removed). A key with an empty name protects a
+// spec.storage.hostpathProvisioner is removed). A key with an empty name protects a
 // whole kind.
 func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, desired map[objectKey]bool) error {
 	for _, k := range r.kinds {

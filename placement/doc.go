@@ -1,5 +1,6 @@
 // Package placement translates the HyperConverged's node placement
-// (spec.infra.nodePlacement and spec.workloads.nodePlacement) into the shape
+// (spec.deployment.nodePlacements.infra and .workload; v1beta1 spec.infra and
+// spec.workloads .nodePlacement) into the shape
 // each operand understands.
 //
 // An operand that supports only one of the two classes receives only that

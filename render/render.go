@@ -95,6 +95,14 @@ func decodeV1beta1(doc []byte) (*hcov1.HyperConverged, []string, error) {
 	if err := unmarshalStrict(doc, old, v1beta1.GroupVersion); err != nil {
 		return nil, nil, fmt.Errorf("invalid HyperConverged (v1beta1): %w", err)
 	}
+	// The v1beta1 CRD's rule, which the API server checks before converting.
+	if p := old.Spec.PermittedHostDevices; p != nil {
+		for i, d := range p.PciHostDevices {
+			if (d.PCIDeviceSelector == "") == (d.PCIVendorSelector == "") {
+				return nil, nil, fmt.Errorf("invalid HyperConverged (v1beta1): spec.permittedHostDevices.pciHostDevices[%d]: set exactly one of pciDeviceSelector and pciVendorSelector", i)
+			}
+		}
+	}
 	v1beta1.Default(old)
 	hc := &hcov1.HyperConverged{}
 	if err := old.ConvertTo(hc); err != nil {

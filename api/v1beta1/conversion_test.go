@@ -32,7 +32,7 @@ import (
 // TestConvertExamples: every v1beta1 example of the repository (the seeds'
 // features) survives v1beta1 -> v1 -> v1beta1 unchanged.
 func TestConvertExamples(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "v1beta1", "*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	n := 0

@@ -602,7 +602,7 @@ func TestWritesAreMinimal(t *testing.T) {
 	time.Sleep(time.Second)
 	writes := requests.writes()
 	assert.Equal(t, map[string]int{
-		"PUT /apis/kubevirt.io/v1/namespaces/kubevirt-hyperconverged/kubevirts/kubevirt-kubevirt-hyperconverged":                1,
+		"PUT /apis/kubevirt.io/v1/namespaces/kubevirt-hyperconverged/kubevirts/kubevirt-kubevirt-hyperconverged":           1,
 		"PATCH /apis/hco.kubevirt.io/v1/namespaces/kubevirt-hyperconverged/hyperconvergeds/kubevirt-hyperconverged/status": 1,
 	}, writes, "one update of the affected operand and one status write")
 	assert.Empty(t, requests.reads(), "no uncached reads")

@@ -5,7 +5,7 @@
 // in Environment.Images[ImageKey]. Without that image the module wants
 // nothing, so it is safe to register unconditionally.
 //
-// The pods are placed with the infra placement (spec.infra.nodePlacement) and
+// The pods are placed with the infra placement (spec.deployment.nodePlacements.infra) and
 // run non-root with a read-only root filesystem. The component status comes
 // from the Deployment's conditions.
 //

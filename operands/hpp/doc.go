@@ -1,5 +1,5 @@
 // Package hpp is the opt-in operand module for the hostpath provisioner: when
-// the HyperConverged sets spec.hostpathProvisioner it builds the
+// the HyperConverged sets spec.storage.hostpathProvisioner it builds the
 // cluster-scoped HostPathProvisioner "hostpath-provisioner", placed with the
 // workloads placement; otherwise it wants nothing.
 //

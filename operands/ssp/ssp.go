@@ -47,7 +47,7 @@ func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.
 
 // Build returns the SSP CR for hc. The jsonpatch annotation is applied by
 // the library (hco.DesiredObjects), not here. The common
-// templates go to spec.commonTemplatesNamespace, else to
+// templates go to spec.workloadSources.commonTemplatesNamespace, else to
 // env.CommonTemplatesNamespace, else to upstream's "openshift".
 func Build(hc *hcov1.HyperConverged, env hco.Environment) *sspv1beta3.SSP {
 	ns := hco.DefaultCommonTemplatesNamespace

@@ -135,7 +135,7 @@ func TestBadInputRefusedByTheOperator(t *testing.T) {
 		{name: "broken patch with a valid spec change", annotation: kvAnn, value: `[{"op":"remove","path":"/spec/nope"}]`, progressTimeout: 333,
 			want: `annotation "kubevirt.kubevirt.io/jsonpatch", operation 0: does not apply`},
 		{name: "negative bandwidth (a valid quantity)", bandwidth: "-64Mi",
-			want: `spec.liveMigrationConfig.bandwidthPerMigration: "-64Mi" is negative`},
+			want: `spec.virtualization.liveMigrationConfig.bandwidthPerMigration: "-64Mi" is negative`}, // status names the stored (v1) fields
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
