@@ -9,9 +9,13 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/api/v1beta1"
 )
 
 // Options configures a local control plane.
@@ -24,7 +28,8 @@ type Options struct {
 	// AuditPolicy, when set, is written as the audit policy and the
 	// apiserver logs to StateDir/audit.log.
 	AuditPolicy string
-	// Scheme is used for the CRD install; nil means client-go plus apiextensions.
+	// Scheme is used for the CRD install; nil means client-go plus
+	// apiextensions. Both HyperConverged versions are added when missing.
 	Scheme *runtime.Scheme
 	// WebhookConfigs are Validating and MutatingWebhookConfiguration manifests to install,
 	// pointed at a local webhook server (see Cluster.Webhook).
@@ -71,6 +76,19 @@ func Start(opts Options) (*Cluster, error) {
 		scheme = runtime.NewScheme()
 		if err := errors.Join(clientgoscheme.AddToScheme(scheme), apiextensionsv1.AddToScheme(scheme)); err != nil {
 			return nil, err
+		}
+	}
+	// Both HyperConverged versions, so that envtest points the CRD's
+	// conversion at the local webhook server (hco-operator webhook serves
+	// /convert there); a CRD it sees no conversion for gets strategy None,
+	// which would store v1beta1 objects as v1 unconverted. Without a webhook
+	// server only v1 requests work.
+	for _, gv := range []schema.GroupVersion{hcov1.GroupVersion, v1beta1.GroupVersion} {
+		if !scheme.IsVersionRegistered(gv) {
+			add := map[string]func(*runtime.Scheme) error{"v1": hcov1.AddToScheme, "v1beta1": v1beta1.AddToScheme}[gv.Version]
+			if err := add(scheme); err != nil {
+				return nil, err
+			}
 		}
 	}
 	env := &envtest.Environment{

@@ -22,6 +22,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -122,7 +123,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := c.Create(ctx, hc); err != nil {
+	if err := c.Create(ctx, hc, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
 		return fmt.Errorf("apply %s: %w", *hcFile, err)
 	}
 	say("applied %s", *hcFile)
@@ -194,20 +195,30 @@ func waitListening(ctx context.Context, addr string, limit time.Duration) error 
 	}
 }
 
-func readHyperConverged(path string) (*hcov1.HyperConverged, error) {
+func readHyperConverged(path string) (*unstructured.Unstructured, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	hc := &hcov1.HyperConverged{}
-	if err := yaml.UnmarshalStrict(raw, hc); err != nil {
+	// Applied as written, in either API version: the API server converts.
+	hc := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(raw, &hc.Object); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if hc.Namespace == "" {
-		hc.Namespace = hcov1.DefaultNamespace
+	if hc.Object == nil {
+		hc.Object = map[string]any{}
 	}
-	if hc.Name == "" {
-		hc.Name = hcov1.HyperConvergedName
+	if hc.GetAPIVersion() == "" {
+		hc.SetAPIVersion(hcov1.GroupVersion.String())
+	}
+	if hc.GetKind() == "" {
+		hc.SetKind("HyperConverged")
+	}
+	if hc.GetNamespace() == "" {
+		hc.SetNamespace(hcov1.DefaultNamespace)
+	}
+	if hc.GetName() == "" {
+		hc.SetName(hcov1.HyperConvergedName)
 	}
 	return hc, nil
 }
