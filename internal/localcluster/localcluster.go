@@ -53,7 +53,8 @@ type Cluster struct {
 	Kubeconfig string
 	// AuditLog is the audit log path, empty without an audit policy.
 	AuditLog string
-	// Webhook is set when Options.WebhookConfigs was.
+	// Webhook is where the webhook configurations of Options.WebhookConfigs
+	// and the HyperConverged CRD's conversion send their requests.
 	Webhook *WebhookServer
 
 	env *envtest.Environment
@@ -121,10 +122,8 @@ func Start(opts Options) (*Cluster, error) {
 		return nil, fmt.Errorf("start local control plane: %w", err)
 	}
 	c.Config = cfg
-	if len(opts.WebhookConfigs) > 0 {
-		w := env.WebhookInstallOptions
-		c.Webhook = &WebhookServer{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir}
-	}
+	w := env.WebhookInstallOptions
+	c.Webhook = &WebhookServer{Host: w.LocalServingHost, Port: w.LocalServingPort, CertDir: w.LocalServingCertDir}
 	user, err := env.AddUser(envtest.User{Name: "local-admin", Groups: []string{"system:masters"}}, nil)
 	if err != nil {
 		_ = env.Stop()

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -22,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
@@ -29,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/localcluster"
 	"github.com/hcokit/hcokit/operands"
@@ -529,6 +532,12 @@ func liveBenchmarks(o options) ([]row, error) {
 		row{"live", "  of which: DELETE done → the operator's create", spread(recreate.share), ""},
 		row{"live", "  operator CPU time for it", spread(recreate.cpu), ""})
 
+	conversion, err := measureConversion(ctx, o, cluster, hcKey)
+	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, conversion...)
+
 	rows = append(rows,
 		row{"rss", "before the HyperConverged exists", rssIdle.String(), "61–65 MiB"},
 		row{"rss", "converged", rssConverged.String(), "66–69 MiB / ≤ 35 MiB"})
@@ -688,4 +697,72 @@ func createNoise(ctx context.Context, c client.Client, o options) error {
 	close(work)
 	wg.Wait()
 	return firstErr
+}
+
+// measureConversion starts `hco-operator webhook` where the CRD's conversion
+// points and times GETs of the HyperConverged as v1 (the stored version, no
+// conversion) and as v1beta1 (through the conversion webhook), one at a time.
+func measureConversion(ctx context.Context, o options, cluster *localcluster.Cluster, key client.ObjectKey) ([]row, error) {
+	w := cluster.Webhook
+	cmd := exec.Command(o.operator, "webhook", "--cert-dir="+w.CertDir, fmt.Sprintf("--port=%d", w.Port),
+		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.Kubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	scheme := k8sruntime.NewScheme()
+	if err := errors.Join(hcov1.AddToScheme(scheme), v1beta1.AddToScheme(scheme)); err != nil {
+		return nil, err
+	}
+	c, err := client.New(cluster.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	// Ready: a v1beta1 GET answers.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		err := c.Get(ctx, key, &v1beta1.HyperConverged{})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("the conversion webhook did not answer: %w", err)
+		}
+	}
+	const n = 300
+	timeGets := func(newObj func() client.Object) ([]time.Duration, error) {
+		out := make([]time.Duration, 0, n)
+		for range n {
+			t0 := time.Now()
+			if err := c.Get(ctx, key, newObj()); err != nil {
+				return nil, err
+			}
+			out = append(out, time.Since(t0))
+		}
+		return out, nil
+	}
+	asV1, err := timeGets(func() client.Object { return &hcov1.HyperConverged{} })
+	if err != nil {
+		return nil, err
+	}
+	asV1beta1, err := timeGets(func() client.Object { return &v1beta1.HyperConverged{} })
+	if err != nil {
+		return nil, err
+	}
+	return []row{
+		{"live", fmt.Sprintf("GET HyperConverged as v1, stored version (p50 / p99 of %d)", n), percentiles(asV1), ""},
+		{"live", fmt.Sprintf("GET HyperConverged as v1beta1, through the conversion webhook (p50 / p99 of %d)", n), percentiles(asV1beta1), ""},
+	}, nil
+}
+
+// percentiles is "p50 / p99" of ds.
+func percentiles(ds []time.Duration) string {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	at := func(p float64) time.Duration { return s[int(p*float64(len(s)-1))] }
+	return ms(at(0.50)) + " / " + ms(at(0.99))
 }

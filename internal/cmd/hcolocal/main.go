@@ -105,7 +105,7 @@ func run() error {
 	defer proc.stop()
 	say("hco-operator started (pid %d); its log: %s", proc.cmd.Process.Pid, rel(root, logPath))
 
-	if w := cluster.Webhook; w != nil {
+	if w := cluster.Webhook; *withWebhook {
 		whLog := filepath.Join(state, "webhook.log")
 		wh, err := startOperator(*operator, append([]string{"webhook", "--cert-dir=" + w.CertDir, fmt.Sprintf("--port=%d", w.Port),
 			"--metrics-bind-address=0", "--health-probe-bind-address=0"}, operandArgs(*operandsFlag)...), cluster.Kubeconfig, whLog)
