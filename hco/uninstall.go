@@ -2,6 +2,7 @@ package hco
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -41,8 +43,16 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged) (r
 		}
 		return reconcile.Result{RequeueAfter: uninstallPoll}, nil
 	}
-	if err := r.removeFinalizer(ctx, hc); err != nil {
+	moved, err := r.removeFinalizer(ctx, hc)
+	if err != nil {
 		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
+	}
+	if moved {
+		// The cache is behind (another finalizer went, or it is another
+		// object), or admission refused the patch: finalizer changes bring
+		// no event, so come back, with the rate limiter's backoff.
+		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: it no longer matches what was read (%w); reading it again",
+			client.ObjectKeyFromObject(hc), errFinalizerMoved)
 	}
 	return reconcile.Result{}, nil
 }
@@ -94,21 +104,27 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 // too: a cache still showing a HyperConverged that is gone must not take
 // the finalizer off its successor of the same name, whose operand objects
 // would then outlive it. A failed test means the object is not the one
-// read: the next reconcile reads it again.
-func (r *Reconciler) removeFinalizer(ctx context.Context, hc *hcov1.HyperConverged) error {
+// read (moved): the caller reads it again.
+func (r *Reconciler) removeFinalizer(ctx context.Context, hc *hcov1.HyperConverged) (moved bool, err error) {
 	i := slices.Index(hc.Finalizers, FinalizerName)
 	if i < 0 {
-		return nil
+		return false, nil
 	}
 	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/uid","value":%q},{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`,
 		hc.UID, i, FinalizerName, i)
-	err := r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, []byte(patch)))
-	if apierrors.IsNotFound(err) || apierrors.IsInvalid(err) {
-		// Gone, or another object (or another finalizer list) by now.
-		return nil
+	err = r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, []byte(patch)))
+	switch {
+	case apierrors.IsNotFound(err):
+		return false, nil // gone
+	case apierrors.IsInvalid(err):
+		log.FromContext(ctx).V(1).Info("finalizer patch refused", "error", err.Error())
+		return true, nil // another object, or another finalizer list, by now
 	}
-	return err
+	return false, err
 }
+
+// errFinalizerMoved: the finalizer removal's tests failed.
+var errFinalizerMoved = errors.New("finalizer list or UID changed")
 
 // deletionGroups returns the enabled operands grouped by DeletionOrder, in
 // ascending order, registry order within a group.

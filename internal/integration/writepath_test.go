@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,7 @@ import (
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
@@ -314,4 +316,76 @@ func TestHostPathProvisionerUpdateKeepsWhatTheMirrorLacks(t *testing.T) {
 	})
 	statuses, _, _ := unstructured.NestedSlice(wire(t, hppV1beta1, "HostPathProvisioner", hppKey).Object, "status", "storagePoolStatuses")
 	assert.Len(t, statuses, 1, "the status the HPP operator wrote survives the operator's update")
+}
+
+// A finalizer removal the API server refuses as invalid (its tests failed:
+// the cache was behind, or, here, an admission policy said no) is tried
+// again: finalizer changes bring no event, so the operator must come back
+// by itself, and the HyperConverged goes once the removal can succeed.
+func TestRefusedFinalizerRemovalIsRetried(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	createHC(t, nil)
+	get(t, kvKey, &kvv1.KubeVirt{})
+
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "test-keep-hco-finalizer"},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"hco.kubevirt.io"}, APIVersions: []string{"*"}, Resources: []string{"hyperconvergeds"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: `!has(oldObject.metadata.finalizers) || !('` + hco.FinalizerName + `' in oldObject.metadata.finalizers) || (has(object.metadata.finalizers) && '` + hco.FinalizerName + `' in object.metadata.finalizers)`,
+				Message:    "the test keeps the finalizer", Reason: ptr.To(metav1.StatusReasonInvalid),
+			}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policy.Name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy.Name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	}
+	require.NoError(t, k.Create(ctx, policy))
+	require.NoError(t, k.Create(ctx, binding))
+	allow := func() {
+		_ = k.Delete(ctx, binding)
+		_ = k.Delete(ctx, policy)
+	}
+	t.Cleanup(allow)
+	// In force once the test's own removal of the finalizer, as a dry run,
+	// is refused.
+	testenv.Eventually(t, "the policy is in force", func() error {
+		hc := getHC(t)
+		hc.Finalizers = nil
+		err := k.Update(ctx, hc, client.DryRunAll)
+		if err == nil || !strings.Contains(err.Error(), "keeps the finalizer") {
+			return fmt.Errorf("update went through: %v", err)
+		}
+		return nil
+	})
+
+	require.NoError(t, k.Delete(ctx, getHC(t)))
+	testenv.Eventually(t, "operands deleted, the finalizer removal refused", func() error {
+		if err := k.Get(ctx, kvKey, &kvv1.KubeVirt{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("KubeVirt still there: %v", err)
+		}
+		return nil
+	})
+	time.Sleep(500 * time.Millisecond)
+	require.NotEmpty(t, getHC(t).Finalizers, "the policy held the finalizer")
+
+	allow() // no event reaches the operator
+	testenv.Eventually(t, "HyperConverged gone", func() error {
+		err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: hcov1.HyperConvergedName}, &hcov1.HyperConverged{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there: %v", err)
+	})
 }
