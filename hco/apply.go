@@ -173,11 +173,11 @@ func (a *applier) statusWritten(key objectKey, h [sha256.Size]byte, replaced str
 	a.mu.Unlock()
 }
 
-// statusInFlight reports whether the status hashed h was written over the
-// version the cache still shows: writing it again would change nothing.
-func (a *applier) statusInFlight(key objectKey, h [sha256.Size]byte, cached string) bool {
+// statusBehind reports whether this operator's last status write replaced
+// the version the cache still shows, and the hash of the status it wrote.
+func (a *applier) statusBehind(key objectKey, cached string) (written [sha256.Size]byte, behind bool) {
 	m, ok := a.recall(key)
-	return ok && m.replaced == cached && m.desired == h
+	return m.desired, ok && m.replaced == cached
 }
 
 // displayName is an object's name, with its namespace when it has one.

@@ -213,11 +213,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		a.Failures = append(a.Failures, err.Error())
 	}
 	r.recordUnsafe(hc)
-	if err := r.writeStatus(ctx, hc, a, related); err != nil {
+	statusBehind, err := r.writeStatus(ctx, hc, a, related)
+	if err != nil {
 		errs = append(errs, err)
 	}
 	result := reconcile.Result{}
-	if a.conflicted {
+	if a.conflicted || statusBehind {
 		result.RequeueAfter = conflictRequeue
 	}
 	return result, errors.Join(errs...)
@@ -610,37 +611,41 @@ func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged) (bool,
 }
 
 // writeStatus computes the status and writes it only if it differs from the
-// status hc (as the cache has it) carries.
-func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a assessment, related []corev1.ObjectReference) error {
+// status hc (as the cache has it) carries. When the cache is behind this
+// operator's last status write, the cached status is not what is stored: a
+// status equal to what was written is skipped, any other is not written over
+// the stale copy, and behind says to come back (the status watch filters out
+// the event that would bring the cache up to date).
+func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a assessment, related []corev1.ObjectReference) (behind bool, err error) {
 	next := hc.DeepCopy()
 	MergeConditions(&next.Status.Conditions, Conditions(a.Assessment), metav1.NewTime(r.now()))
 	next.Status.ObservedGeneration = hc.Generation
 	next.Status.RelatedObjects = related
 	next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
+	upgraded := false
 	if versions, done := r.versions(a.Assessment); done {
-		if a.Upgrading && !reflect.DeepEqual(hc.Status.Versions, versions) {
-			r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
-		}
+		upgraded = a.Upgrading && !reflect.DeepEqual(hc.Status.Versions, versions)
 		next.Status.Versions = versions
 	}
 	if r.metrics != nil {
 		r.metrics.SystemHealthStatus.Set(healthValue(next.Status.SystemHealthStatus))
 	}
-	if reflect.DeepEqual(hc.Status, next.Status) {
-		return nil
-	}
-	// A cache behind our last status write shows the status it replaced:
-	// the same status again would be a write that changes nothing.
 	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
 	h := statusHash(next.Status)
-	if r.applier.statusInFlight(key, h, hc.ResourceVersion) {
-		return nil
+	if written, behind := r.applier.statusBehind(key, hc.ResourceVersion); behind {
+		return written != h, nil
+	}
+	if reflect.DeepEqual(hc.Status, next.Status) {
+		return false, nil
+	}
+	if upgraded {
+		r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
 	}
 	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(hc)); err != nil {
-		return client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
+		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	}
 	r.applier.statusWritten(key, h, hc.ResourceVersion)
-	return nil
+	return false, nil
 }
 
 // statusHash hashes a status without its conditions' transition times, which
