@@ -3,16 +3,26 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
+	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/internal/testenv"
+	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 )
 
 // TestConversionThroughTheAPIServer: with the conversion webhook registered
@@ -116,4 +126,52 @@ func update(t *testing.T, key client.ObjectKey, obj client.Object, mutate func(c
 		mutate(obj)
 		return k.Update(context.Background(), obj)
 	}))
+}
+
+// TestSameOperandsWhicheverVersionTheAdminWrote: for each example, the v1
+// file and its v1beta1 form, applied in turn, give the operator the same
+// operand CRs.
+func TestSameOperandsWhicheverVersionTheAdminWrote(t *testing.T) {
+	env.Require(t)
+	for _, name := range []string{"permitted-host-devices.yaml", "node-placement-affinity.yaml", "deploy-ovs.yaml", "jsonpatch-allow-post-copy.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			root, err := testenv.RepoRoot()
+			require.NoError(t, err)
+			fromV1 := operandSpecsFor(t, filepath.Join(root, "examples", name))
+			fromV1beta1 := operandSpecsFor(t, filepath.Join(root, "examples", "v1beta1", name))
+			assert.Equal(t, fromV1, fromV1beta1)
+		})
+	}
+}
+
+// operandSpecsFor applies the HyperConverged in file as written, waits for
+// the operand CRs, returns their specs by kind, and deletes it again.
+func operandSpecsFor(t *testing.T, file string) map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := os.ReadFile(file)
+	require.NoError(t, err)
+	u := &unstructured.Unstructured{}
+	require.NoError(t, yaml.Unmarshal(raw, &u.Object))
+	u.SetNamespace(ns)
+	require.NoError(t, k.Create(ctx, u, client.FieldValidation(metav1.FieldValidationStrict)))
+	specs := map[string]any{}
+	testenv.Eventually(t, "operand CRs of "+filepath.Base(file), func() error {
+		for key, kind := range map[client.ObjectKey]schema.GroupVersionKind{
+			kvKey:   kvv1.GroupVersion.WithKind("KubeVirt"),
+			cdiKey:  cdiv1beta1.SchemeGroupVersion.WithKind("CDI"),
+			cnaoKey: cnaov1.GroupVersion.WithKind("NetworkAddonsConfig"),
+			sspKey:  sspv1beta3.GroupVersion.WithKind("SSP"),
+		} {
+			obj := &unstructured.Unstructured{}
+			obj.SetGroupVersionKind(kind)
+			if err := k.Get(ctx, key, obj); err != nil {
+				return err
+			}
+			specs[kind.Kind] = obj.Object["spec"]
+		}
+		return nil
+	})
+	deleteHC(t)
+	return specs
 }
