@@ -424,13 +424,15 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		obj, res, err := r.applier.apply(ctx, d)
 		if err != nil {
 			existing()
-			if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
-				// The API server refuses what the HyperConverged asks for (a
-				// jsonpatch result its schema rejects): the admin must fix it,
-				// retrying will not.
-				o.err = &invalidConfig{err: refusedPatch(hc, op, i, err)}
+			if blamed := refusedPatch(hc, op, i, err); blamed != nil {
+				// The API server refuses what the HyperConverged's jsonpatch
+				// asks for: the admin must fix it, retrying will not.
+				o.err = &invalidConfig{err: blamed}
 				return o, "invalid"
 			}
+			// Anything else (an operand CRD older than the operator, an
+			// admission webhook of the component refusing during its own
+			// upgrade) may pass later: an error, retried with backoff.
 			o.err = err
 			return o, "error"
 		}
@@ -447,13 +449,17 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 	return o, result
 }
 
-// refusedPatch names the jsonpatch annotation in an API server's refusal of
-// the object it patched (the first one of a JSONPatcher).
+// refusedPatch returns the API server's refusal of an object a jsonpatch
+// annotation changed (the first one of a JSONPatcher), naming the
+// annotation; nil when the refusal is not the patch's doing.
 func refusedPatch(hc *hcov1.HyperConverged, op Operand, index int, err error) error {
+	if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
+		return nil
+	}
 	if p, ok := op.(JSONPatcher); ok && index == 0 && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
 		return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", p.JSONPatchAnnotation(), err)
 	}
-	return err
+	return nil
 }
 
 // observeExisting returns the operand's managed objects as they are, typed
