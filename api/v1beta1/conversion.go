@@ -151,10 +151,9 @@ func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
 		return fmt.Errorf("converting HyperConverged to v1beta1: unexpected hub type %T", srcRaw)
 	}
 	s := &src.Spec
-	kept, err := getKept(src.Annotations)
-	if err != nil {
-		return fmt.Errorf("converting HyperConverged %s/%s to v1beta1: metadata.annotations[%s]: %w", src.Namespace, src.Name, FieldsAnnotation, err)
-	}
+	// An annotation edited into something unreadable loses only what it
+	// kept; refusing it would make the object unreadable as v1beta1.
+	kept, _ := getKept(src.Annotations)
 
 	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
 	delete(dst.Annotations, FieldsAnnotation)

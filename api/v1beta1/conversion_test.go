@@ -400,3 +400,14 @@ func featureGatesJSON(t *testing.T, g v1beta1.HyperConvergedFeatureGates) map[st
 var corev1ResourceRequirements = corev1.ResourceRequirements{
 	Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
 }
+
+// TestConvertFromUnreadableAnnotation: a kept-fields annotation edited into
+// something unreadable does not make the object unreadable as v1beta1.
+func TestConvertFromUnreadableAnnotation(t *testing.T) {
+	hub := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{v1beta1.FieldsAnnotation: "{not json"}}}
+	hub.Spec.Virtualization.ObsoleteCPUModels = []string{"Nehalem"}
+	var out v1beta1.HyperConverged
+	require.NoError(t, out.ConvertFrom(hub))
+	assert.Equal(t, []string{"Nehalem"}, out.Spec.ObsoleteCPUs.CPUModels)
+	assert.Empty(t, out.Spec.ObsoleteCPUs.MinCPUModel)
+}
