@@ -139,7 +139,7 @@ func (h *Handler) validationOptions() validation.Options {
 }
 
 func (h *Handler) create(req admission.Request) admission.Response {
-	hc, v1beta1Request, err := decode(req.Object.Raw)
+	hc, v1beta1Request, err := decode(req.Object.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
@@ -149,11 +149,11 @@ func (h *Handler) create(req admission.Request) admission.Response {
 }
 
 func (h *Handler) update(ctx context.Context, req admission.Request) admission.Response {
-	hc, v1beta1Request, err := decode(req.Object.Raw)
+	hc, v1beta1Request, err := decode(req.Object.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
-	old, _, err := decode(req.OldObject.Raw)
+	old, _, err := decode(req.OldObject.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the old HyperConverged %s: %w", objectKey(req), err))
 	}
@@ -173,7 +173,7 @@ func (h *Handler) update(ctx context.Context, req admission.Request) admission.R
 }
 
 func (h *Handler) delete(ctx context.Context, req admission.Request) admission.Response {
-	hc, v1beta1Request, err := decode(req.OldObject.Raw)
+	hc, v1beta1Request, err := decode(req.OldObject.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
@@ -238,14 +238,18 @@ func (h *Handler) count(ctx context.Context, gvk schema.GroupVersionKind) (valid
 
 // decode reads a HyperConverged of either version from the raw JSON of an
 // admission request, as the hub (v1); v1beta1Request says whether it was
-// v1beta1.
-func decode(raw []byte) (hc *hcov1.HyperConverged, v1beta1Request bool, err error) {
+// v1beta1. The object's apiVersion says which; without one, the request's
+// kind does.
+func decode(raw []byte, kind metav1.GroupVersionKind) (hc *hcov1.HyperConverged, v1beta1Request bool, err error) {
 	if len(raw) == 0 {
 		return nil, false, fmt.Errorf("the request carries no object")
 	}
 	var tm metav1.TypeMeta
 	if err := json.Unmarshal(raw, &tm); err != nil {
 		return nil, false, err
+	}
+	if tm.APIVersion == "" && kind.Group == v1beta1.GroupVersion.Group {
+		tm.APIVersion = schema.GroupVersion{Group: kind.Group, Version: kind.Version}.String()
 	}
 	hc = &hcov1.HyperConverged{}
 	if tm.APIVersion != v1beta1.GroupVersion.String() {

@@ -74,8 +74,11 @@ func newHandler(t testing.TB, r client.Reader) *webhook.Handler {
 	return webhook.NewHandler(r, webhook.Options{Namespace: ns, Registry: reg, Environment: hco.Environment{Namespace: ns}})
 }
 
+// raw is hc's JSON as an admission request carries it: with its apiVersion.
 func raw(t testing.TB, hc *v1beta1.HyperConverged) runtime.RawExtension {
 	t.Helper()
+	hc = hc.DeepCopy()
+	hc.SetGroupVersionKind(v1beta1.GroupVersion.WithKind("HyperConverged"))
 	b, err := json.Marshal(hc)
 	require.NoError(t, err)
 	return runtime.RawExtension{Raw: b}
@@ -203,4 +206,19 @@ func FuzzHandle(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDecodeFallsBackToTheRequestKind: an object without apiVersion is read
+// in the version the request names, and the answer names that version's fields.
+func TestDecodeFallsBackToTheRequestKind(t *testing.T) {
+	h := webhook.NewHandler(nil, webhook.Options{Namespace: ns})
+	obj := []byte(`{"metadata": {"name": "kubevirt-hyperconverged", "namespace": "` + ns + `"},
+		"spec": {"liveMigrationConfig": {"bandwidthPerMigration": "-1Mi"}}}`)
+	resp := h.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Operation: admissionv1.Create, Namespace: ns, Name: v1beta1.HyperConvergedName,
+		Kind:   metav1.GroupVersionKind{Group: v1beta1.GroupVersion.Group, Version: v1beta1.GroupVersion.Version, Kind: "HyperConverged"},
+		Object: runtime.RawExtension{Raw: obj},
+	}})
+	require.False(t, resp.Allowed)
+	assert.Contains(t, resp.Result.Message, "spec.liveMigrationConfig.bandwidthPerMigration")
 }
