@@ -57,6 +57,7 @@ import (
 	"fmt"
 	"os"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
@@ -74,7 +75,7 @@ import (
 GO
 	for p in "${PACKAGES[@]}"; do
 		case "${p#"${MODULE}"/}" in
-		api/v1beta1 | featuregates | hco | hostdevices | migration | operands | operands/cdi | operands/clidownload | \
+		api/v1 | api/v1beta1 | featuregates | hco | hostdevices | migration | operands | operands/cdi | operands/clidownload | \
 			operands/cnao | operands/hpp | operands/kubevirt | operands/ssp | placement | render) ;;
 		*) printf '\t_ "%s"\n' "${p}" ;;
 		esac
@@ -97,17 +98,23 @@ func run() error {
 	if _, err := hco.NewScheme(operands.AddToScheme); err != nil {
 		return err
 	}
-	hc := &v1beta1.HyperConverged{}
-	hc.Name = v1beta1.HyperConvergedName
-	v1beta1.Default(hc)
-	if _, err := migration.ForKubeVirt(hc.Spec.LiveMigrationConfig); err != nil {
+	// Written as v1beta1, converted to the hub the library works on.
+	old := &v1beta1.HyperConverged{}
+	old.Name = v1beta1.HyperConvergedName
+	v1beta1.Default(old)
+	hc := &hcov1.HyperConverged{}
+	if err := old.ConvertTo(hc); err != nil {
 		return err
 	}
-	if _, err := hostdevices.ForKubeVirt(hc.Spec.PermittedHostDevices); err != nil {
+	hcov1.Default(hc)
+	if _, err := migration.ForKubeVirt(hc.Spec.Virtualization.LiveMigrationConfig); err != nil {
+		return err
+	}
+	if _, err := hostdevices.ForKubeVirt(hc.Spec.Virtualization.PermittedHostDevices); err != nil {
 		return err
 	}
 	_ = featuregates.ForKubeVirt(hc.Spec.FeatureGates, featuregates.Options{})
-	_, _ = placement.ForKubeVirt(hc.Spec.Infra.NodePlacement, hc.Spec.Workloads.NodePlacement)
+	_, _ = placement.ForKubeVirt(hc.Spec.InfraPlacement(), hc.Spec.WorkloadPlacement())
 	objs, err := render.Objects(reg, hc, hco.Environment{})
 	if err != nil {
 		return err
