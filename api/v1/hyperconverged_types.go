@@ -1,8 +1,11 @@
 package v1
 
 import (
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 )
 
 // HyperConverged is the single entry point and single source of truth for the
@@ -57,6 +60,10 @@ type HyperConvergedSpec struct {
 	// Storage configures CDI and, in hcokit, the hostpath provisioner.
 	// +optional
 	Storage *StorageConfig `json:"storage,omitempty"`
+
+	// Networking configures the cluster network addons.
+	// +optional
+	Networking *NetworkingConfig `json:"networking,omitempty"`
 
 	// WorkloadSources configures where VM templates and boot images come from.
 	// +kubebuilder:default={}
@@ -136,6 +143,13 @@ func (gs *FeatureGates) Set(name string, enabled bool) {
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.vmiCPUAllocationRatio) || self.vmiCPUAllocationRatio > 0",message="vmiCPUAllocationRatio must be greater than 0"
 type VirtualizationConfig struct {
+	// TuningPolicy sets KubeVirt's API client rate limits: "annotation"
+	// takes qps and burst from the annotation hco.kubevirt.io/tuningPolicy;
+	// "highBurst" (deprecated upstream) raises them. Unset: KubeVirt's defaults.
+	// +kubebuilder:validation:Enum=annotation;highBurst
+	// +optional
+	TuningPolicy HyperConvergedTuningPolicy `json:"tuningPolicy,omitempty"`
+
 	// LiveMigrationConfig holds the limits and timeouts applied to live
 	// migrations so that they do not overwhelm the cluster.
 	// +kubebuilder:default={}
@@ -184,7 +198,52 @@ type VirtualizationConfig struct {
 	// count on VMIs in namespaces matching the selector.
 	// +optional
 	AutoCPULimitNamespaceLabelSelector *metav1.LabelSelector `json:"autoCPULimitNamespaceLabelSelector,omitempty"`
+
+	// EvictionStrategy is the cluster-wide eviction strategy of VMIs on a
+	// node drain: None, LiveMigrate, LiveMigrateIfPossible or External.
+	// Unset: LiveMigrate on a cluster with more than one worker node, None
+	// on a single-worker cluster (upstream's rule).
+	// +kubebuilder:validation:Enum=None;LiveMigrate;LiveMigrateIfPossible;External
+	// +optional
+	EvictionStrategy *kvv1.EvictionStrategy `json:"evictionStrategy,omitempty"`
+
+	// LiveUpdateConfiguration holds the limits of CPU and memory hotplug.
+	// +optional
+	LiveUpdateConfiguration *kvv1.LiveUpdateConfiguration `json:"liveUpdateConfiguration,omitempty"`
+
+	// KSMConfiguration enables KSM on the nodes its selector matches.
+	// +optional
+	KSMConfiguration *kvv1.KSMConfiguration `json:"ksmConfiguration,omitempty"`
+
+	// ChangedBlockTrackingLabelSelectors select the VMs with changed block
+	// tracking enabled (needed for incremental backups).
+	// +optional
+	ChangedBlockTrackingLabelSelectors *kvv1.ChangedBlockTrackingSelectors `json:"changedBlockTrackingLabelSelectors,omitempty"`
+
+	// Hypervisors names the hypervisor VMs run on ("kvm" or "hyperv-direct");
+	// at most one entry. Unset: kvm.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems:=1
+	// +optional
+	Hypervisors []kvv1.HypervisorConfiguration `json:"hypervisors,omitempty"`
+
+	// RoleAggregationStrategy says whether KubeVirt's cluster roles are
+	// aggregated to admin, edit and view: AggregateToDefault (unset) or Manual.
+	// +kubebuilder:validation:Enum=AggregateToDefault;Manual
+	// +optional
+	RoleAggregationStrategy *kvv1.RoleAggregationStrategy `json:"roleAggregationStrategy,omitempty"`
 }
+
+// HyperConvergedTuningPolicy is a named set of KubeVirt rate limits.
+type HyperConvergedTuningPolicy string
+
+const (
+	// TuningPolicyAnnotation takes qps and burst from the annotation
+	// hco.kubevirt.io/tuningPolicy.
+	TuningPolicyAnnotation HyperConvergedTuningPolicy = "annotation"
+	// TuningPolicyHighBurst raises the limits (deprecated upstream).
+	TuningPolicyHighBurst HyperConvergedTuningPolicy = "highBurst"
+)
 
 // VirtualMachineOptions are cluster defaults of every virtual machine.
 type VirtualMachineOptions struct {
@@ -240,6 +299,58 @@ type StorageConfig struct {
 	// HostPathProvisioner CR "hostpath-provisioner". Not an upstream HCO field.
 	// +optional
 	HostpathProvisioner *HostpathProvisionerConfig `json:"hostpathProvisioner,omitempty"`
+
+	// VMStateStorageClass is the storage class of the PVCs that keep VM
+	// state, like a TPM's.
+	// +optional
+	VMStateStorageClass *string `json:"vmStateStorageClass,omitempty"`
+
+	// FilesystemOverhead is the space CDI reserves on Filesystem volumes, a
+	// fraction between 0 and 1, globally and per storage class. Unset: 0.055.
+	// +optional
+	FilesystemOverhead *cdiv1beta1.FilesystemOverhead `json:"filesystemOverhead,omitempty"`
+
+	// PersistentReservationConfiguration deploys what SCSI persistent
+	// reservation of LUNs needs (the pr-helper in virt-handler).
+	// +optional
+	PersistentReservationConfiguration *PersistentReservationConfiguration `json:"persistentReservationConfiguration,omitempty"`
+}
+
+// PersistentReservationConfiguration turns SCSI persistent reservation on.
+type PersistentReservationConfiguration struct {
+	// Enabled deploys the pr-helper. Default: false.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// NetworkingConfig configures the cluster network addons.
+type NetworkingConfig struct {
+	// KubeSecondaryDNSNameServerIP is the name server IP of KubeSecondaryDNS.
+	// +optional
+	KubeSecondaryDNSNameServerIP *string `json:"kubeSecondaryDNSNameServerIP,omitempty"`
+
+	// KubeMacPoolConfiguration is kubemacpool's MAC address range.
+	// +optional
+	KubeMacPoolConfiguration *KubeMacPoolConfig `json:"kubeMacPoolConfiguration,omitempty"`
+
+	// NetworkBinding registers network binding plugins by name, for VM
+	// interfaces to use.
+	// +optional
+	NetworkBinding map[string]kvv1.InterfaceBindingPlugin `json:"networkBinding,omitempty"`
+}
+
+// KubeMacPoolConfig is kubemacpool's MAC address range; both ends or neither.
+//
+// +kubebuilder:validation:XValidation:rule="(has(self.rangeStart) && has(self.rangeEnd)) || (!has(self.rangeStart) && !has(self.rangeEnd))",message="both rangeStart and rangeEnd must be configured together, or both omitted"
+type KubeMacPoolConfig struct {
+	// RangeStart is the first MAC address of the range, AA:BB:CC:DD:EE:FF.
+	// +kubebuilder:validation:Pattern=`^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$`
+	// +optional
+	RangeStart *string `json:"rangeStart,omitempty"`
+	// RangeEnd is the last MAC address of the range, AA:BB:CC:DD:EE:FF.
+	// +kubebuilder:validation:Pattern=`^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$`
+	// +optional
+	RangeEnd *string `json:"rangeEnd,omitempty"`
 }
 
 // WorkloadSourcesConfig configures where templates and boot images come from.
@@ -250,10 +361,39 @@ type WorkloadSourcesConfig struct {
 	CommonTemplatesNamespace *string `json:"commonTemplatesNamespace,omitempty"`
 
 	// EnableCommonBootImageImport opts in to the common golden images.
-	// Accepted and stored; hcokit does not act on it yet. Default: true.
+	// Default: true.
 	// +kubebuilder:default=true
 	// +optional
 	EnableCommonBootImageImport *bool `json:"enableCommonBootImageImport,omitempty"`
+
+	// CommonBootImageNamespace is the namespace of the common boot images
+	// and their DataImportCrons. Unset: SSP's default.
+	// +optional
+	CommonBootImageNamespace *string `json:"commonBootImageNamespace,omitempty"`
+
+	// DataImportCronTemplates are golden images of the admin's own, and
+	// changes to (or opt-outs of) the common ones, by name.
+	// +listType=atomic
+	// +optional
+	DataImportCronTemplates []DataImportCronTemplate `json:"dataImportCronTemplates,omitempty"`
+
+	// InstancetypeConfig configures KubeVirt's instance types.
+	// +optional
+	InstancetypeConfig *kvv1.InstancetypeConfiguration `json:"instancetypeConfig,omitempty"`
+
+	// CommonInstancetypesDeployment configures KubeVirt's deployment of the
+	// common instance types and preferences.
+	// +optional
+	CommonInstancetypesDeployment *kvv1.CommonInstancetypesDeployment `json:"commonInstancetypesDeployment,omitempty"`
+}
+
+// DataImportCronTemplate is a DataImportCron to create: metadata.name is
+// required, the namespace optional.
+type DataImportCronTemplate struct {
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +optional
+	Spec *cdiv1beta1.DataImportCronSpec `json:"spec,omitempty"`
 }
 
 // SecurityConfig holds the security settings.
@@ -262,6 +402,11 @@ type SecurityConfig struct {
 	// +kubebuilder:default={}
 	// +optional
 	CertConfig HyperConvergedCertConfig `json:"certConfig,omitempty"`
+
+	// TLSSecurityProfile is the TLS profile of every component's endpoints
+	// (Old, Intermediate, Modern or Custom). Unset: Intermediate.
+	// +optional
+	TLSSecurityProfile *ocpconfigv1.TLSSecurityProfile `json:"tlsSecurityProfile,omitempty"`
 }
 
 // DeploymentConfig says where the components run and how they are removed.
@@ -288,6 +433,26 @@ type DeploymentConfig struct {
 	// +kubebuilder:default={}
 	// +optional
 	ApplicationAwareConfig *ApplicationAwareConfigurations `json:"applicationAwareConfig,omitempty"`
+
+	// LogVerbosityConfig sets the log verbosity of KubeVirt's and CDI's components.
+	// +optional
+	LogVerbosityConfig *LogVerbosityConfiguration `json:"logVerbosityConfig,omitempty"`
+
+	// DeployNetworkResourcesInjector deploys the network-resources-injector
+	// webhook. Accepted and stored; hcokit does not act on it yet.
+	// +optional
+	DeployNetworkResourcesInjector *bool `json:"deployNetworkResourcesInjector,omitempty"`
+}
+
+// LogVerbosityConfiguration is the log verbosity of the components.
+type LogVerbosityConfiguration struct {
+	// Kubevirt is the verbosity of each KubeVirt component.
+	// +optional
+	Kubevirt *kvv1.LogVerbosity `json:"kubevirt,omitempty"`
+
+	// CDI is the verbosity of CDI's components.
+	// +optional
+	CDI *int32 `json:"cdi,omitempty"`
 }
 
 // NodePlacements say where the two classes of pods run.
@@ -474,6 +639,10 @@ type USBSelector struct {
 
 // MediatedDevicesConfiguration says which mediated device types to create.
 type MediatedDevicesConfiguration struct {
+	// Enabled lets virt-handler create and remove mediated devices. Unset: true.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
 	// +listType=atomic
 	// +optional
 	MediatedDeviceTypes []string `json:"mediatedDeviceTypes,omitempty"`
@@ -621,6 +790,64 @@ type HyperConvergedStatus struct {
 	// SystemHealthStatus is healthy, warning or error, from the conditions.
 	// +optional
 	SystemHealthStatus string `json:"systemHealthStatus,omitempty"`
+
+	// DataImportSchedule is the cron schedule of the common golden images,
+	// chosen once and kept here so that it survives restarts.
+	// +optional
+	DataImportSchedule string `json:"dataImportSchedule,omitempty"`
+
+	// DataImportCronTemplates are the golden images applied to SSP, common
+	// and custom, as applied.
+	// +listType=atomic
+	// +optional
+	DataImportCronTemplates []DataImportCronTemplateStatus `json:"dataImportCronTemplates,omitempty"`
+
+	// InfrastructureHighlyAvailable is whether the cluster has more than one
+	// worker node (and control-plane node).
+	// +optional
+	InfrastructureHighlyAvailable *bool `json:"infrastructureHighlyAvailable,omitempty"`
+
+	// NodeInfo describes the cluster's nodes.
+	// +optional
+	NodeInfo NodeInfoStatus `json:"nodeInfo,omitempty"`
+}
+
+// DataImportCronTemplateStatus is a golden image as applied.
+type DataImportCronTemplateStatus struct {
+	DataImportCronTemplate `json:",inline"`
+
+	// +optional
+	Status DataImportCronStatus `json:"status,omitempty"`
+}
+
+// DataImportCronStatus says where a golden image comes from.
+type DataImportCronStatus struct {
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// CommonTemplate: one of the common golden images (not the admin's own).
+	// +optional
+	CommonTemplate bool `json:"commonTemplate,omitempty"`
+	// Modified: a common golden image the admin changed.
+	// +optional
+	Modified bool `json:"modified,omitempty"`
+	// OriginalSupportedArchitectures lists, comma-separated, the
+	// architectures the common image supports.
+	// +optional
+	OriginalSupportedArchitectures string `json:"originalSupportedArchitectures,omitempty"`
+}
+
+// NodeInfoStatus describes the cluster's nodes.
+type NodeInfoStatus struct {
+	// WorkloadsArchitectures are the CPU architectures of the workload nodes.
+	// +listType=set
+	// +optional
+	WorkloadsArchitectures []string `json:"workloadsArchitectures,omitempty"`
+	// ControlPlaneArchitectures are the CPU architectures of the control-plane nodes.
+	// +listType=set
+	// +optional
+	ControlPlaneArchitectures []string `json:"controlPlaneArchitectures,omitempty"`
 }
 
 // Version is a component's name and version.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	kvv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -30,6 +31,17 @@ type v1beta1Fields struct {
 	// MediatedDevicesConfiguration is spec.mediatedDevicesConfiguration as
 	// written, when it used the deprecated spelling mediatedDevicesTypes.
 	MediatedDevicesConfiguration *MediatedDevicesConfiguration `json:"mediatedDevicesConfiguration,omitempty"`
+	// The deprecated fields upstream's v1 dropped (all ignored).
+	LocalStorageClassName    string  `json:"localStorageClassName,omitempty"`
+	VddkInitImage            *string `json:"vddkInitImage,omitempty"`
+	TektonPipelinesNamespace *string `json:"tektonPipelinesNamespace,omitempty"`
+	TektonTasksNamespace     *string `json:"tektonTasksNamespace,omitempty"`
+}
+
+// empty reports whether nothing is kept.
+func (k v1beta1Fields) empty() bool {
+	return k.MinCPUModel == "" && len(k.PCIVendorSelectors) == 0 && k.MediatedDevicesConfiguration == nil &&
+		k.LocalStorageClassName == "" && k.VddkInitImage == nil && k.TektonPipelinesNamespace == nil && k.TektonTasksNamespace == nil
 }
 
 var _ conversion.Convertible = &HyperConverged{}
@@ -91,6 +103,17 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 		v.VmiCPUAllocationRatio = clonePtr(r.VmiCPUAllocationRatio)
 		v.AutoCPULimitNamespaceLabelSelector = r.AutoCPULimitNamespaceLabelSelector.DeepCopy()
 	}
+	v.TuningPolicy = s.TuningPolicy
+	v.EvictionStrategy = clonePtr(s.EvictionStrategy)
+	v.LiveUpdateConfiguration = s.LiveUpdateConfiguration.DeepCopy()
+	v.KSMConfiguration = s.KSMConfiguration.DeepCopy()
+	v.ChangedBlockTrackingLabelSelectors = s.ChangedBlockTrackingLabelSelectors.DeepCopy()
+	v.Hypervisors = cloneDeep(s.Hypervisors)
+	v.RoleAggregationStrategy = clonePtr(s.RoleAggregationStrategy)
+	kept.LocalStorageClassName = s.LocalStorageClassName
+	kept.VddkInitImage = clonePtr(s.VddkInitImage)
+	kept.TektonPipelinesNamespace = clonePtr(s.TektonPipelinesNamespace)
+	kept.TektonTasksNamespace = clonePtr(s.TektonTasksNamespace)
 
 	storage := hcov1.StorageConfig{ScratchSpaceStorageClass: clonePtr(s.ScratchSpaceStorageClass)}
 	if s.StorageImport != nil {
@@ -105,14 +128,30 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 			return convertErr(src, "spec.hostpathProvisioner", err)
 		}
 	}
+	storage.VMStateStorageClass = clonePtr(s.VMStateStorageClass)
+	storage.FilesystemOverhead = s.FilesystemOverhead.DeepCopy()
+	storage.PersistentReservationConfiguration = s.PersistentReservationConfiguration.DeepCopy()
 	if storage != (hcov1.StorageConfig{}) {
 		d.Storage = &storage
 	}
 
-	d.WorkloadSources = hcov1.WorkloadSourcesConfig{
-		CommonTemplatesNamespace:    clonePtr(s.CommonTemplatesNamespace),
-		EnableCommonBootImageImport: clonePtr(s.EnableCommonBootImageImport),
+	if s.KubeSecondaryDNSNameServerIP != nil || s.KubeMacPoolConfiguration != nil || s.NetworkBinding != nil {
+		d.Networking = &hcov1.NetworkingConfig{
+			KubeSecondaryDNSNameServerIP: clonePtr(s.KubeSecondaryDNSNameServerIP),
+			KubeMacPoolConfiguration:     s.KubeMacPoolConfiguration.DeepCopy(),
+			NetworkBinding:               cloneBindings(s.NetworkBinding),
+		}
 	}
+
+	d.WorkloadSources = hcov1.WorkloadSourcesConfig{
+		CommonTemplatesNamespace:      clonePtr(s.CommonTemplatesNamespace),
+		EnableCommonBootImageImport:   clonePtr(s.EnableCommonBootImageImport),
+		CommonBootImageNamespace:      clonePtr(s.CommonBootImageNamespace),
+		DataImportCronTemplates:       cloneDeep(s.DataImportCronTemplates),
+		InstancetypeConfig:            s.InstancetypeConfig.DeepCopy(),
+		CommonInstancetypesDeployment: s.CommonInstancetypesDeployment.DeepCopy(),
+	}
+	d.Security.TLSSecurityProfile = s.TLSSecurityProfile.DeepCopy()
 
 	if err := recode(&s.CertConfig, &d.Security.CertConfig); err != nil {
 		return convertErr(src, "spec.certConfig", err)
@@ -127,6 +166,8 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 	}
 	dep.UninstallStrategy = hcov1.HyperConvergedUninstallStrategy(s.UninstallStrategy)
 	dep.DeployVMConsoleProxy = clonePtr(s.DeployVMConsoleProxy)
+	dep.LogVerbosityConfig = s.LogVerbosityConfig.DeepCopy()
+	dep.DeployNetworkResourcesInjector = clonePtr(s.DeployNetworkResourcesInjector)
 	if s.ApplicationAwareConfig != nil || s.EnableApplicationAwareQuota != nil {
 		dep.ApplicationAwareConfig = &hcov1.ApplicationAwareConfigurations{Enable: clonePtr(s.EnableApplicationAwareQuota)}
 		if a := s.ApplicationAwareConfig; a != nil {
@@ -207,6 +248,17 @@ func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
 	if v.HigherWorkloadDensity != nil {
 		d.HigherWorkloadDensity = (*HigherWorkloadDensityConfiguration)(v.HigherWorkloadDensity.DeepCopy())
 	}
+	d.TuningPolicy = v.TuningPolicy
+	d.EvictionStrategy = clonePtr(v.EvictionStrategy)
+	d.LiveUpdateConfiguration = v.LiveUpdateConfiguration.DeepCopy()
+	d.KSMConfiguration = v.KSMConfiguration.DeepCopy()
+	d.ChangedBlockTrackingLabelSelectors = v.ChangedBlockTrackingLabelSelectors.DeepCopy()
+	d.Hypervisors = cloneDeep(v.Hypervisors)
+	d.RoleAggregationStrategy = clonePtr(v.RoleAggregationStrategy)
+	d.LocalStorageClassName = kept.LocalStorageClassName
+	d.VddkInitImage = clonePtr(kept.VddkInitImage)
+	d.TektonPipelinesNamespace = clonePtr(kept.TektonPipelinesNamespace)
+	d.TektonTasksNamespace = clonePtr(kept.TektonTasksNamespace)
 	if v.VmiCPUAllocationRatio != nil || v.AutoCPULimitNamespaceLabelSelector != nil {
 		d.ResourceRequirements = &OperandResourceRequirements{
 			VmiCPUAllocationRatio:              clonePtr(v.VmiCPUAllocationRatio),
@@ -231,10 +283,24 @@ func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
 				return convertErr(src, "spec.storage.hostpathProvisioner", err)
 			}
 		}
+		d.VMStateStorageClass = clonePtr(st.VMStateStorageClass)
+		d.FilesystemOverhead = st.FilesystemOverhead.DeepCopy()
+		d.PersistentReservationConfiguration = st.PersistentReservationConfiguration.DeepCopy()
+	}
+	if n := s.Networking; n != nil {
+		d.KubeSecondaryDNSNameServerIP = clonePtr(n.KubeSecondaryDNSNameServerIP)
+		d.KubeMacPoolConfiguration = n.KubeMacPoolConfiguration.DeepCopy()
+		d.NetworkBinding = cloneBindings(n.NetworkBinding)
 	}
 
-	d.CommonTemplatesNamespace = clonePtr(s.WorkloadSources.CommonTemplatesNamespace)
-	d.EnableCommonBootImageImport = clonePtr(s.WorkloadSources.EnableCommonBootImageImport)
+	ws := &s.WorkloadSources
+	d.CommonTemplatesNamespace = clonePtr(ws.CommonTemplatesNamespace)
+	d.EnableCommonBootImageImport = clonePtr(ws.EnableCommonBootImageImport)
+	d.CommonBootImageNamespace = clonePtr(ws.CommonBootImageNamespace)
+	d.DataImportCronTemplates = cloneDeep(ws.DataImportCronTemplates)
+	d.InstancetypeConfig = ws.InstancetypeConfig.DeepCopy()
+	d.CommonInstancetypesDeployment = ws.CommonInstancetypesDeployment.DeepCopy()
+	d.TLSSecurityProfile = s.Security.TLSSecurityProfile.DeepCopy()
 
 	if err := recode(&s.Security.CertConfig, &d.CertConfig); err != nil {
 		return convertErr(src, "spec.security.certConfig", err)
@@ -247,6 +313,8 @@ func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
 	}
 	d.UninstallStrategy = HyperConvergedUninstallStrategy(dep.UninstallStrategy)
 	d.DeployVMConsoleProxy = clonePtr(dep.DeployVMConsoleProxy)
+	d.LogVerbosityConfig = dep.LogVerbosityConfig.DeepCopy()
+	d.DeployNetworkResourcesInjector = clonePtr(dep.DeployNetworkResourcesInjector)
 	if a := dep.ApplicationAwareConfig; a != nil {
 		d.EnableApplicationAwareQuota = clonePtr(a.Enable)
 		if a.VmiCalcConfigName != nil || a.NamespaceSelector != nil || a.AllowApplicationAwareClusterResourceQuota != nil {
@@ -308,7 +376,7 @@ func featureGatesFromV1(gs hcov1.FeatureGates) HyperConvergedFeatureGates {
 // current spelling is empty the deprecated one is used, as the translator
 // always did.
 func mediatedDevicesToV1(m *MediatedDevicesConfiguration) *hcov1.MediatedDevicesConfiguration {
-	out := &hcov1.MediatedDevicesConfiguration{MediatedDeviceTypes: pickTypes(m.MediatedDeviceTypes, m.MediatedDevicesTypes)}
+	out := &hcov1.MediatedDevicesConfiguration{Enabled: clonePtr(m.Enabled), MediatedDeviceTypes: pickTypes(m.MediatedDeviceTypes, m.MediatedDevicesTypes)}
 	for _, n := range m.NodeMediatedDeviceTypes {
 		out.NodeMediatedDeviceTypes = append(out.NodeMediatedDeviceTypes, hcov1.NodeMediatedDeviceTypesConfig{
 			NodeSelector:        maps.Clone(n.NodeSelector),
@@ -341,7 +409,7 @@ func statusFromV1(in *hcov1.HyperConvergedStatus, out *HyperConvergedStatus) {
 }
 
 func setKept(annotations *map[string]string, kept v1beta1Fields) error {
-	if kept.MinCPUModel == "" && len(kept.PCIVendorSelectors) == 0 && kept.MediatedDevicesConfiguration == nil {
+	if kept.empty() {
 		delete(*annotations, FieldsAnnotation)
 		if len(*annotations) == 0 {
 			*annotations = nil
@@ -386,6 +454,32 @@ func convertErr(hc interface {
 	return fmt.Errorf("converting HyperConverged %s/%s: %s: %w", hc.GetNamespace(), hc.GetName(), field, err)
 }
 
+// cloneDeep deep-copies a slice of API values.
+func cloneDeep[T any, P interface {
+	*T
+	DeepCopyInto(*T)
+}](in []T) []T {
+	if in == nil {
+		return nil
+	}
+	out := make([]T, len(in))
+	for i := range in {
+		P(&in[i]).DeepCopyInto(&out[i])
+	}
+	return out
+}
+
+func cloneBindings(in map[string]kvv1.InterfaceBindingPlugin) map[string]kvv1.InterfaceBindingPlugin {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]kvv1.InterfaceBindingPlugin, len(in))
+	for k, v := range in {
+		out[k] = *v.DeepCopy()
+	}
+	return out
+}
+
 func clonePtr[T any](p *T) *T {
 	if p == nil {
 		return nil
@@ -410,13 +504,20 @@ func FieldPathsFromV1(message string) string {
 		"spec.virtualization.higherWorkloadDensity", "spec.higherWorkloadDensity",
 		"spec.virtualization.vmiCPUAllocationRatio", "spec.resourceRequirements.vmiCPUAllocationRatio",
 		"spec.virtualization.autoCPULimitNamespaceLabelSelector", "spec.resourceRequirements.autoCPULimitNamespaceLabelSelector",
+		"spec.virtualization.", "spec.",
+		"spec.networking.", "spec.",
+		"spec.deployment.logVerbosityConfig", "spec.logVerbosityConfig",
+		"spec.deployment.deployNetworkResourcesInjector", "spec.deployNetworkResourcesInjector",
+		"spec.workloadSources.commonInstancetypesDeployment", "spec.CommonInstancetypesDeployment",
 		"spec.storage.workloadResourceRequirements", "spec.resourceRequirements.storageWorkloads",
 		"spec.storage.scratchSpaceStorageClass", "spec.scratchSpaceStorageClass",
 		"spec.storage.storageImport", "spec.storageImport",
 		"spec.storage.hostpathProvisioner", "spec.hostpathProvisioner",
+		"spec.storage.", "spec.",
 		"spec.workloadSources.commonTemplatesNamespace", "spec.commonTemplatesNamespace",
 		"spec.workloadSources.enableCommonBootImageImport", "spec.enableCommonBootImageImport",
-		"spec.security.certConfig", "spec.certConfig",
+		"spec.workloadSources.", "spec.",
+		"spec.security.", "spec.",
 		"spec.deployment.nodePlacements.infra", "spec.infra.nodePlacement",
 		"spec.deployment.nodePlacements.workload", "spec.workloads.nodePlacement",
 		"spec.deployment.uninstallStrategy", "spec.uninstallStrategy",

@@ -1,8 +1,13 @@
 package v1beta1
 
 import (
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // HyperConverged is the single entry point and single source of truth for the
@@ -176,6 +181,116 @@ type HyperConvergedSpec struct {
 	// stored; hcokit has no AAQ module and does not act on it.
 	// +optional
 	ApplicationAwareConfig *ApplicationAwareConfigurations `json:"applicationAwareConfig,omitempty"`
+
+	// TuningPolicy: see v1's spec.virtualization.tuningPolicy.
+	// +kubebuilder:validation:Enum=annotation;highBurst
+	// +optional
+	TuningPolicy hcov1.HyperConvergedTuningPolicy `json:"tuningPolicy,omitempty"`
+
+	// DataImportCronTemplates: see v1's spec.workloadSources.dataImportCronTemplates.
+	// +listType=atomic
+	// +optional
+	DataImportCronTemplates []hcov1.DataImportCronTemplate `json:"dataImportCronTemplates,omitempty"`
+
+	// FilesystemOverhead: see v1's spec.storage.filesystemOverhead.
+	// +optional
+	FilesystemOverhead *cdiv1beta1.FilesystemOverhead `json:"filesystemOverhead,omitempty"`
+
+	// LogVerbosityConfig: see v1's spec.deployment.logVerbosityConfig.
+	// +optional
+	LogVerbosityConfig *hcov1.LogVerbosityConfiguration `json:"logVerbosityConfig,omitempty"`
+
+	// TLSSecurityProfile: see v1's spec.security.tlsSecurityProfile.
+	// +optional
+	TLSSecurityProfile *ocpconfigv1.TLSSecurityProfile `json:"tlsSecurityProfile,omitempty"`
+
+	// KubeSecondaryDNSNameServerIP: see v1's spec.networking.kubeSecondaryDNSNameServerIP.
+	// +optional
+	KubeSecondaryDNSNameServerIP *string `json:"kubeSecondaryDNSNameServerIP,omitempty"`
+
+	// KubeMacPoolConfiguration: see v1's spec.networking.kubeMacPoolConfiguration.
+	// +optional
+	KubeMacPoolConfiguration *hcov1.KubeMacPoolConfig `json:"kubeMacPoolConfiguration,omitempty"`
+
+	// EvictionStrategy: see v1's spec.virtualization.evictionStrategy.
+	// +kubebuilder:validation:Enum=None;LiveMigrate;LiveMigrateIfPossible;External
+	// +optional
+	EvictionStrategy *kvv1.EvictionStrategy `json:"evictionStrategy,omitempty"`
+
+	// VMStateStorageClass: see v1's spec.storage.vmStateStorageClass.
+	// +optional
+	VMStateStorageClass *string `json:"vmStateStorageClass,omitempty"`
+
+	// CommonBootImageNamespace: see v1's spec.workloadSources.commonBootImageNamespace.
+	// +optional
+	CommonBootImageNamespace *string `json:"commonBootImageNamespace,omitempty"`
+
+	// KSMConfiguration: see v1's spec.virtualization.ksmConfiguration.
+	// +optional
+	KSMConfiguration *kvv1.KSMConfiguration `json:"ksmConfiguration,omitempty"`
+
+	// NetworkBinding: see v1's spec.networking.networkBinding.
+	// +optional
+	NetworkBinding map[string]kvv1.InterfaceBindingPlugin `json:"networkBinding,omitempty"`
+
+	// InstancetypeConfig: see v1's spec.workloadSources.instancetypeConfig.
+	// +optional
+	InstancetypeConfig *kvv1.InstancetypeConfiguration `json:"instancetypeConfig,omitempty"`
+
+	// CommonInstancetypesDeployment: see v1's
+	// spec.workloadSources.commonInstancetypesDeployment. The JSON name
+	// starts with a capital letter, as upstream's v1beta1 has it.
+	// +optional
+	CommonInstancetypesDeployment *kvv1.CommonInstancetypesDeployment `json:"CommonInstancetypesDeployment,omitempty"`
+
+	// LiveUpdateConfiguration: see v1's spec.virtualization.liveUpdateConfiguration.
+	// +optional
+	LiveUpdateConfiguration *kvv1.LiveUpdateConfiguration `json:"liveUpdateConfiguration,omitempty"`
+
+	// Hypervisors: see v1's spec.virtualization.hypervisors.
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems:=1
+	// +optional
+	Hypervisors []kvv1.HypervisorConfiguration `json:"hypervisors,omitempty"`
+
+	// RoleAggregationStrategy: see v1's spec.virtualization.roleAggregationStrategy.
+	// +kubebuilder:validation:Enum=AggregateToDefault;Manual
+	// +optional
+	RoleAggregationStrategy *kvv1.RoleAggregationStrategy `json:"roleAggregationStrategy,omitempty"`
+
+	// ChangedBlockTrackingLabelSelectors: see v1's
+	// spec.virtualization.changedBlockTrackingLabelSelectors.
+	// +optional
+	ChangedBlockTrackingLabelSelectors *kvv1.ChangedBlockTrackingSelectors `json:"changedBlockTrackingLabelSelectors,omitempty"`
+
+	// PersistentReservationConfiguration: see v1's
+	// spec.storage.persistentReservationConfiguration (not an upstream
+	// v1beta1 field; here so that the v1 field survives a v1beta1 update).
+	// +optional
+	PersistentReservationConfiguration *hcov1.PersistentReservationConfiguration `json:"persistentReservationConfiguration,omitempty"`
+
+	// DeployNetworkResourcesInjector: see v1's
+	// spec.deployment.deployNetworkResourcesInjector (not an upstream v1beta1
+	// field; here so that the v1 field survives a v1beta1 update).
+	// +optional
+	DeployNetworkResourcesInjector *bool `json:"deployNetworkResourcesInjector,omitempty"`
+
+	// Deprecated: ignored, as upstream HCO ignores it.
+	// +optional
+	LocalStorageClassName string `json:"localStorageClassName,omitempty"`
+
+	// Deprecated: ignored, as upstream HCO ignores it (use the Migration
+	// Toolkit for Virtualization).
+	// +optional
+	VddkInitImage *string `json:"vddkInitImage,omitempty"`
+
+	// Deprecated: ignored, as upstream HCO ignores it.
+	// +optional
+	TektonPipelinesNamespace *string `json:"tektonPipelinesNamespace,omitempty"`
+
+	// Deprecated: ignored, as upstream HCO ignores it.
+	// +optional
+	TektonTasksNamespace *string `json:"tektonTasksNamespace,omitempty"`
 }
 
 // VirtualMachineOptions are cluster defaults of every virtual machine.
@@ -468,6 +583,11 @@ type USBSelector struct {
 
 // MediatedDevicesConfiguration says which mediated device types to create.
 type MediatedDevicesConfiguration struct {
+	// Enabled: see v1's field of the same name (not an upstream v1beta1
+	// field; here so that the v1 field survives a v1beta1 update).
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+
 	// +listType=atomic
 	// +optional
 	MediatedDeviceTypes []string `json:"mediatedDeviceTypes,omitempty"`
@@ -656,6 +776,23 @@ type HyperConvergedStatus struct {
 	// SystemHealthStatus is healthy, warning or error, from the conditions.
 	// +optional
 	SystemHealthStatus string `json:"systemHealthStatus,omitempty"`
+
+	// DataImportSchedule: see v1's status.
+	// +optional
+	DataImportSchedule string `json:"dataImportSchedule,omitempty"`
+
+	// DataImportCronTemplates: see v1's status.
+	// +listType=atomic
+	// +optional
+	DataImportCronTemplates []hcov1.DataImportCronTemplateStatus `json:"dataImportCronTemplates,omitempty"`
+
+	// InfrastructureHighlyAvailable: see v1's status.
+	// +optional
+	InfrastructureHighlyAvailable *bool `json:"infrastructureHighlyAvailable,omitempty"`
+
+	// NodeInfo: see v1's status.
+	// +optional
+	NodeInfo hcov1.NodeInfoStatus `json:"nodeInfo,omitempty"`
 }
 
 // Version is a component's name and version.
