@@ -21,8 +21,9 @@ func ManagedSelector() labels.Selector {
 // the operand kinds of the enabled operands, selected by the managed-by
 // label and held in their wire form (unstructured, so that no field is lost
 // because a Go type lacks it), with only the operator's own managedFields
-// entries (they say which labels and annotations it set). Nothing else
-// (Pods, Secrets, ConfigMaps, VirtualMachines, DataVolumes) is cached.
+// entries (they say which labels and annotations it set); and the Nodes'
+// names and labels. Nothing else (Pods, Secrets, ConfigMaps,
+// VirtualMachines, DataVolumes) is cached.
 func CacheOptions(reg *Registry, s *runtime.Scheme) (cache.Options, error) {
 	kinds, err := operandKinds(reg, s)
 	if err != nil {
@@ -32,6 +33,8 @@ func CacheOptions(reg *Registry, s *runtime.Scheme) (cache.Options, error) {
 	for _, k := range kinds {
 		byObject[k.newObject()] = cache.ByObject{Label: ManagedSelector(), Transform: keepOwnManagedFields}
 	}
+	// Nodes, as name and labels only (the node facts of the status).
+	byObject[nodeMetadata()] = cache.ByObject{Transform: keepNodeLabels}
 	return cache.Options{
 		Scheme:           s,
 		ByObject:         byObject,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -137,6 +139,11 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toSingleton := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: r.singleton()}}
 	})
+	// Nodes, metadata only: a node added or removed, or its labels changed,
+	// can change the node facts in the status.
+	b = b.Watches(nodeMetadata(), toSingleton, builder.WithPredicates(predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool { return !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) },
+	}))
 	for _, k := range r.kinds {
 		b = b.Watches(k.newObject(), toSingleton)
 	}
@@ -182,8 +189,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 
+	nodes, err := r.nodeFacts(ctx, hc)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	// The operands see the node facts the status is about to report (the
+	// KubeVirt operand's default eviction strategy follows them).
+	seen := hc.DeepCopy()
+	setNodeStatus(&seen.Status, nodes)
+
 	ops := r.registry.Operands()
-	outcomes := r.reconcileOperands(ctx, hc, ops)
+	outcomes := r.reconcileOperands(ctx, seen, ops)
 	if storedFinalizer {
 		// The API server decides to delete an object at once from the object
 		// as it read it: a DELETE that read the HyperConverged before our
@@ -208,6 +224,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 	a, related, desiredKeys, errs := r.assess(ctx, hc, ops, outcomes, upgrading)
+	a.nodes = nodes
 	if err := r.prune(ctx, hc, desiredKeys); err != nil {
 		errs = append(errs, err)
 		a.Failures = append(a.Failures, err.Error())
@@ -295,6 +312,8 @@ type assessment struct {
 	// conflicted is true when a write met a conflict and the reconcile
 	// should run again soon.
 	conflicted bool
+	// nodes are the node facts the status reports.
+	nodes NodeFacts
 }
 
 // addFinalizer stores the finalizer on hc if it lacks it, and updates hc to
@@ -628,6 +647,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	next.Status.ObservedGeneration = hc.Generation
 	next.Status.RelatedObjects = related
 	next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
+	setNodeStatus(&next.Status, a.nodes)
 	upgraded := false
 	if versions, done := r.versions(a.Assessment); done {
 		upgraded = a.Upgrading && !reflect.DeepEqual(hc.Status.Versions, versions)
@@ -714,4 +734,21 @@ func (r *Reconciler) refuse(ctx context.Context, hc *hcov1.HyperConverged) error
 		return nil
 	}
 	return r.client.Status().Patch(ctx, next, client.MergeFrom(hc))
+}
+
+// nodeFacts reads the nodes' labels from the cache.
+func (r *Reconciler) nodeFacts(ctx context.Context, hc *hcov1.HyperConverged) (NodeFacts, error) {
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+	if err := r.cache.List(ctx, list); err != nil {
+		return NodeFacts{}, fmt.Errorf("list nodes: %w", err)
+	}
+	return NodeFactsFrom(list.Items, hc.Spec.WorkloadPlacement()), nil
+}
+
+// setNodeStatus writes the node facts into a status.
+func setNodeStatus(s *hcov1.HyperConvergedStatus, f NodeFacts) {
+	ha := f.InfrastructureHighlyAvailable()
+	s.InfrastructureHighlyAvailable = &ha
+	s.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: f.WorkloadArchitectures, ControlPlaneArchitectures: f.ControlPlaneArchitectures}
 }

@@ -1,0 +1,76 @@
+package hco_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco"
+)
+
+func node(name string, labels ...string) metav1.PartialObjectMetadata {
+	n := metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}}}
+	for i := 0; i+1 < len(labels); i += 2 {
+		n.Labels[labels[i]] = labels[i+1]
+	}
+	return n
+}
+
+func TestNodeFacts(t *testing.T) {
+	const worker, cp, master, arbiter, arch = hco.LabelNodeRoleWorker, hco.LabelNodeRoleControlPlane, hco.LabelNodeRoleMaster, hco.LabelNodeRoleArbiter, hco.LabelArch
+	for _, tc := range []struct {
+		name       string
+		nodes      []metav1.PartialObjectMetadata
+		workload   *hcov1.NodePlacement
+		infraHA    bool
+		cpHA       bool
+		workloads  []string
+		cpArchs    []string
+		workers    int
+		controlPln int
+	}{
+		{name: "no nodes"},
+		{name: "single node, both roles", nodes: []metav1.PartialObjectMetadata{node("a", worker, "", cp, "", arch, "amd64")},
+			workloads: []string{"amd64"}, cpArchs: []string{"amd64"}, workers: 1, controlPln: 1},
+		{name: "two workers: infrastructure highly available", nodes: []metav1.PartialObjectMetadata{
+			node("a", worker, "", arch, "amd64"), node("b", worker, "", arch, "arm64"), node("c", master, "", arch, "amd64")},
+			infraHA: true, workloads: []string{"amd64", "arm64"}, cpArchs: []string{"amd64"}, workers: 2, controlPln: 1},
+		{name: "three control-plane nodes", nodes: []metav1.PartialObjectMetadata{node("a", cp, ""), node("b", cp, ""), node("c", master, "")},
+			cpHA: true, controlPln: 3},
+		{name: "two control-plane nodes and an arbiter", nodes: []metav1.PartialObjectMetadata{node("a", cp, ""), node("b", cp, ""), node("c", arbiter, "")},
+			cpHA: true, controlPln: 2},
+		{name: "the workload placement decides which nodes are workload nodes",
+			nodes: []metav1.PartialObjectMetadata{
+				node("a", worker, "", arch, "amd64"), node("b", "virt", "yes", arch, "s390x"), node("c", worker, "", "virt", "yes", arch, "arm64")},
+			workload: &hcov1.NodePlacement{NodeSelector: map[string]string{"virt": "yes"}},
+			infraHA:  true, workloads: []string{"arm64", "s390x"}, workers: 2},
+		{name: "required node affinity too",
+			nodes: []metav1.PartialObjectMetadata{node("a", worker, "", arch, "amd64"), node("b", worker, "", "zone", "x", arch, "arm64")},
+			workload: &hcov1.NodePlacement{Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"x"}}},
+				}}},
+			}}},
+			infraHA: true, workloads: []string{"arm64"}, workers: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := hco.NodeFactsFrom(tc.nodes, tc.workload)
+			assert.Equal(t, tc.infraHA, f.InfrastructureHighlyAvailable())
+			assert.Equal(t, tc.cpHA, f.ControlPlaneHighlyAvailable())
+			assert.Equal(t, tc.workers, f.Workers)
+			assert.Equal(t, tc.controlPln, f.ControlPlane)
+			assert.Equal(t, tc.workloads, nilIfEmpty(f.WorkloadArchitectures))
+			assert.Equal(t, tc.cpArchs, nilIfEmpty(f.ControlPlaneArchitectures))
+		})
+	}
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}

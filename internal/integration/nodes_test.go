@@ -1,0 +1,71 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
+)
+
+// TestNodeFactsFollowTheNodes: status.infrastructureHighlyAvailable flips
+// when the worker count crosses upstream's threshold (two), and nodeInfo
+// lists the architectures, from the nodes' labels alone.
+func TestNodeFactsFollowTheNodes(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	createHC(t, nil)
+	waitNodeStatus := func(what string, ha bool, workloadArchs []string) {
+		t.Helper()
+		testenv.Eventually(t, what, func() error {
+			hc := &hcov1.HyperConverged{}
+			if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: hcov1.HyperConvergedName}, hc); err != nil {
+				return err
+			}
+			got := hc.Status.InfrastructureHighlyAvailable
+			if got == nil || *got != ha || !slices.Equal(hc.Status.NodeInfo.WorkloadsArchitectures, workloadArchs) {
+				return fmt.Errorf("infrastructureHighlyAvailable %v, nodeInfo %+v", got, hc.Status.NodeInfo)
+			}
+			return nil
+		})
+	}
+	waitNodeStatus("no nodes: not highly available", false, nil)
+
+	newNode := func(name, arch string, roles ...string) {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{hco.LabelArch: arch}}}
+		for _, r := range roles {
+			n.Labels[r] = ""
+		}
+		require.NoError(t, k.Create(ctx, n))
+		t.Cleanup(func() {
+			if err := k.Delete(context.Background(), n); err != nil && !apierrors.IsNotFound(err) {
+				t.Errorf("delete node %s: %v", name, err)
+			}
+		})
+	}
+	newNode("test-cp", "amd64", hco.LabelNodeRoleControlPlane)
+	newNode("test-worker-a", "amd64", hco.LabelNodeRoleWorker)
+	waitNodeStatus("one worker", false, []string{"amd64"})
+
+	newNode("test-worker-b", "arm64", hco.LabelNodeRoleWorker)
+	waitNodeStatus("two workers", true, []string{"amd64", "arm64"})
+	hc := getHC(t)
+	assert.Equal(t, []string{"amd64"}, hc.Status.NodeInfo.ControlPlaneArchitectures)
+
+	// A label change is an event too: the worker stops being one.
+	n := &corev1.Node{}
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: "test-worker-b"}, n))
+	delete(n.Labels, hco.LabelNodeRoleWorker)
+	require.NoError(t, k.Update(ctx, n))
+	waitNodeStatus("the second worker relabelled", false, []string{"amd64"})
+}
