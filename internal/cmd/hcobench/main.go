@@ -68,6 +68,7 @@ type options struct {
 	configMaps   int
 	secrets      int
 	vms          int
+	nodes        int
 	pureBenchPkg []string
 }
 
@@ -84,6 +85,7 @@ func run() error {
 	flag.IntVar(&o.configMaps, "configmaps", 5000, "Unrelated ConfigMaps to create.")
 	flag.IntVar(&o.secrets, "secrets", 5000, "Unrelated Secrets to create.")
 	flag.IntVar(&o.vms, "vms", 2000, "Unrelated VirtualMachines to create.")
+	flag.IntVar(&o.nodes, "nodes", 5000, "Node objects to create after the noise (metadata only is cached).")
 	flag.Parse()
 	o.pureBenchPkg = []string{"./placement", "./featuregates", "./migration", "./hostdevices", "./operands"}
 
@@ -549,6 +551,15 @@ func liveBenchmarks(o options) ([]row, error) {
 		time.Sleep(5 * time.Second)
 		after := rssOf(pid)
 		rows = append(rows, row{"rss", fmt.Sprintf("after %d ConfigMaps, %d Secrets, %d VMs elsewhere", o.configMaps, o.secrets, o.vms), fmt.Sprintf("%s, %+.1f MiB", after, after.total-rssConverged.total), "no growth / ≤ +5 MiB"})
+		if o.nodes > 0 {
+			fmt.Fprintf(os.Stderr, "bench: creating %d Nodes...\n", o.nodes)
+			if err := createNodes(ctx, c, o.nodes); err != nil {
+				return nil, err
+			}
+			time.Sleep(5 * time.Second)
+			withNodes := rssOf(pid)
+			rows = append(rows, row{"rss", fmt.Sprintf("after %d Nodes (2 KiB of annotations each)", o.nodes), fmt.Sprintf("%s, %+.1f MiB", withNodes, withNodes.total-after.total), "≤ +5 MiB"})
+		}
 	}
 	return rows, nil
 }
@@ -697,6 +708,47 @@ func createNoise(ctx context.Context, c client.Client, o options) error {
 	close(work)
 	wg.Wait()
 	return firstErr
+}
+
+// createNodes creates n worker Nodes, each with labels and 2 KiB of
+// annotations as a kubelet and a CNI would leave, 16 at a time.
+func createNodes(ctx context.Context, c client.Client, n int) error {
+	work := make(chan int)
+	errs := make(chan error, 16)
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+					Name: fmt.Sprintf("bench-node-%d", i),
+					Labels: map[string]string{
+						hco.LabelNodeRoleWorker: "", hco.LabelArch: "amd64", "kubernetes.io/os": "linux",
+						"kubernetes.io/hostname": fmt.Sprintf("bench-node-%d", i), "topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3),
+					},
+					Annotations: map[string]string{"bench/blob": strings.Repeat("a", 2048)},
+				}}
+				if err := c.Create(ctx, node); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
 }
 
 // measureConversion starts `hco-operator webhook` where the CRD's conversion
