@@ -112,7 +112,7 @@ func decodeV1beta1(doc []byte) (*hcov1.HyperConverged, []string, error) {
 	for i := range warnings {
 		warnings[i] = v1beta1.FieldPathsFromV1(warnings[i])
 	}
-	return hc, warnings, nil
+	return hc, append(warnings, validation.V1beta1Warnings(old)...), nil
 }
 
 // singleDocument returns the one non-empty YAML document in data.

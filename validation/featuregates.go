@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/featuregates"
 )
 
@@ -61,5 +62,29 @@ func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
 	if a := s.Deployment.ApplicationAwareConfig; a != nil {
 		warn("deployment.applicationAwareConfig.enable", isTrue(a.Enable))
 	}
+	warn("deployment.deployNetworkResourcesInjector", isTrue(s.Deployment.DeployNetworkResourcesInjector))
+	return out
+}
+
+// V1beta1Warnings returns the warnings for what a v1beta1 HyperConverged
+// sets that v1 has no field for and nothing acts on (upstream HCO ignores
+// them too); the v1 conversion keeps them, in the annotation
+// hcokit.io/v1beta1-fields. A nil object gives none.
+func V1beta1Warnings(old *v1beta1.HyperConverged) []string {
+	if old == nil {
+		return nil
+	}
+	s := &old.Spec
+	var out []string
+	ignored := func(field string, set bool) {
+		if set {
+			out = append(out, fmt.Sprintf("spec.%s is deprecated and ignored (as upstream HCO ignores it); remove it", field))
+		}
+	}
+	ignored("localStorageClassName", s.LocalStorageClassName != "")
+	ignored("vddkInitImage", s.VddkInitImage != nil)
+	ignored("tektonPipelinesNamespace", s.TektonPipelinesNamespace != nil)
+	ignored("tektonTasksNamespace", s.TektonTasksNamespace != nil)
+	ignored("obsoleteCPUs.minCPUModel", s.ObsoleteCPUs != nil && s.ObsoleteCPUs.MinCPUModel != "")
 	return out
 }

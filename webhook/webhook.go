@@ -139,17 +139,17 @@ func (h *Handler) validationOptions() validation.Options {
 }
 
 func (h *Handler) create(req admission.Request) admission.Response {
-	hc, v1beta1Request, err := decode(req.Object.Raw, req.Kind)
+	hc, written, err := decode(req.Object.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
 	errs := validation.Identity(hc, h.opts.Namespace)
 	errs = append(errs, validation.Spec(hc, h.validationOptions())...)
-	return respond(errs, validation.Warnings(hc), v1beta1Request)
+	return respond(errs, warnings(hc, written), written != nil)
 }
 
 func (h *Handler) update(ctx context.Context, req admission.Request) admission.Response {
-	hc, v1beta1Request, err := decode(req.Object.Raw, req.Kind)
+	hc, written, err := decode(req.Object.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
@@ -169,11 +169,11 @@ func (h *Handler) update(ctx context.Context, req admission.Request) admission.R
 		}
 		errs = append(errs, validation.WorkloadPlacementUpdate(old, hc, ws)...)
 	}
-	return respond(errs, validation.Warnings(hc), v1beta1Request)
+	return respond(errs, warnings(hc, written), written != nil)
 }
 
 func (h *Handler) delete(ctx context.Context, req admission.Request) admission.Response {
-	hc, v1beta1Request, err := decode(req.OldObject.Raw, req.Kind)
+	hc, written, err := decode(req.OldObject.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
@@ -186,7 +186,7 @@ func (h *Handler) delete(ctx context.Context, req admission.Request) admission.R
 		return admission.Errored(http.StatusInternalServerError,
 			fmt.Errorf("checking for workloads before deleting HyperConverged %s: %w", objectKey(req), err))
 	}
-	return respond(validation.Deletion(hc, ws), nil, v1beta1Request)
+	return respond(validation.Deletion(hc, ws), nil, written != nil)
 }
 
 // workloads counts the VirtualMachines and DataVolumes in the cluster, with
@@ -237,29 +237,35 @@ func (h *Handler) count(ctx context.Context, gvk schema.GroupVersionKind) (valid
 }
 
 // decode reads a HyperConverged of either version from the raw JSON of an
-// admission request, as the hub (v1); v1beta1Request says whether it was
-// v1beta1. The object's apiVersion says which; without one, the request's
-// kind does.
-func decode(raw []byte, kind metav1.GroupVersionKind) (hc *hcov1.HyperConverged, v1beta1Request bool, err error) {
+// admission request, as the hub (v1); written is the v1beta1 object as
+// written when the request is v1beta1, nil for v1. The object's apiVersion
+// says which; without one, the request's kind does.
+func decode(raw []byte, kind metav1.GroupVersionKind) (hc *hcov1.HyperConverged, written *v1beta1.HyperConverged, err error) {
 	if len(raw) == 0 {
-		return nil, false, fmt.Errorf("the request carries no object")
+		return nil, nil, fmt.Errorf("the request carries no object")
 	}
 	var tm metav1.TypeMeta
 	if err := json.Unmarshal(raw, &tm); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	if tm.APIVersion == "" && kind.Group == v1beta1.GroupVersion.Group {
 		tm.APIVersion = schema.GroupVersion{Group: kind.Group, Version: kind.Version}.String()
 	}
 	hc = &hcov1.HyperConverged{}
 	if tm.APIVersion != v1beta1.GroupVersion.String() {
-		return hc, false, json.Unmarshal(raw, hc)
+		return hc, nil, json.Unmarshal(raw, hc)
 	}
-	old := &v1beta1.HyperConverged{}
-	if err := json.Unmarshal(raw, old); err != nil {
-		return nil, true, err
+	written = &v1beta1.HyperConverged{}
+	if err := json.Unmarshal(raw, written); err != nil {
+		return nil, nil, err
 	}
-	return hc, true, old.ConvertTo(hc)
+	return hc, written, written.ConvertTo(hc)
+}
+
+// warnings are the admission warnings for hc, and for what the v1beta1
+// object written sets that v1 has no field for.
+func warnings(hc *hcov1.HyperConverged, written *v1beta1.HyperConverged) []string {
+	return append(validation.Warnings(hc), validation.V1beta1Warnings(written)...)
 }
 
 // respond allows or denies; for a v1beta1 request the messages name the
