@@ -22,21 +22,73 @@ const (
 	PersistentReservation      = "PersistentReservation"
 	AlignCPUs                  = "AlignCPUs"
 	DecentralizedLiveMigration = "DecentralizedLiveMigration"
+	VideoConfig                = "VideoConfig"
+	ObjectGraph                = "ObjectGraph"
+	IncrementalBackup          = "IncrementalBackup"
+	UtilityVolumes             = "UtilityVolumes"
+	ContainerPathVolumes       = "ContainerPathVolumes"
+	ConfigurableHypervisor     = "ConfigurableHypervisor"
+	OptOutRoleAggregation      = "OptOutRoleAggregation"
 )
 
 // alwaysOn are the KubeVirt gates the operator enables whatever the
-// HyperConverged says (as upstream HCO does). HotplugVolumes is among them
-// unless declarativeHotplugVolumes swaps it for DeclarativeHotplugVolumes.
+// HyperConverged says (as upstream HCO does). ExpandDisks and VMExport are GA
+// in KubeVirt v1.9.0; upstream still lists them.
 var alwaysOn = []string{CPUManager, Snapshot, HostDevices, ExpandDisks, VMExport, KubevirtSeccompProfile}
 
 // AlwaysOn returns the gates enabled whatever the HyperConverged says.
+// HotplugVolumes or DeclarativeHotplugVolumes (one of the two is always on)
+// and HypervStrictCheck (on unless KVM is emulated) are not among them.
 func AlwaysOn() []string { return slices.Clone(alwaysOn) }
 
-// Options are the facts about the cluster that change the gate list.
+// kubeVirtBeta are the gates KubeVirt v1.9.0 (kubevirt.io/api v1.9.0)
+// registers as Beta, so enables unless they are listed in
+// disabledFeatureGates. Upstream HCO disables each of them that it does not
+// enable itself; see [DisabledForKubeVirt].
+var kubeVirtBeta = []string{
+	DeclarativeHotplugVolumes, "ExternalNetResourceInjection", "GPUsWithDRA", "ImageVolume",
+	"LibvirtHooksServerAndClient", "MigrationPriorityQueue", "NodeRestriction", OptOutRoleAggregation,
+	"PodSecondaryInterfaceNamingUpgrade", Snapshot, "Template", "VmiMemoryOverheadReport",
+}
+
+// KubeVirtBeta returns the KubeVirt v1.9.0 Beta gates, sorted.
+func KubeVirtBeta() []string {
+	out := slices.Clone(kubeVirtBeta)
+	slices.Sort(out)
+	return out
+}
+
+// Options are the facts about the cluster and the rest of the
+// HyperConverged that change the gate list.
 type Options struct {
 	// KVMEmulation drops gates that need hardware virtualization
 	// (HypervStrictCheck).
 	KVMEmulation bool
+
+	// PersistentReservation is the effective SCSI persistent reservation
+	// setting (see [PersistentReservationEnabled]); true adds
+	// PersistentReservation.
+	PersistentReservation bool
+
+	// ConfigurableHypervisor is true when spec.virtualization.hypervisors
+	// names a hypervisor; it adds ConfigurableHypervisor.
+	ConfigurableHypervisor bool
+
+	// RoleAggregationStrategy is true when
+	// spec.virtualization.roleAggregationStrategy is set; it adds
+	// OptOutRoleAggregation.
+	RoleAggregationStrategy bool
+}
+
+// OptionsFor returns the options that spec implies, with the cluster's
+// KVM emulation.
+func OptionsFor(spec *hcov1.HyperConvergedSpec, kvmEmulation bool) Options {
+	return Options{
+		KVMEmulation:            kvmEmulation,
+		PersistentReservation:   PersistentReservationEnabled(spec),
+		ConfigurableHypervisor:  len(spec.Virtualization.Hypervisors) > 0,
+		RoleAggregationStrategy: spec.Virtualization.RoleAggregationStrategy != nil,
+	}
 }
 
 // The HyperConverged gates (spec.featureGates names) hcokit acts on.
@@ -49,6 +101,10 @@ const (
 	GateAlignCPUs                  = "alignCPUs"
 	GateDecentralizedLiveMigration = "decentralizedLiveMigration"
 	GateDeclarativeHotplugVolumes  = "declarativeHotplugVolumes"
+	GateVideoConfig                = "videoConfig"
+	GateObjectGraph                = "objectGraph"
+	GateIncrementalBackup          = "incrementalBackup"
+	GateContainerPathVolumes       = "containerPathVolumes"
 )
 
 // Known returns the HyperConverged gates hcokit acts on, sorted.
@@ -56,16 +112,74 @@ func Known() []string {
 	out := []string{
 		GateWithHostPassthroughCPU, GateDownwardMetrics, GateDeployKubeSecondaryDNS, GateDisableMDevConfiguration,
 		GatePersistentReservation, GateAlignCPUs, GateDecentralizedLiveMigration, GateDeclarativeHotplugVolumes,
+		GateVideoConfig, GateObjectGraph, GateIncrementalBackup, GateContainerPathVolumes,
 	}
 	slices.Sort(out)
 	return out
 }
 
-// ForKubeVirt returns KubeVirt's feature gates for the HyperConverged gates.
+// Default reports whether the gate called name is on when spec.featureGates
+// does not list it. Upstream HCO's beta gates are on by default in v1
+// (decentralizedLiveMigration, declarativeHotplugVolumes, videoConfig);
+// every other gate, alpha, deprecated or unknown, is off.
+//
+// v1beta1 has a field per gate with a CRD default of false, which converts
+// to an explicit "False" entry, so a v1beta1 object keeps its gates off
+// unless it turns them on.
+func Default(name string) bool {
+	switch name {
+	case GateDecentralizedLiveMigration, GateDeclarativeHotplugVolumes, GateVideoConfig:
+		return true
+	}
+	return false
+}
+
+// Enabled reports whether the gate called name is on: as its entry in gs
+// says when listed ("True" or no state: on; "False": off), otherwise its
+// [Default]. Read every gate through Enabled rather than
+// hcov1.FeatureGates.IsEnabled, which knows no defaults and treats an
+// unlisted gate as off.
+func Enabled(gs hcov1.FeatureGates, name string) bool {
+	for _, g := range gs {
+		if g.Name == name {
+			return g.IsEnabled()
+		}
+	}
+	return Default(name)
+}
+
+// PersistentReservationEnabled is the effective SCSI persistent reservation
+// setting: spec.storage.persistentReservationConfiguration.enabled when set,
+// otherwise the deprecated persistentReservation gate (upstream's webhook
+// moves the gate into the field).
+func PersistentReservationEnabled(spec *hcov1.HyperConvergedSpec) bool {
+	if s := spec.Storage; s != nil && s.PersistentReservationConfiguration != nil && s.PersistentReservationConfiguration.Enabled != nil {
+		return *s.PersistentReservationConfiguration.Enabled
+	}
+	return Enabled(spec.FeatureGates, GatePersistentReservation)
+}
+
+// MediatedDevicesEnabled is the effective mediated devices handling:
+// spec.virtualization.mediatedDevicesConfiguration.enabled when set,
+// otherwise the opposite of the deprecated disableMDevConfiguration gate
+// (upstream's webhook moves the gate into the field). The second result is
+// false when neither says anything, i.e. KubeVirt's default (on) applies.
+func MediatedDevicesEnabled(spec *hcov1.HyperConvergedSpec) (enabled, set bool) {
+	if m := spec.Virtualization.MediatedDevicesConfiguration; m != nil && m.Enabled != nil {
+		return *m.Enabled, true
+	}
+	if Enabled(spec.FeatureGates, GateDisableMDevConfiguration) {
+		return false, true
+	}
+	return true, false
+}
+
+// ForKubeVirt returns KubeVirt's feature gates for the HyperConverged gates
+// and the options, sorted and without duplicates.
 func ForKubeVirt(g hcov1.FeatureGates, opts Options) []string {
-	out := make([]string, 0, len(alwaysOn)+8)
+	out := make([]string, 0, len(alwaysOn)+16)
 	out = append(out, alwaysOn...)
-	if g.IsEnabled(GateDeclarativeHotplugVolumes) {
+	if Enabled(g, GateDeclarativeHotplugVolumes) {
 		out = append(out, DeclarativeHotplugVolumes)
 	} else {
 		out = append(out, HotplugVolumes)
@@ -74,21 +188,52 @@ func ForKubeVirt(g hcov1.FeatureGates, opts Options) []string {
 		out = append(out, HypervStrictCheck)
 	}
 	for _, m := range userGates {
-		if g.IsEnabled(m.gate) {
-			out = append(out, m.kubevirt)
+		if Enabled(g, m.gate) {
+			out = append(out, m.kubevirt...)
 		}
+	}
+	if opts.PersistentReservation {
+		out = append(out, PersistentReservation)
+	}
+	if opts.ConfigurableHypervisor {
+		out = append(out, ConfigurableHypervisor)
+	}
+	if opts.RoleAggregationStrategy {
+		out = append(out, OptOutRoleAggregation)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-// userGates maps each HyperConverged gate that has a KubeVirt counterpart.
-var userGates = []struct{ gate, kubevirt string }{
-	{GateWithHostPassthroughCPU, WithHostPassthroughCPU},
-	{GateDownwardMetrics, DownwardMetrics},
-	{GatePersistentReservation, PersistentReservation},
-	{GateAlignCPUs, AlignCPUs},
-	{GateDecentralizedLiveMigration, DecentralizedLiveMigration},
+// DisabledForKubeVirt returns KubeVirt's disabledFeatureGates for the
+// enabled list ForKubeVirt returned: every KubeVirt Beta gate not in it, as
+// upstream HCO does, so that a KubeVirt upgrade does not turn on features
+// the HyperConverged did not ask for. Sorted; nil when none.
+func DisabledForKubeVirt(enabled []string) []string {
+	var out []string
+	for _, g := range KubeVirtBeta() {
+		if !slices.Contains(enabled, g) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// userGates maps each HyperConverged gate to the KubeVirt gates it turns on.
+// withHostPassthroughCPU is deprecated upstream and ignored there; the seed
+// documents keep it turning on WithHostPassthroughCPU.
+var userGates = []struct {
+	gate     string
+	kubevirt []string
+}{
+	{GateWithHostPassthroughCPU, []string{WithHostPassthroughCPU}},
+	{GateDownwardMetrics, []string{DownwardMetrics}},
+	{GateAlignCPUs, []string{AlignCPUs}},
+	{GateDecentralizedLiveMigration, []string{DecentralizedLiveMigration}},
+	{GateVideoConfig, []string{VideoConfig}},
+	{GateObjectGraph, []string{ObjectGraph}},
+	{GateIncrementalBackup, []string{IncrementalBackup, UtilityVolumes}},
+	{GateContainerPathVolumes, []string{ContainerPathVolumes}},
 }
 
 // Deprecated returns the JSON names of the gates that are accepted for

@@ -15,7 +15,22 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-var baseline = []string{"CPUManager", "ExpandDisks", "HostDevices", "HotplugVolumes", "HypervStrictCheck", "KubevirtSeccompProfile", "Snapshot", "VMExport"}
+// baseline is the v1 list with no gates set: the opinionated gates plus
+// upstream's beta gates, which are on by default.
+var baseline = []string{"CPUManager", "DecentralizedLiveMigration", "DeclarativeHotplugVolumes", "ExpandDisks", "HostDevices",
+	"HypervStrictCheck", "KubevirtSeccompProfile", "Snapshot", "VMExport", "VideoConfig"}
+
+// offBaseline is the list with every beta gate listed "False" (what a
+// v1beta1 object with its CRD defaults converts to).
+var offBaseline = []string{"CPUManager", "ExpandDisks", "HostDevices", "HotplugVolumes", "HypervStrictCheck", "KubevirtSeccompProfile", "Snapshot", "VMExport"}
+
+func betaOff() map[string]bool {
+	return map[string]bool{
+		featuregates.GateDecentralizedLiveMigration: false, featuregates.GateDeclarativeHotplugVolumes: false, featuregates.GateVideoConfig: false,
+	}
+}
+
+func with(m map[string]bool, name string, on bool) map[string]bool { m[name] = on; return m }
 
 func TestForKubeVirt(t *testing.T) {
 	tests := []struct {
@@ -24,8 +39,9 @@ func TestForKubeVirt(t *testing.T) {
 		opts  featuregates.Options
 		want  []string
 	}{
-		{name: "no gates set: the opinionated ones only", want: baseline},
-		{name: "all false is the same as unset", gates: gates(map[string]bool{
+		{name: "no gates set: the opinionated ones and the beta gates", want: baseline},
+		{name: "beta gates listed False", gates: gates(betaOff()), want: offBaseline},
+		{name: "alpha gates false is the same as unset", gates: gates(map[string]bool{
 			featuregates.GateWithHostPassthroughCPU: false, featuregates.GateDownwardMetrics: false, featuregates.GateAlignCPUs: false,
 		}), want: baseline},
 		{
@@ -35,19 +51,26 @@ func TestForKubeVirt(t *testing.T) {
 			want:  sorted(append(slices.Clone(baseline), "WithHostPassthroughCPU")),
 		},
 		{
-			name:  "declarativeHotplugVolumes swaps HotplugVolumes",
-			gates: gates(map[string]bool{featuregates.GateDeclarativeHotplugVolumes: true}),
-			want:  sorted(append(without(baseline, "HotplugVolumes"), "DeclarativeHotplugVolumes")),
+			name:  "declarativeHotplugVolumes False swaps in HotplugVolumes",
+			gates: gates(map[string]bool{featuregates.GateDeclarativeHotplugVolumes: false}),
+			want:  sorted(append(without(baseline, "DeclarativeHotplugVolumes"), "HotplugVolumes")),
+		},
+		{
+			name:  "incrementalBackup adds UtilityVolumes too",
+			gates: gates(with(betaOff(), featuregates.GateIncrementalBackup, true)),
+			want:  sorted(append(slices.Clone(offBaseline), "IncrementalBackup", "UtilityVolumes")),
 		},
 		{
 			name: "every gate",
 			gates: gates(map[string]bool{
 				featuregates.GateWithHostPassthroughCPU: true, featuregates.GateDownwardMetrics: true, featuregates.GateDisableMDevConfiguration: true,
 				featuregates.GatePersistentReservation: true, featuregates.GateAlignCPUs: true, featuregates.GateDecentralizedLiveMigration: true,
-				featuregates.GateDeployKubeSecondaryDNS: true, "nonRoot": true,
+				featuregates.GateDeployKubeSecondaryDNS: true, "nonRoot": true, featuregates.GateObjectGraph: true,
+				featuregates.GateContainerPathVolumes: true, featuregates.GateIncrementalBackup: true,
 			}),
-			want: sorted(append(slices.Clone(baseline), "WithHostPassthroughCPU", "DownwardMetrics",
-				"PersistentReservation", "AlignCPUs", "DecentralizedLiveMigration")),
+			opts: featuregates.Options{PersistentReservation: true, ConfigurableHypervisor: true, RoleAggregationStrategy: true},
+			want: sorted(append(slices.Clone(baseline), "WithHostPassthroughCPU", "DownwardMetrics", "PersistentReservation", "AlignCPUs",
+				"ObjectGraph", "ContainerPathVolumes", "IncrementalBackup", "UtilityVolumes", "ConfigurableHypervisor", "OptOutRoleAggregation")),
 		},
 		{
 			// An entry without a state is enabled; "False" turns the gate off.
@@ -55,9 +78,9 @@ func TestForKubeVirt(t *testing.T) {
 			gates: hcov1.FeatureGates{
 				{Name: featuregates.GateDownwardMetrics},
 				{Name: featuregates.GateAlignCPUs, Enabled: ptr(hcov1.FeatureGateDisabled)},
-				{Name: featuregates.GatePersistentReservation, Enabled: ptr(hcov1.FeatureGateEnabled)},
+				{Name: featuregates.GateObjectGraph, Enabled: ptr(hcov1.FeatureGateEnabled)},
 			},
-			want: sorted(append(slices.Clone(baseline), "DownwardMetrics", "PersistentReservation")),
+			want: sorted(append(slices.Clone(baseline), "DownwardMetrics", "ObjectGraph")),
 		},
 		{name: "unknown gate names are ignored", gates: gates(map[string]bool{"noSuchGate": true}), want: baseline},
 		{name: "KVM emulation drops HypervStrictCheck", opts: featuregates.Options{KVMEmulation: true}, want: without(baseline, "HypervStrictCheck")},
@@ -67,6 +90,60 @@ func TestForKubeVirt(t *testing.T) {
 			assert.Equal(t, tc.want, featuregates.ForKubeVirt(tc.gates, tc.opts))
 		})
 	}
+}
+
+func TestEnabledDefaults(t *testing.T) {
+	for _, name := range featuregates.Known() {
+		beta := name == featuregates.GateDecentralizedLiveMigration || name == featuregates.GateDeclarativeHotplugVolumes || name == featuregates.GateVideoConfig
+		assert.Equal(t, beta, featuregates.Enabled(nil, name), "%s unlisted", name)
+		assert.True(t, featuregates.Enabled(gates(map[string]bool{name: true}), name), "%s listed", name)
+		assert.False(t, featuregates.Enabled(gates(map[string]bool{name: false}), name), "%s listed False", name)
+	}
+	assert.False(t, featuregates.Enabled(nil, "nonRoot"))
+}
+
+func TestDisabledForKubeVirt(t *testing.T) {
+	all := featuregates.KubeVirtBeta()
+	assert.Equal(t, all, featuregates.DisabledForKubeVirt(nil))
+	assert.Nil(t, featuregates.DisabledForKubeVirt(all))
+	got := featuregates.DisabledForKubeVirt(featuregates.ForKubeVirt(nil, featuregates.Options{}))
+	assert.NotContains(t, got, "DeclarativeHotplugVolumes")
+	assert.NotContains(t, got, "Snapshot")
+	assert.Contains(t, got, "OptOutRoleAggregation")
+	got = featuregates.DisabledForKubeVirt(featuregates.ForKubeVirt(nil, featuregates.Options{RoleAggregationStrategy: true}))
+	assert.NotContains(t, got, "OptOutRoleAggregation")
+}
+
+func TestPersistentReservationEnabled(t *testing.T) {
+	spec := func(gate, field *bool) *hcov1.HyperConvergedSpec {
+		s := &hcov1.HyperConvergedSpec{}
+		if gate != nil {
+			s.FeatureGates.Set(featuregates.GatePersistentReservation, *gate)
+		}
+		if field != nil {
+			s.Storage = &hcov1.StorageConfig{PersistentReservationConfiguration: &hcov1.PersistentReservationConfiguration{Enabled: field}}
+		}
+		return s
+	}
+	assert.False(t, featuregates.PersistentReservationEnabled(spec(nil, nil)))
+	assert.True(t, featuregates.PersistentReservationEnabled(spec(ptr(true), nil)))
+	assert.True(t, featuregates.PersistentReservationEnabled(spec(nil, ptr(true))))
+	assert.False(t, featuregates.PersistentReservationEnabled(spec(ptr(true), ptr(false))), "the field wins")
+}
+
+func TestMediatedDevicesEnabled(t *testing.T) {
+	s := &hcov1.HyperConvergedSpec{}
+	on, set := featuregates.MediatedDevicesEnabled(s)
+	assert.True(t, on)
+	assert.False(t, set)
+	s.FeatureGates.Set(featuregates.GateDisableMDevConfiguration, true)
+	on, set = featuregates.MediatedDevicesEnabled(s)
+	assert.False(t, on)
+	assert.True(t, set)
+	s.Virtualization.MediatedDevicesConfiguration = &hcov1.MediatedDevicesConfiguration{Enabled: ptr(true)}
+	on, set = featuregates.MediatedDevicesEnabled(s)
+	assert.True(t, on, "the field wins")
+	assert.True(t, set)
 }
 
 func TestAlwaysOnIsACopy(t *testing.T) {
