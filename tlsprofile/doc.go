@@ -1,9 +1,13 @@
-// Package tlsprofile translates the HyperConverged's
-// spec.security.tlsSecurityProfile (an OpenShift TLSSecurityProfile) into
-// the TLS settings of the operands, as upstream HCO does: the named profiles
-// come from openshift/api's TLSProfiles table, OpenSSL cipher names become
-// IANA names.
+// Package tlsprofile resolves spec.security.tlsSecurityProfile of the
+// HyperConverged into the TLS profile every operand gets, as upstream HCO
+// does: the HyperConverged's own profile, else the cluster's (OpenShift's
+// APIServer "cluster"), else Intermediate. It also expands a profile into its
+// ciphers and minimum TLS version (openshift/api's TLSProfiles table for Old,
+// Intermediate and Modern) for operands that take those rather than a
+// profile, and converts a profile to CDI's type.
 //
-// The package is a pure translator: it imports only API types and must not
-// import a client, read the environment, log, or hold state.
+// It is a pure translator: it imports only the standard library, API types
+// and the operand API types. It must not call the API server, read the
+// environment, log or keep state; the cluster's profile, where there is one,
+// is passed in by the caller.
 package tlsprofile

@@ -1,130 +1,93 @@
 package tlsprofile
 
 import (
+	"slices"
+
 	ocpconfigv1 "github.com/openshift/api/config/v1"
-	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 )
 
-// Effective returns the profile in force: p, or Intermediate when p is nil.
-// Upstream HCO falls back to the cluster's APIServer profile on OpenShift
-// before Intermediate; hcokit does not read the APIServer.
-func Effective(p *ocpconfigv1.TLSSecurityProfile) *ocpconfigv1.TLSSecurityProfile {
-	if p == nil {
-		return &ocpconfigv1.TLSSecurityProfile{
-			Type:         ocpconfigv1.TLSProfileIntermediateType,
-			Intermediate: &ocpconfigv1.IntermediateTLSProfile{},
-		}
+// Default returns upstream's default profile, Intermediate, as upstream writes
+// it into the operands: {type: Intermediate, intermediate: {}}.
+func Default() *ocpconfigv1.TLSSecurityProfile {
+	return &ocpconfigv1.TLSSecurityProfile{
+		Type:         ocpconfigv1.TLSProfileIntermediateType,
+		Intermediate: &ocpconfigv1.IntermediateTLSProfile{},
+	}
+}
+
+// Resolve returns the profile the operands get: a copy of fromHC
+// (spec.security.tlsSecurityProfile) when set, else of fromCluster (the
+// OpenShift APIServer's; nil on Kubernetes), else [Default]. A Custom profile
+// without custom settings gets Intermediate's ciphers and minimum version, as
+// upstream does. The result is never nil and shares nothing with the inputs.
+func Resolve(fromHC, fromCluster *ocpconfigv1.TLSSecurityProfile) *ocpconfigv1.TLSSecurityProfile {
+	var p *ocpconfigv1.TLSSecurityProfile
+	switch {
+	case fromHC != nil:
+		p = fromHC.DeepCopy()
+	case fromCluster != nil:
+		p = fromCluster.DeepCopy()
+	default:
+		return Default()
+	}
+	if p.Type == ocpconfigv1.TLSProfileCustomType && p.Custom == nil {
+		p.Custom = &ocpconfigv1.CustomTLSProfile{TLSProfileSpec: predefined(ocpconfigv1.TLSProfileIntermediateType)}
 	}
 	return p
 }
 
-// Spec returns the ciphers (OpenSSL names) and minimum version of p, nil
-// meaning Intermediate. A Custom profile gives its own; a named one (Old,
-// Intermediate, Modern) gives openshift/api's TLSProfiles entry. A type
-// without an entry (or Custom without its settings) gives Intermediate's.
+// Spec returns the ciphers (OpenSSL names) and the minimum TLS version of a
+// resolved profile: Custom's own settings, or the TLSProfiles entry of Old,
+// Intermediate or Modern. A nil profile, or a type the table does not know,
+// gives Intermediate's (where upstream would fail). The result shares nothing
+// with p or the table.
 func Spec(p *ocpconfigv1.TLSSecurityProfile) ocpconfigv1.TLSProfileSpec {
-	p = Effective(p)
-	if p.Custom != nil {
-		return ocpconfigv1.TLSProfileSpec{
-			Ciphers:       append([]string(nil), p.Custom.Ciphers...),
-			MinTLSVersion: p.Custom.MinTLSVersion,
-		}
+	if p == nil {
+		return predefined(ocpconfigv1.TLSProfileIntermediateType)
 	}
-	s, ok := ocpconfigv1.TLSProfiles[p.Type]
+	if p.Type == ocpconfigv1.TLSProfileCustomType {
+		if p.Custom == nil {
+			return predefined(ocpconfigv1.TLSProfileIntermediateType)
+		}
+		return ocpconfigv1.TLSProfileSpec{Ciphers: slices.Clone(p.Custom.Ciphers), MinTLSVersion: p.Custom.MinTLSVersion}
+	}
+	return predefined(p.Type)
+}
+
+// predefined returns a copy of the table entry of t, Intermediate's when the
+// table has none.
+func predefined(t ocpconfigv1.TLSProfileType) ocpconfigv1.TLSProfileSpec {
+	s, ok := ocpconfigv1.TLSProfiles[t]
 	if !ok || s == nil {
 		s = ocpconfigv1.TLSProfiles[ocpconfigv1.TLSProfileIntermediateType]
 	}
-	return ocpconfigv1.TLSProfileSpec{Ciphers: append([]string(nil), s.Ciphers...), MinTLSVersion: s.MinTLSVersion}
+	return ocpconfigv1.TLSProfileSpec{Ciphers: slices.Clone(s.Ciphers), MinTLSVersion: s.MinTLSVersion}
 }
 
-// ForKubeVirt returns KubeVirt's configuration.tlsConfiguration for p (nil
-// meaning Intermediate). As upstream HCO does, a Modern profile sets only the
-// minimum version (Go does not let TLS 1.3 ciphers be chosen), and cipher
-// names without an IANA equivalent are dropped.
-func ForKubeVirt(p *ocpconfigv1.TLSSecurityProfile) *kvv1.TLSConfiguration {
-	p = Effective(p)
-	s := Spec(p)
-	out := &kvv1.TLSConfiguration{MinTLSVersion: kubeVirtVersion(s.MinTLSVersion)}
-	if p.Custom == nil && p.Modern != nil {
-		return out
+// ForCDI converts a resolved profile to CDI's own type
+// (spec.config.tlsSecurityProfile of the CDI CR), field for field as
+// upstream does: the type, the empty Old/Intermediate/Modern markers as set,
+// and Custom's ciphers and minimum version. nil gives nil.
+func ForCDI(p *ocpconfigv1.TLSSecurityProfile) *cdiv1beta1.TLSSecurityProfile {
+	if p == nil {
+		return nil
 	}
-	out.Ciphers = IANACiphers(s.Ciphers)
-	return out
-}
-
-// kubeVirtVersion maps a TLS version; anything unknown is TLS 1.2, as upstream.
-func kubeVirtVersion(v ocpconfigv1.TLSProtocolVersion) kvv1.TLSProtocolVersion {
-	switch v {
-	case ocpconfigv1.VersionTLS10:
-		return kvv1.VersionTLS10
-	case ocpconfigv1.VersionTLS11:
-		return kvv1.VersionTLS11
-	case ocpconfigv1.VersionTLS13:
-		return kvv1.VersionTLS13
-	default:
-		return kvv1.VersionTLS12
+	out := &cdiv1beta1.TLSSecurityProfile{Type: cdiv1beta1.TLSProfileType(p.Type)}
+	if p.Old != nil {
+		out.Old = &cdiv1beta1.OldTLSProfile{}
 	}
-}
-
-// IANACiphers returns the IANA names of the OpenSSL cipher names, in order,
-// dropping those without one (as openshift/library-go's
-// OpenSSLToIANACipherSuites, which upstream HCO uses). Nil when none is left.
-func IANACiphers(openssl []string) []string {
-	var out []string
-	for _, c := range openssl {
-		if iana := IANACipher(c); iana != "" {
-			out = append(out, iana)
-		}
+	if p.Intermediate != nil {
+		out.Intermediate = &cdiv1beta1.IntermediateTLSProfile{}
+	}
+	if p.Modern != nil {
+		out.Modern = &cdiv1beta1.ModernTLSProfile{}
+	}
+	if p.Custom != nil {
+		out.Custom = &cdiv1beta1.CustomTLSProfile{TLSProfileSpec: cdiv1beta1.TLSProfileSpec{
+			Ciphers:       slices.Clone(p.Custom.Ciphers),
+			MinTLSVersion: cdiv1beta1.TLSProtocolVersion(p.Custom.MinTLSVersion),
+		}}
 	}
 	return out
-}
-
-// IANACipher returns the IANA name of an OpenSSL cipher name, "" when it
-// has none. TLS 1.3 suites have the same name in both.
-func IANACipher(openssl string) string {
-	switch openssl {
-	// TLS 1.3
-	case "TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256":
-		return openssl
-	// TLS 1.2
-	case "ECDHE-ECDSA-AES128-GCM-SHA256":
-		return "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"
-	case "ECDHE-RSA-AES128-GCM-SHA256":
-		return "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"
-	case "ECDHE-ECDSA-AES256-GCM-SHA384":
-		return "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"
-	case "ECDHE-RSA-AES256-GCM-SHA384":
-		return "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"
-	case "ECDHE-ECDSA-CHACHA20-POLY1305":
-		return "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"
-	case "ECDHE-RSA-CHACHA20-POLY1305":
-		return "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"
-	case "ECDHE-ECDSA-AES128-SHA256":
-		return "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256"
-	case "ECDHE-RSA-AES128-SHA256":
-		return "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256"
-	case "AES128-GCM-SHA256":
-		return "TLS_RSA_WITH_AES_128_GCM_SHA256"
-	case "AES256-GCM-SHA384":
-		return "TLS_RSA_WITH_AES_256_GCM_SHA384"
-	case "AES128-SHA256":
-		return "TLS_RSA_WITH_AES_128_CBC_SHA256"
-	// TLS 1.0
-	case "ECDHE-ECDSA-AES128-SHA":
-		return "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA"
-	case "ECDHE-RSA-AES128-SHA":
-		return "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"
-	case "ECDHE-ECDSA-AES256-SHA":
-		return "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA"
-	case "ECDHE-RSA-AES256-SHA":
-		return "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA"
-	// SSL 3.0
-	case "AES128-SHA":
-		return "TLS_RSA_WITH_AES_128_CBC_SHA"
-	case "AES256-SHA":
-		return "TLS_RSA_WITH_AES_256_CBC_SHA"
-	case "DES-CBC3-SHA":
-		return "TLS_RSA_WITH_3DES_EDE_CBC_SHA"
-	}
-	return ""
 }
