@@ -8,6 +8,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/placement"
+	"github.com/hcokit/hcokit/tlsprofile"
 )
 
 // Name is the operand's registry name.
@@ -20,7 +21,8 @@ const CRName = "cdi-kubevirt-hyperconverged"
 // authority over CDIConfig, so edits to CDIConfig do not fight the operator.
 const ConfigAuthorityAnnotation = "cdi.kubevirt.io/configAuthority"
 
-// featureGates are the CDI gates the operator always enables.
+// featureGates are the CDI gates the operator always enables, upstream's
+// three.
 var featureGates = []string{"HonorWaitForFirstConsumer", "DataVolumeClaimAdoption", "WebhookPvcRendering"}
 
 // Operand builds the CDI CR.
@@ -68,6 +70,13 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) *cdiv1beta1.CDI {
 	config := &cdiv1beta1.CDIConfigSpec{
 		FeatureGates:             append([]string(nil), featureGates...),
 		ScratchSpaceStorageClass: copyPtr(storage.ScratchSpaceStorageClass),
+		FilesystemOverhead:       storage.FilesystemOverhead.DeepCopy(),
+		// The cluster's profile (OpenShift's APIServer) is not known to the
+		// Environment yet: unset in the HyperConverged means Intermediate.
+		TLSSecurityProfile: tlsprofile.ForCDI(tlsprofile.Resolve(spec.Security.TLSSecurityProfile, nil)),
+	}
+	if lv := spec.Deployment.LogVerbosityConfig; lv != nil {
+		config.LogVerbosity = copyPtr(lv.CDI)
 	}
 	if rr := storage.WorkloadResourceRequirements; rr != nil {
 		config.PodResourceRequirements = rr.DeepCopy()
