@@ -1,6 +1,7 @@
 package kubevirt
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -14,6 +15,7 @@ import (
 	"github.com/hcokit/hcokit/hostdevices"
 	"github.com/hcokit/hcokit/migration"
 	"github.com/hcokit/hcokit/placement"
+	"github.com/hcokit/hcokit/tlsprofile"
 )
 
 // Name is the operand's registry name.
@@ -79,7 +81,7 @@ func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.
 // the library (hco.DesiredObjects), not here.
 func Build(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error) {
 	spec := &hc.Spec
-	config, err := configuration(spec, env)
+	config, err := configuration(hc, env)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +90,10 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error
 	kv := &kvv1.KubeVirt{
 		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
-			Name:      CRName,
-			Namespace: hc.Namespace,
-			Labels:    hco.Labels(hc, env, hco.ComponentCompute),
+			Name:        CRName,
+			Namespace:   hc.Namespace,
+			Labels:      hco.Labels(hc, env, hco.ComponentCompute),
+			Annotations: annotations(spec),
 		},
 		Spec: kvv1.KubeVirtSpec{
 			UninstallStrategy:           uninstallStrategy(spec.Deployment.UninstallStrategy),
@@ -107,7 +110,17 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error
 	return kv, nil
 }
 
-func configuration(spec *hcov1.HyperConvergedSpec, env hco.Environment) (*kvv1.KubeVirtConfiguration, error) {
+// annotations are the KubeVirt CR's annotations: alignCPUs also asks
+// KubeVirt to complete dedicated CPUs to an even count, as upstream does.
+func annotations(spec *hcov1.HyperConvergedSpec) map[string]string {
+	if !featuregates.Enabled(spec.FeatureGates, featuregates.GateAlignCPUs) {
+		return nil
+	}
+	return map[string]string{kvv1.EmulatorThreadCompleteToEvenParity: ""}
+}
+
+func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirtConfiguration, error) {
+	spec := &hc.Spec
 	virt := &spec.Virtualization
 	migrations, err := migration.ForKubeVirt(virt.LiveMigrationConfig)
 	if err != nil {
@@ -117,17 +130,46 @@ func configuration(spec *hcov1.HyperConvergedSpec, env hco.Environment) (*kvv1.K
 	if err != nil {
 		return nil, err
 	}
+	rates, err := RateLimits(virt.TuningPolicy, hc.Annotations)
+	if err != nil {
+		return nil, err
+	}
+	gates := featuregates.ForKubeVirt(spec.FeatureGates, featuregates.OptionsFor(spec, env.KVMEmulation))
 	dev := &kvv1.DeveloperConfiguration{
-		FeatureGates:     featuregates.ForKubeVirt(spec.FeatureGates, featuregates.Options{KVMEmulation: env.KVMEmulation}),
-		DiskVerification: &kvv1.DiskVerification{MemoryLimit: ptr(diskVerificationMemoryLimit.DeepCopy())},
+		FeatureGates:         gates,
+		DisabledFeatureGates: featuregates.DisabledForKubeVirt(gates),
+		DiskVerification:     &kvv1.DiskVerification{MemoryLimit: ptr(diskVerificationMemoryLimit.DeepCopy())},
+		UseEmulation:         env.KVMEmulation,
+	}
+	if d := virt.HigherWorkloadDensity; d != nil {
+		dev.MemoryOvercommit = d.MemoryOvercommitPercentage
+	}
+	if lv := spec.Deployment.LogVerbosityConfig; lv != nil && lv.Kubevirt != nil {
+		dev.LogVerbosity = lv.Kubevirt.DeepCopy()
 	}
 	c := &kvv1.KubeVirtConfiguration{
-		DeveloperConfiguration:       dev,
-		NetworkConfiguration:         &kvv1.NetworkConfiguration{NetworkInterface: string(kvv1.MasqueradeInterface)},
-		MigrationConfiguration:       migrations,
-		PermittedHostDevices:         devices,
-		MediatedDevicesConfiguration: hostdevices.MediatedDevicesForKubeVirt(virt.MediatedDevicesConfiguration),
-		ObsoleteCPUModels:            obsoleteCPUs(virt.ObsoleteCPUModels),
+		DeveloperConfiguration: dev,
+		NetworkConfiguration: &kvv1.NetworkConfiguration{
+			NetworkInterface: string(kvv1.MasqueradeInterface),
+			Binding:          NetworkBindings(spec.Networking),
+		},
+		MigrationConfiguration:             migrations,
+		PermittedHostDevices:               devices,
+		MediatedDevicesConfiguration:       mediatedDevices(spec),
+		ObsoleteCPUModels:                  obsoleteCPUs(virt.ObsoleteCPUModels),
+		TLSConfiguration:                   tlsprofile.ForKubeVirt(tlsprofile.Resolve(spec.Security.TLSSecurityProfile, nil)),
+		APIConfiguration:                   rates.DeepCopy(),
+		WebhookConfiguration:               rates.DeepCopy(),
+		ControllerConfiguration:            rates.DeepCopy(),
+		HandlerConfiguration:               rates.DeepCopy(),
+		EvictionStrategy:                   EvictionStrategy(virt.EvictionStrategy, hc.Status.InfrastructureHighlyAvailable),
+		KSMConfiguration:                   virt.KSMConfiguration.DeepCopy(),
+		ChangedBlockTrackingLabelSelectors: virt.ChangedBlockTrackingLabelSelectors.DeepCopy(),
+		LiveUpdateConfiguration:            virt.LiveUpdateConfiguration.DeepCopy(),
+		VirtualMachineOptions:              virtualMachineOptions(virt.VirtualMachineOptions),
+		Instancetype:                       spec.WorkloadSources.InstancetypeConfig.DeepCopy(),
+		CommonInstancetypesDeployment:      spec.WorkloadSources.CommonInstancetypesDeployment.DeepCopy(),
+		RoleAggregationStrategy:            copyPtr(virt.RoleAggregationStrategy),
 		SeccompConfiguration: &kvv1.SeccompConfiguration{
 			VirtualMachineInstanceProfile: &kvv1.VirtualMachineInstanceProfile{
 				CustomProfile: &kvv1.CustomProfile{LocalhostProfile: ptr(SeccompProfile)},
@@ -135,11 +177,14 @@ func configuration(spec *hcov1.HyperConvergedSpec, env hco.Environment) (*kvv1.K
 		},
 		VMRolloutStrategy: ptr(kvv1.VMRolloutStrategyLiveUpdate),
 	}
-	if spec.FeatureGates.IsEnabled(featuregates.GateDisableMDevConfiguration) {
-		if c.MediatedDevicesConfiguration == nil {
-			c.MediatedDevicesConfiguration = &kvv1.MediatedDevicesConfiguration{}
-		}
-		c.MediatedDevicesConfiguration.Enabled = ptr(false)
+	for _, h := range virt.Hypervisors {
+		c.Hypervisors = append(c.Hypervisors, *h.DeepCopy())
+	}
+	if featuregates.PersistentReservationEnabled(spec) {
+		c.PersistentReservationConfiguration = &kvv1.PersistentReservationConfiguration{Enabled: ptr(true)}
+	}
+	if s := spec.Storage; s != nil && s.VMStateStorageClass != nil {
+		c.VMStateStorageClass = *s.VMStateStorageClass
 	}
 	if o := virt.VirtualMachineOptions; o != nil {
 		if o.DefaultCPUModel != nil {
@@ -157,6 +202,118 @@ func configuration(spec *hcov1.HyperConvergedSpec, env hco.Environment) (*kvv1.K
 	}
 	c.AutoCPULimitNamespaceLabelSelector = virt.AutoCPULimitNamespaceLabelSelector.DeepCopy()
 	return c, nil
+}
+
+// mediatedDevices is KubeVirt's mediatedDevicesConfiguration: the types,
+// and enabled: false when mediatedDevicesConfiguration.enabled (or the
+// deprecated disableMDevConfiguration gate) turns handling off. An explicit
+// enabled: true is passed on as well.
+func mediatedDevices(spec *hcov1.HyperConvergedSpec) *kvv1.MediatedDevicesConfiguration {
+	out := hostdevices.MediatedDevicesForKubeVirt(spec.Virtualization.MediatedDevicesConfiguration)
+	enabled, set := featuregates.MediatedDevicesEnabled(spec)
+	if !set {
+		return out
+	}
+	if out == nil {
+		out = &kvv1.MediatedDevicesConfiguration{}
+	}
+	out.Enabled = ptr(enabled)
+	return out
+}
+
+// virtualMachineOptions turns the two switches into KubeVirt's empty marker
+// structs; nil when neither is on.
+func virtualMachineOptions(o *hcov1.VirtualMachineOptions) *kvv1.VirtualMachineOptions {
+	if o == nil {
+		return nil
+	}
+	var out kvv1.VirtualMachineOptions
+	if o.DisableFreePageReporting != nil && *o.DisableFreePageReporting {
+		out.DisableFreePageReporting = &kvv1.DisableFreePageReporting{}
+	}
+	if o.DisableSerialConsoleLog != nil && *o.DisableSerialConsoleLog {
+		out.DisableSerialConsoleLog = &kvv1.DisableSerialConsoleLog{}
+	}
+	if out.DisableFreePageReporting == nil && out.DisableSerialConsoleLog == nil {
+		return nil
+	}
+	return &out
+}
+
+// PrimaryUDNBinding is the network binding upstream HCO always registers,
+// for the primary user-defined network.
+const PrimaryUDNBinding = "l2bridge"
+
+// NetworkBindings returns KubeVirt's network.binding: the HyperConverged's
+// spec.networking.networkBinding plus the l2bridge binding, which upstream
+// always registers (and which overrides an entry of the same name).
+func NetworkBindings(n *hcov1.NetworkingConfig) map[string]kvv1.InterfaceBindingPlugin {
+	out := map[string]kvv1.InterfaceBindingPlugin{}
+	if n != nil {
+		for name, b := range n.NetworkBinding {
+			out[name] = *b.DeepCopy()
+		}
+	}
+	out[PrimaryUDNBinding] = kvv1.InterfaceBindingPlugin{
+		DomainAttachmentType: kvv1.ManagedTap,
+		Migration:            &kvv1.InterfaceBindingMigration{},
+	}
+	return out
+}
+
+// EvictionStrategy returns KubeVirt's evictionStrategy: the HyperConverged's
+// when set; otherwise None on a cluster with a single worker node and
+// LiveMigrate on any other, as upstream HCO does.
+//
+// highlyAvailable is the seam for the node count: hcokit passes
+// status.infrastructureHighlyAvailable, which nothing fills yet, so unset
+// (nil) means LiveMigrate. Once the reconciler counts worker nodes and writes
+// that status field (or an hco.Environment field), single-worker clusters
+// get None with no change here.
+func EvictionStrategy(set *kvv1.EvictionStrategy, highlyAvailable *bool) *kvv1.EvictionStrategy {
+	if set != nil {
+		return ptr(*set)
+	}
+	if highlyAvailable != nil && !*highlyAvailable {
+		return ptr(kvv1.EvictionStrategyNone)
+	}
+	return ptr(kvv1.EvictionStrategyLiveMigrate)
+}
+
+// TuningPolicyAnnotation on the HyperConverged holds the API client rate
+// limits of KubeVirt's components, as JSON {"qps": 100, "burst": 200}, for
+// spec.virtualization.tuningPolicy: annotation.
+const TuningPolicyAnnotation = "hco.kubevirt.io/tuningPolicy"
+
+// RateLimits returns the rate limits KubeVirt's components (API server,
+// webhook, controller, handler) get for the tuning policy: for
+// "annotation", qps and burst from [TuningPolicyAnnotation], both required
+// and positive; nil otherwise. As upstream HCO's v1 does, the deprecated
+// "highBurst" sets nothing, leaving KubeVirt's defaults.
+func RateLimits(policy hcov1.HyperConvergedTuningPolicy, annotations map[string]string) (*kvv1.ReloadableComponentConfiguration, error) {
+	if policy != hcov1.TuningPolicyAnnotation {
+		return nil, nil
+	}
+	raw, ok := annotations[TuningPolicyAnnotation]
+	if !ok {
+		return nil, fmt.Errorf("spec.virtualization.tuningPolicy is %q but the annotation %s is missing; set it to {\"qps\": N, \"burst\": M}", policy, TuningPolicyAnnotation)
+	}
+	var rates struct {
+		QPS   float32 `json:"qps"`
+		Burst int     `json:"burst"`
+	}
+	if err := json.Unmarshal([]byte(raw), &rates); err != nil {
+		return nil, fmt.Errorf("annotation %s: %w", TuningPolicyAnnotation, err)
+	}
+	if rates.QPS <= 0 {
+		return nil, fmt.Errorf("annotation %s: qps must be set and greater than 0", TuningPolicyAnnotation)
+	}
+	if rates.Burst <= 0 {
+		return nil, fmt.Errorf("annotation %s: burst must be set and greater than 0", TuningPolicyAnnotation)
+	}
+	return &kvv1.ReloadableComponentConfiguration{RestClient: &kvv1.RESTClientConfiguration{
+		RateLimiter: &kvv1.RateLimiter{TokenBucketRateLimiter: &kvv1.TokenBucketRateLimiter{QPS: rates.QPS, Burst: rates.Burst}},
+	}}, nil
 }
 
 func obsoleteCPUs(extra []string) map[string]bool {
