@@ -33,9 +33,12 @@ var _ hco.Operand = acmeSSP{}
 
 // Desired builds the stock SSP with Acme's defaults: the templates
 // namespace (a HyperConverged that sets one still wins) and the support label.
-func (acmeSSP) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (a acmeSSP) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
 	env.CommonTemplatesNamespace = templatesNamespace
-	cr := ssp.Build(hc, env)
+	cr, err := a.Build(hc, env)
+	if err != nil {
+		return nil, err
+	}
 	cr.Labels[tierLabel] = "premium"
 	return []client.Object{cr}, nil
 }

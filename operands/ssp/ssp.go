@@ -1,7 +1,12 @@
 package ssp
 
 import (
+	"fmt"
+	"slices"
+
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -16,16 +21,52 @@ const Name = "ssp"
 // CRName is the name of the SSP CR the operand owns.
 const CRName = "ssp-kubevirt-hyperconverged"
 
-// Operand builds the SSP CR.
-type Operand struct{}
+// Operand builds the SSP CR. The zero value is the stock operand, with
+// the common golden images hcokit ships (DefaultGoldenImages).
+type Operand struct {
+	// cfg is nil for the stock operand; a pointer keeps Operand comparable.
+	cfg *config
+}
+
+// config is what the options set.
+type config struct {
+	goldenImages    []hcov1.DataImportCronTemplate
+	hasGoldenImages bool
+}
+
+// Option changes the stock operand; see New.
+type Option func(*config)
+
+// WithGoldenImages replaces the common golden images (DefaultGoldenImages)
+// with a distribution's own list; an empty list means none. The list is
+// copied. The admin still modifies, disables and extends them through the
+// HyperConverged, and their schedule is replaced by DataImportSchedule, as
+// for the stock list. An invalid list (see ValidateGoldenImages) makes
+// Desired fail; ParseGoldenImages loads and checks one from YAML.
+func WithGoldenImages(images []hcov1.DataImportCronTemplate) Option {
+	images = cloneTemplates(images)
+	return func(c *config) {
+		c.goldenImages = cloneTemplates(images)
+		c.hasGoldenImages = true
+	}
+}
 
 var (
 	_ hco.Operand     = Operand{}
 	_ hco.JSONPatcher = Operand{}
 )
 
-// New returns the SSP operand.
-func New() Operand { return Operand{} }
+// New returns the SSP operand, changed by opts.
+func New(opts ...Option) Operand {
+	if len(opts) == 0 {
+		return Operand{}
+	}
+	c := &config{}
+	for _, o := range opts {
+		o(c)
+	}
+	return Operand{cfg: c}
+}
 
 // Name implements hco.Operand.
 func (Operand) Name() string { return Name }
@@ -41,15 +82,75 @@ func typeMeta() metav1.TypeMeta {
 }
 
 // Desired implements hco.Operand.
-func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	return []client.Object{Build(hc, env)}, nil
+func (o Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+	ssp, err := o.Build(hc, env)
+	if err != nil {
+		return nil, err
+	}
+	return []client.Object{ssp}, nil
 }
 
-// Build returns the SSP CR for hc. The jsonpatch annotation is applied by
-// the library (hco.DesiredObjects), not here. The common
-// templates go to spec.workloadSources.commonTemplatesNamespace, else to
-// env.CommonTemplatesNamespace, else to upstream's "openshift".
-func Build(hc *hcov1.HyperConverged, env hco.Environment) *sspv1beta3.SSP {
+// GoldenImages returns the operand's common golden images: those of
+// WithGoldenImages, else DefaultGoldenImages. A fresh copy on every call.
+func (o Operand) GoldenImages() ([]hcov1.DataImportCronTemplate, error) {
+	if o.cfg == nil || !o.cfg.hasGoldenImages {
+		return DefaultGoldenImages()
+	}
+	if err := ValidateGoldenImages(o.cfg.goldenImages); err != nil {
+		return nil, fmt.Errorf("the distribution's golden images (ssp.WithGoldenImages): %w", err)
+	}
+	return cloneTemplates(o.cfg.goldenImages), nil
+}
+
+// GoldenImageStatuses is GoldenImageStatuses with the operand's common
+// golden images: what status.dataImportCronTemplates should say.
+func (o Operand) GoldenImageStatuses(hc *hcov1.HyperConverged, now metav1.Time) ([]hcov1.DataImportCronTemplateStatus, error) {
+	common, err := o.GoldenImages()
+	if err != nil {
+		return nil, err
+	}
+	return GoldenImageStatuses(hc, common, now)
+}
+
+// ContributeStatus sets the HyperConverged status fields that come from
+// SSP's configuration, computed from hc alone: dataImportSchedule
+// (DataImportSchedule) and dataImportCronTemplates (GoldenImageStatuses;
+// now is the time of a new Deployed condition). It changes nothing else
+// in st and nothing on an error. It is meant for an optional capability of
+// package hco, called with the status about to be written.
+func (o Operand) ContributeStatus(hc *hcov1.HyperConverged, _ hco.Environment, now metav1.Time, st *hcov1.HyperConvergedStatus) error {
+	statuses, err := o.GoldenImageStatuses(hc, now)
+	if err != nil {
+		return err
+	}
+	st.DataImportSchedule = DataImportSchedule(hc)
+	st.DataImportCronTemplates = statuses
+	return nil
+}
+
+// Build returns the stock SSP CR for hc; see Operand.Build.
+func Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1beta3.SSP, error) {
+	return Operand{}.Build(hc, env)
+}
+
+// Build returns the SSP CR for hc, set as upstream HCO sets it. The
+// jsonpatch annotation is applied by the library (hco.DesiredObjects), not
+// here.
+//
+//   - commonTemplates.namespace: spec.workloadSources.commonTemplatesNamespace,
+//     else env.CommonTemplatesNamespace, else upstream's "openshift".
+//   - commonTemplates.dataImportCronTemplates: the golden images
+//     (GoldenImageStatuses, then ForSSP).
+//   - templateValidator: 2 replicas (upstream's value) and the infra placement.
+//   - enableMultipleArchitectures: the enableMultiArchBootImageImport gate.
+//   - cluster: the architectures of hc.Status.NodeInfo, when known.
+//   - tlsSecurityProfile: spec.security.tlsSecurityProfile, else
+//     Intermediate (upstream would take the OpenShift APIServer's first;
+//     hcokit does not read it).
+//   - tokenGenerationService: spec.deployment.deployVmConsoleProxy, when set.
+//
+// An error names the field of hc to fix, or the distribution's golden images.
+func (o Operand) Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1beta3.SSP, error) {
 	ns := hco.DefaultCommonTemplatesNamespace
 	if env.CommonTemplatesNamespace != "" {
 		ns = env.CommonTemplatesNamespace
@@ -57,6 +158,12 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) *sspv1beta3.SSP {
 	if hc.Spec.WorkloadSources.CommonTemplatesNamespace != nil && *hc.Spec.WorkloadSources.CommonTemplatesNamespace != "" {
 		ns = *hc.Spec.WorkloadSources.CommonTemplatesNamespace
 	}
+	// The transition time of a Deployed condition does not reach SSP.
+	statuses, err := o.GoldenImageStatuses(hc, metav1.Time{})
+	if err != nil {
+		return nil, err
+	}
+	multiArch := hc.Spec.FeatureGates.IsEnabled(GateMultiArchBootImageImport)
 	ssp := &sspv1beta3.SSP{
 		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
@@ -65,13 +172,71 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) *sspv1beta3.SSP {
 			Labels:    hco.Labels(hc, env, hco.ComponentSchedule),
 		},
 		Spec: sspv1beta3.SSPSpec{
-			CommonTemplates: sspv1beta3.CommonTemplates{Namespace: ns},
+			EnableMultipleArchitectures: ptr.To(multiArch),
 			TemplateValidator: &sspv1beta3.TemplateValidator{
+				Replicas:  ptr.To(TemplateValidatorReplicas),
 				Placement: placement.ForSSP(hc.Spec.InfraPlacement()),
 			},
+			Cluster: cluster(hc.Status.NodeInfo),
+			CommonTemplates: sspv1beta3.CommonTemplates{
+				Namespace:               ns,
+				DataImportCronTemplates: ForSSP(statuses, multiArch),
+			},
+			TLSSecurityProfile: tlsSecurityProfile(hc.Spec.Security.TLSSecurityProfile),
 		},
 	}
-	return ssp
+	if p := hc.Spec.Deployment.DeployVMConsoleProxy; p != nil {
+		ssp.Spec.TokenGenerationService = &sspv1beta3.TokenGenerationService{Enabled: *p}
+	}
+	return ssp, nil
+}
+
+// TemplateValidatorReplicas is the number of template validator pods, as
+// upstream sets it.
+const TemplateValidatorReplicas = int32(2)
+
+// cluster is SSP's view of the node architectures, nil while unknown.
+func cluster(n hcov1.NodeInfoStatus) *sspv1beta3.Cluster {
+	if len(n.WorkloadsArchitectures) == 0 && len(n.ControlPlaneArchitectures) == 0 {
+		return nil
+	}
+	return &sspv1beta3.Cluster{
+		WorkloadArchitectures:     slices.Clone(n.WorkloadsArchitectures),
+		ControlPlaneArchitectures: slices.Clone(n.ControlPlaneArchitectures),
+	}
+}
+
+// tlsSecurityProfile is the HyperConverged's profile, else Intermediate. A
+// Custom profile without its custom settings gets Intermediate's ciphers
+// and minimum version, as upstream does.
+func tlsSecurityProfile(p *ocpconfigv1.TLSSecurityProfile) *ocpconfigv1.TLSSecurityProfile {
+	if p == nil {
+		return &ocpconfigv1.TLSSecurityProfile{
+			Type:         ocpconfigv1.TLSProfileIntermediateType,
+			Intermediate: &ocpconfigv1.IntermediateTLSProfile{},
+		}
+	}
+	out := p.DeepCopy()
+	if out.Type == ocpconfigv1.TLSProfileCustomType && out.Custom == nil {
+		intermediate := ocpconfigv1.TLSProfiles[ocpconfigv1.TLSProfileIntermediateType]
+		out.Custom = &ocpconfigv1.CustomTLSProfile{TLSProfileSpec: ocpconfigv1.TLSProfileSpec{
+			Ciphers:       slices.Clone(intermediate.Ciphers),
+			MinTLSVersion: intermediate.MinTLSVersion,
+		}}
+	}
+	return out
+}
+
+// cloneTemplates deep-copies a list of golden images.
+func cloneTemplates(in []hcov1.DataImportCronTemplate) []hcov1.DataImportCronTemplate {
+	if in == nil {
+		return nil
+	}
+	out := make([]hcov1.DataImportCronTemplate, len(in))
+	for i := range in {
+		in[i].DeepCopyInto(&out[i])
+	}
+	return out
 }
 
 // Status implements hco.Operand.
