@@ -63,11 +63,72 @@ spec:
 	//   namespace: kubevirt-hyperconverged
 	// spec:
 	//   commonTemplates:
+	//     dataImportCronTemplates:
+	//     - metadata:
+	//         annotations:
+	//           cdi.kubevirt.io/storage.bind.immediate.requested: "true"
+	//         name: centos-stream10-image-cron
+	//       spec:
+	//         garbageCollect: Outdated
+	//         importsToKeep: 1
+	//         managedDataSource: centos-stream10
+	//         schedule: 20 2/12 * * *
+	//         template:
+	//           spec:
+	//             source:
+	//               registry:
+	//                 url: docker://quay.io/containerdisks/centos-stream:10
+	//             storage:
+	//               resources:
+	//                 requests:
+	//                   storage: 10Gi
+	//     - metadata:
+	//         annotations:
+	//           cdi.kubevirt.io/storage.bind.immediate.requested: "true"
+	//         name: centos-stream9-image-cron
+	//       spec:
+	//         garbageCollect: Outdated
+	//         importsToKeep: 1
+	//         managedDataSource: centos-stream9
+	//         schedule: 20 2/12 * * *
+	//         template:
+	//           spec:
+	//             source:
+	//               registry:
+	//                 url: docker://quay.io/containerdisks/centos-stream:9
+	//             storage:
+	//               resources:
+	//                 requests:
+	//                   storage: 10Gi
+	//     - metadata:
+	//         annotations:
+	//           cdi.kubevirt.io/storage.bind.immediate.requested: "true"
+	//         name: fedora-image-cron
+	//       spec:
+	//         garbageCollect: Outdated
+	//         importsToKeep: 1
+	//         managedDataSource: fedora
+	//         schedule: 20 2/12 * * *
+	//         template:
+	//           spec:
+	//             source:
+	//               registry:
+	//                 url: docker://quay.io/containerdisks/fedora:latest
+	//             storage:
+	//               resources:
+	//                 requests:
+	//                   storage: 5Gi
 	//     namespace: templates
+	//   enableMultipleArchitectures: false
 	//   templateValidator:
 	//     placement:
 	//       nodeSelector:
 	//         nodeType: infra
+	//     replicas: 2
+	//   tlsSecurityProfile:
+	//     intermediate: {}
+	//     type: Intermediate
+	//   tokenGenerationService: {}
 }
 
 // Invalid input is refused with the field to fix. Objects sees the hub, so

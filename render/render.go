@@ -210,6 +210,7 @@ func WriteYAML(w io.Writer, objs []client.Object) error {
 		}
 		delete(u, "status")
 		pruneNulls(u)
+		pruneEmptyEmbedded(u)
 		if meta, ok := u["metadata"].(map[string]any); ok {
 			pruneEmpty(meta)
 		}
@@ -239,6 +240,27 @@ func pruneNulls(v any) {
 	case []any:
 		for _, e := range t {
 			pruneNulls(e)
+		}
+	}
+}
+
+// pruneEmptyEmbedded removes, at any depth, an empty "metadata" or
+// "status" map: what an embedded object (e.g. the DataVolume template of a
+// golden image) says when its Go type does not omit them. Empty and absent
+// mean the same there.
+func pruneEmptyEmbedded(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			if m, ok := e.(map[string]any); ok && len(m) == 0 && (k == "metadata" || k == "status") {
+				delete(t, k)
+				continue
+			}
+			pruneEmptyEmbedded(e)
+		}
+	case []any:
+		for _, e := range t {
+			pruneEmptyEmbedded(e)
 		}
 	}
 }
