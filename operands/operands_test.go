@@ -190,7 +190,8 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Contains(t, cdiCR.Spec.Config.FeatureGates, "HonorWaitForFirstConsumer")
 	assert.Empty(t, cdiCR.Namespace, "CDI is cluster-scoped")
 
-	nac := cnao.Build(hc, env)
+	nac, err := cnao.Build(hc, env)
+	require.NoError(t, err)
 	assert.NotNil(t, nac.Spec.Ovs, "deployOVS: true deploys OvS")
 	assert.NotNil(t, nac.Spec.KubeSecondaryDNS)
 	assert.Equal(t, "infra", nac.Spec.PlacementConfiguration.Infra.NodeSelector["nodeType"])
@@ -198,8 +199,7 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Equal(t, "48h0m0s", nac.Spec.SelfSignConfiguration.CARotateInterval)
 	assert.Equal(t, "12h0m0s", nac.Spec.SelfSignConfiguration.CertOverlapInterval)
 
-	sspCR, err := ssp.Build(hc, env)
-	require.NoError(t, err)
+	sspCR := ssp.Build(hc, env)
 	assert.Equal(t, "templates", sspCR.Spec.CommonTemplates.Namespace)
 	assert.Equal(t, "infra", sspCR.Spec.TemplateValidator.Placement.NodeSelector["nodeType"], "SSP gets infra placement")
 
@@ -249,19 +249,19 @@ func TestDeployOVSOnlyWhenTrue(t *testing.T) {
 	for value, want := range map[string]bool{"true": true, "false": false, "True": false, "": false} {
 		hc := newHC()
 		hc.Annotations = map[string]string{hcov1.DeployOVSAnnotation: value}
-		nac := cnao.Build(hc, env)
+		nac, err := cnao.Build(hc, env)
+		require.NoError(t, err)
 		assert.Equal(t, want, nac.Spec.Ovs != nil, "deployOVS=%q", value)
 	}
-	nac := cnao.Build(newHC(), env)
+	nac, err := cnao.Build(newHC(), env)
+	require.NoError(t, err)
 	assert.Nil(t, nac.Spec.Ovs, "no annotation, no OvS")
 }
 
 func TestSSPTemplatesNamespaceFallbacks(t *testing.T) {
-	sspCR, err := ssp.Build(newHC(), hco.Environment{})
-	require.NoError(t, err)
+	sspCR := ssp.Build(newHC(), hco.Environment{})
 	assert.Equal(t, "openshift", sspCR.Spec.CommonTemplates.Namespace)
-	sspCR, err = ssp.Build(newHC(), hco.Environment{CommonTemplatesNamespace: "kubevirt-os-images"})
-	require.NoError(t, err)
+	sspCR = ssp.Build(newHC(), hco.Environment{CommonTemplatesNamespace: "kubevirt-os-images"})
 	assert.Equal(t, "kubevirt-os-images", sspCR.Spec.CommonTemplates.Namespace)
 }
 

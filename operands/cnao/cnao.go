@@ -1,8 +1,12 @@
 package cnao
 
 import (
+	"fmt"
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	netutils "k8s.io/utils/net"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -10,6 +14,7 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	"github.com/hcokit/hcokit/placement"
+	"github.com/hcokit/hcokit/tlsprofile"
 )
 
 // Name is the operand's registry name.
@@ -52,13 +57,30 @@ func DeploysOVS(hc *hcov1.HyperConverged) bool {
 
 // Desired implements hco.Operand.
 func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	return []client.Object{Build(hc, env)}, nil
+	nac, err := Build(hc, env)
+	if err != nil {
+		return nil, err
+	}
+	return []client.Object{nac}, nil
 }
 
-// Build returns the NetworkAddonsConfig for hc. The jsonpatch annotation is applied by
-// the library (hco.DesiredObjects), not here.
-func Build(hc *hcov1.HyperConverged, env hco.Environment) *cnaov1.NetworkAddonsConfig {
+// Build returns the NetworkAddonsConfig for hc, or an error naming the field
+// when spec.networking.kubeSecondaryDNSNameServerIP is not an IPv4 address
+// (checked whether or not KubeSecondaryDNS is deployed, as upstream does).
+// The jsonpatch annotation is applied by the library (hco.DesiredObjects),
+// not here.
+func Build(hc *hcov1.HyperConverged, env hco.Environment) (*cnaov1.NetworkAddonsConfig, error) {
 	spec := &hc.Spec
+	networking := spec.Networking
+	if networking == nil {
+		networking = &hcov1.NetworkingConfig{}
+	}
+	nameServerIP, err := kubeSecondaryDNSNameServerIP(networking.KubeSecondaryDNSNameServerIP)
+	if err != nil {
+		return nil, err
+	}
+
+	certs := &spec.Security.CertConfig
 	nac := &cnaov1.NetworkAddonsConfig{
 		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
@@ -68,29 +90,66 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) *cnaov1.NetworkAddonsC
 		Spec: cnaov1.NetworkAddonsConfigSpec{
 			Multus:                 &cnaov1.Multus{},
 			LinuxBridge:            &cnaov1.LinuxBridge{},
-			KubeMacPool:            &cnaov1.KubeMacPool{},
+			KubeMacPool:            kubeMacPool(networking.KubeMacPoolConfiguration),
 			ImagePullPolicy:        corev1.PullIfNotPresent,
 			PlacementConfiguration: placement.ForCNAO(spec.InfraPlacement(), spec.WorkloadPlacement()),
 			SelfSignConfiguration: &cnaov1.SelfSignConfiguration{
-				CARotateInterval:    durationString(spec.Security.CertConfig.CA.Duration),
-				CAOverlapInterval:   durationString(spec.Security.CertConfig.CA.RenewBefore),
-				CertRotateInterval:  durationString(spec.Security.CertConfig.Server.Duration),
-				CertOverlapInterval: durationString(spec.Security.CertConfig.Server.RenewBefore),
+				CARotateInterval:    durationString(certs.CA.Duration, hcov1.DefaultCADuration),
+				CAOverlapInterval:   durationString(certs.CA.RenewBefore, hcov1.DefaultCARenewBefore),
+				CertRotateInterval:  durationString(certs.Server.Duration, hcov1.DefaultServerDuration),
+				CertOverlapInterval: durationString(certs.Server.RenewBefore, hcov1.DefaultServerRenewBefore),
 			},
+			// Upstream names the OVN-Kubernetes namespace on OpenShift
+			// ("openshift-ovn-kubernetes"); the Environment does not say
+			// whether the cluster is OpenShift yet, so it is left empty.
+			KubevirtIpamController: &cnaov1.KubevirtIpamController{},
+			// The cluster's profile (OpenShift's APIServer) is not known to
+			// the Environment yet: unset in the HyperConverged means Intermediate.
+			TLSSecurityProfile: tlsprofile.Resolve(spec.Security.TLSSecurityProfile, nil),
 		},
 	}
 	if DeploysOVS(hc) {
 		nac.Spec.Ovs = &cnaov1.Ovs{}
 	}
 	if spec.FeatureGates.IsEnabled(featuregates.GateDeployKubeSecondaryDNS) {
-		nac.Spec.KubeSecondaryDNS = &cnaov1.KubeSecondaryDNS{}
+		// Upstream sets Domain to OpenShift's base domain (the DNS config
+		// "cluster"), empty elsewhere; the Environment has no base domain yet.
+		nac.Spec.KubeSecondaryDNS = &cnaov1.KubeSecondaryDNS{NameServerIP: nameServerIP}
 	}
-	return nac
+	return nac, nil
 }
 
-func durationString(d *metav1.Duration) string {
+// kubeMacPool returns spec.kubeMacPool: always set (kubemacpool is always
+// deployed), with the configured range when there is one.
+func kubeMacPool(c *hcov1.KubeMacPoolConfig) *cnaov1.KubeMacPool {
+	out := &cnaov1.KubeMacPool{}
+	if c == nil {
+		return out
+	}
+	if c.RangeStart != nil {
+		out.RangeStart = *c.RangeStart
+	}
+	if c.RangeEnd != nil {
+		out.RangeEnd = *c.RangeEnd
+	}
+	return out
+}
+
+// kubeSecondaryDNSNameServerIP returns the name server IP, empty when unset,
+// or an error when it is set and not an IPv4 address.
+func kubeSecondaryDNSNameServerIP(ip *string) (string, error) {
+	if ip == nil || *ip == "" {
+		return "", nil
+	}
+	if !netutils.IsIPv4String(*ip) {
+		return "", fmt.Errorf("spec.networking.kubeSecondaryDNSNameServerIP: %q is not an IPv4 address; use one such as \"192.168.1.10\", or leave it unset", *ip)
+	}
+	return *ip, nil
+}
+
+func durationString(d *metav1.Duration, def time.Duration) string {
 	if d == nil {
-		return ""
+		return def.String()
 	}
 	return d.Duration.String()
 }

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,6 +55,17 @@ type NetworkAddonsConfigSpec struct {
 	MacvtapCni             *MacvtapCni             `json:"macvtap,omitempty"`
 	SelfSignConfiguration  *SelfSignConfiguration  `json:"selfSignConfiguration,omitempty"`
 	PlacementConfiguration *PlacementConfiguration `json:"placementConfiguration,omitempty"`
+	KubevirtIpamController *KubevirtIpamController `json:"kubevirtIpamController,omitempty"`
+	// TLSSecurityProfile is OpenShift's type, as upstream has it.
+	TLSSecurityProfile *ocpconfigv1.TLSSecurityProfile `json:"tlsSecurityProfile,omitempty"`
+}
+
+// KubevirtIpamController deploys the IPAM controller of secondary networks
+// (persistent IPs of VMs on OVN-Kubernetes user-defined networks).
+type KubevirtIpamController struct {
+	// DefaultNetworkNADNamespace is the namespace of the cluster default
+	// network's NetworkAttachmentDefinition.
+	DefaultNetworkNADNamespace string `json:"defaultNetworkNADNamespace,omitempty"`
 }
 
 // SelfSignConfiguration holds certificate rotation intervals as Go durations.
