@@ -248,10 +248,12 @@ func TestFailingOperandWriteIsReportedAndClears(t *testing.T) {
 	}
 }
 
-// A jsonpatch sets NetworkAddonsConfig fields our Go mirror lacks but the
-// real CRD has: they land, survive reconciles that rewrite the CR, and go
-// when the annotation does.
-func TestJSONPatchSetsNetworkAddonsConfigFieldsOutsideTheMirror(t *testing.T) {
+// A jsonpatch overrides NetworkAddonsConfig fields the operator builds from
+// the HyperConverged (the TLS profile, the IPAM controller): the patched
+// values land, survive reconciles that rewrite the CR, and give way to the
+// operator's own (Intermediate, an IPAM controller with CNAO's defaults) when
+// the annotation goes.
+func TestJSONPatchOverridesNetworkAddonsConfigFields(t *testing.T) {
 	env.Require(t)
 	const nacV1 = "networkaddonsoperator.network.kubevirt.io/v1"
 	createHC(t, func(hc *v1beta1.HyperConverged) {
@@ -282,9 +284,12 @@ func TestJSONPatchSetsNetworkAddonsConfigFieldsOutsideTheMirror(t *testing.T) {
 	require.NoError(t, landed(), "a rewrite keeps the patched fields")
 
 	updateHC(t, func(hc *v1beta1.HyperConverged) { delete(hc.Annotations, v1beta1.CNAOJSONPatchAnnotation) })
-	testenv.Eventually(t, "the fields go with the annotation", func() error {
+	testenv.Eventually(t, "the operator's values come back with the annotation gone", func() error {
 		nac := wire(t, nacV1, "NetworkAddonsConfig", cnaoKey)
-		if nestedValue(nac, "spec", "tlsSecurityProfile") != nil || nestedValue(nac, "spec", "kubevirtIpamController") != nil {
+		if nestedValue(nac, "spec", "tlsSecurityProfile", "type") != "Intermediate" ||
+			nestedValue(nac, "spec", "tlsSecurityProfile", "custom") != nil ||
+			nestedValue(nac, "spec", "kubevirtIpamController") == nil ||
+			nestedValue(nac, "spec", "kubevirtIpamController", "defaultNetworkNADNamespace") != nil {
 			return fmt.Errorf("spec %v", nac.Object["spec"])
 		}
 		return nil

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -51,22 +52,17 @@ var mirrors = []mirror{
 // example value the real CRD accepts. Integration tests can set these to
 // check that hcokit keeps what its mirrors do not model:
 //
-//	NetworkAddonsConfig spec.kubevirtIpamController  {"defaultNetworkNADNamespace":"default"}
-//	                                                 ({} enables the IPAM controller with defaults)
-//	NetworkAddonsConfig spec.tlsSecurityProfile      {"type":"Custom","custom":{"ciphers":[...],"minTLSVersion":"VersionTLS12"}}
-//	                                                 (type: Old, Intermediate, Modern or Custom;
-//	                                                 e.g. {"type":"Intermediate","intermediate":{}})
 //	HostPathProvisioner status.storagePoolStatuses   [{"name":"local","phase":"Ready","desiredReady":1,"currentReady":1}]
 //	                                                 (phase: Preparing, Mounting or Ready)
 //
-// HostPathProvisioner v0.18.0 has no spec field outside the mirror, and its
-// CRD has no status subresource: a plain update writes status too.
+// The NetworkAddonsConfig mirror has every field of cluster-network-addons-operator
+// v0.102.0 (spec.kubevirtIpamController and spec.tlsSecurityProfile joined it
+// when the operator started to build them). HostPathProvisioner v0.18.0 has
+// no spec field outside the mirror, and its CRD has no status subresource: a
+// plain update writes status too.
 var upstreamOnly = []struct {
 	kind, path, example string
 }{
-	{"NetworkAddonsConfig", "spec.kubevirtIpamController", `{"defaultNetworkNADNamespace":"default"}`},
-	{"NetworkAddonsConfig", "spec.tlsSecurityProfile",
-		`{"type":"Custom","custom":{"ciphers":["ECDHE-ECDSA-AES128-GCM-SHA256","ECDHE-RSA-AES128-GCM-SHA256"],"minTLSVersion":"VersionTLS12"}}`},
 	{"HostPathProvisioner", "status.storagePoolStatuses",
 		`[{"name":"local","phase":"Ready","desiredReady":1,"currentReady":1}]`},
 }
@@ -406,4 +402,57 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 		t.Fatal(err)
 	}
 	return reflect.DeepEqual(av, bv)
+}
+
+// TestNetworkAddonsConfigTranslatedFieldsReadUpstream writes, in the mirror,
+// the spec fields the operator translates from the HyperConverged, as it
+// writes them (kubeMacPool's range, KubeSecondaryDNS with a name server, the
+// IPAM controller, each kind of TLS profile), and requires upstream's type
+// to read the same values after a strict decode. (The operator itself is
+// not imported: this module pins older controller-runtime for CNAO.)
+func TestNetworkAddonsConfigTranslatedFieldsReadUpstream(t *testing.T) {
+	profiles := map[string]*ocpconfigv1.TLSSecurityProfile{
+		"Old":          {Type: ocpconfigv1.TLSProfileOldType, Old: &ocpconfigv1.OldTLSProfile{}},
+		"Intermediate": {Type: ocpconfigv1.TLSProfileIntermediateType, Intermediate: &ocpconfigv1.IntermediateTLSProfile{}},
+		"Modern":       {Type: ocpconfigv1.TLSProfileModernType, Modern: &ocpconfigv1.ModernTLSProfile{}},
+		"Custom": {Type: ocpconfigv1.TLSProfileCustomType, Custom: &ocpconfigv1.CustomTLSProfile{
+			TLSProfileSpec: ocpconfigv1.TLSProfileSpec{Ciphers: []string{"ECDHE-ECDSA-AES128-GCM-SHA256"}, MinTLSVersion: ocpconfigv1.VersionTLS12},
+		}},
+	}
+	for name, profile := range profiles {
+		t.Run(name, func(t *testing.T) {
+			nac := &cnaov1.NetworkAddonsConfig{
+				TypeMeta:   metav1.TypeMeta{APIVersion: cnaov1.GroupVersion.String(), Kind: "NetworkAddonsConfig"},
+				ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+				Spec: cnaov1.NetworkAddonsConfigSpec{
+					KubeMacPool:            &cnaov1.KubeMacPool{RangeStart: "02:00:00:00:00:00", RangeEnd: "02:00:00:00:FF:FF"},
+					KubeSecondaryDNS:       &cnaov1.KubeSecondaryDNS{NameServerIP: "192.168.1.10"},
+					KubevirtIpamController: &cnaov1.KubevirtIpamController{},
+					TLSSecurityProfile:     profile.DeepCopy(),
+				},
+			}
+			data, err := json.Marshal(nac)
+			if err != nil {
+				t.Fatal(err)
+			}
+			up := &cnaoupstream.NetworkAddonsConfig{}
+			dec := json.NewDecoder(bytes.NewReader(data))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(up); err != nil {
+				t.Fatalf("does not decode strictly into %T: %v\n%s", up, err, data)
+			}
+			if got := up.Spec.KubeMacPool; got == nil || got.RangeStart != "02:00:00:00:00:00" || got.RangeEnd != "02:00:00:00:FF:FF" {
+				t.Errorf("upstream reads spec.kubeMacPool as %+v", got)
+			}
+			if got := up.Spec.KubeSecondaryDNS; got == nil || got.NameServerIP != "192.168.1.10" {
+				t.Errorf("upstream reads spec.kubeSecondaryDNS as %+v", got)
+			}
+			if up.Spec.KubevirtIpamController == nil {
+				t.Error("upstream reads no spec.kubevirtIpamController ({} must enable it)")
+			}
+			if !reflect.DeepEqual(up.Spec.TLSSecurityProfile, profile) {
+				t.Errorf("upstream reads spec.tlsSecurityProfile as %+v, want %+v", up.Spec.TLSSecurityProfile, profile)
+			}
+		})
+	}
 }
