@@ -67,6 +67,17 @@ type Adopter interface {
 	Adopt(hc *hcov1.HyperConverged, observed []client.Object) bool
 }
 
+// StatusContributor is an optional capability: an operand that reports
+// status fields of its own on the HyperConverged (the SSP operand: the
+// golden images it applied). ContributeStatus sets only the fields it owns
+// on st, from hc (as the operand's Desired saw it) alone; now stamps new
+// condition transitions. An error is logged and the fields are left as
+// they were; the operand's Desired is expected to refuse the same input and
+// so be reported as a failed operand.
+type StatusContributor interface {
+	ContributeStatus(hc *hcov1.HyperConverged, env Environment, now metav1.Time, st *hcov1.HyperConvergedStatus) error
+}
+
 // DeletionOrderer is an optional capability: operands are deleted on
 // uninstall in ascending DeletionOrder (default 0), each group gone before
 // the next starts.
@@ -225,6 +236,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	a, related, desiredKeys, errs := r.assess(ctx, hc, ops, outcomes, upgrading)
 	a.nodes = nodes
+	a.seen = seen
+	a.contributors = contributors(ops)
 	if err := r.prune(ctx, hc, desiredKeys); err != nil {
 		errs = append(errs, err)
 		a.Failures = append(a.Failures, err.Error())
@@ -314,6 +327,20 @@ type assessment struct {
 	conflicted bool
 	// nodes are the node facts the status reports.
 	nodes NodeFacts
+	// seen is the HyperConverged as the operands saw it, and contributors
+	// the operands that report status fields of their own from it.
+	seen         *hcov1.HyperConverged
+	contributors []StatusContributor
+}
+
+func contributors(ops []Operand) []StatusContributor {
+	var out []StatusContributor
+	for _, op := range ops {
+		if c, ok := op.(StatusContributor); ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // addFinalizer stores the finalizer on hc if it lacks it, and updates hc to
@@ -648,6 +675,14 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	next.Status.RelatedObjects = related
 	next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
 	setNodeStatus(&next.Status, a.nodes)
+	for _, c := range a.contributors {
+		st := *next.Status.DeepCopy()
+		if err := c.ContributeStatus(a.seen, r.env, metav1.NewTime(r.now()), &st); err != nil {
+			log.FromContext(ctx).Error(err, "status contribution failed")
+			continue
+		}
+		next.Status = st
+	}
 	upgraded := false
 	if versions, done := r.versions(a.Assessment); done {
 		upgraded = a.Upgrading && !reflect.DeepEqual(hc.Status.Versions, versions)

@@ -199,7 +199,8 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Equal(t, "48h0m0s", nac.Spec.SelfSignConfiguration.CARotateInterval)
 	assert.Equal(t, "12h0m0s", nac.Spec.SelfSignConfiguration.CertOverlapInterval)
 
-	sspCR := ssp.Build(hc, env)
+	sspCR, err := ssp.Build(hc, env)
+	require.NoError(t, err)
 	assert.Equal(t, "templates", sspCR.Spec.CommonTemplates.Namespace)
 	assert.Equal(t, "infra", sspCR.Spec.TemplateValidator.Placement.NodeSelector["nodeType"], "SSP gets infra placement")
 
@@ -259,9 +260,11 @@ func TestDeployOVSOnlyWhenTrue(t *testing.T) {
 }
 
 func TestSSPTemplatesNamespaceFallbacks(t *testing.T) {
-	sspCR := ssp.Build(newHC(), hco.Environment{})
+	sspCR, err := ssp.Build(newHC(), hco.Environment{})
+	require.NoError(t, err)
 	assert.Equal(t, "openshift", sspCR.Spec.CommonTemplates.Namespace)
-	sspCR = ssp.Build(newHC(), hco.Environment{CommonTemplatesNamespace: "kubevirt-os-images"})
+	sspCR, err = ssp.Build(newHC(), hco.Environment{CommonTemplatesNamespace: "kubevirt-os-images"})
+	require.NoError(t, err)
 	assert.Equal(t, "kubevirt-os-images", sspCR.Spec.CommonTemplates.Namespace)
 }
 
