@@ -31,6 +31,11 @@ MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api)
 UPSTREAM_PACKAGES=(
 	kubevirt.io/api/core/v1
 	kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1
+)
+# Upstream API packages whose own CRDs declare embedded ObjectMeta (the
+# ssp-operator generates with crd:generateEmbeddedObjectMeta=true, so the
+# golden images' metadata is not pruned).
+UPSTREAM_EMBEDDED_META_PACKAGES=(
 	kubevirt.io/ssp-operator/api/v1beta3
 )
 # The upstream API packages of the types we mirror, loaded from the
@@ -100,13 +105,14 @@ replace_yaml() {
 	fi
 }
 
-# upstream_crds MODULE OUT PACKAGE... renders the CRDs of the upstream API
-# packages into OUT, loading them from the tool module in MODULE.
+# upstream_crds MODULE OUT OPTIONS PACKAGE... renders the CRDs of the
+# upstream API packages into OUT, loading them from the tool module in
+# MODULE, with extra crd OPTIONS (comma-separated, may be empty).
 upstream_crds() {
-	local module="$1" out="$2" p paths=()
-	shift 2
+	local module="$1" out="$2" opts="crd:allowDangerousTypes=true,maxDescLen=0${3:+,$3}" p paths=()
+	shift 3
 	for p in "$@"; do paths+=("paths=${p}"); done
-	(cd "${module}" && "${CONTROLLER_GEN}" crd:allowDangerousTypes=true,maxDescLen=0 \
+	(cd "${module}" && "${CONTROLLER_GEN}" "${opts}" \
 		"${paths[@]}" output:crd:artifacts:config="${out}")
 }
 
@@ -141,10 +147,11 @@ generate_into() {
 
 	# Floats in upstream types need allowDangerousTypes; descriptions are
 	# dropped so that the VirtualMachine CRD stays far below etcd's size limit.
-	log "CRDs for upstream ${UPSTREAM_PACKAGES[*]}"
-	upstream_crds "${tree}/tools/codegen" "${tmp}/upstream" "${UPSTREAM_PACKAGES[@]}"
+	log "CRDs for upstream ${UPSTREAM_PACKAGES[*]} ${UPSTREAM_EMBEDDED_META_PACKAGES[*]}"
+	upstream_crds "${tree}/tools/codegen" "${tmp}/upstream" "" "${UPSTREAM_PACKAGES[@]}"
+	upstream_crds "${tree}/tools/codegen" "${tmp}/upstream" generateEmbeddedObjectMeta=true "${UPSTREAM_EMBEDDED_META_PACKAGES[@]}"
 	log "CRDs for upstream ${UPSTREAM_MIRRORED_PACKAGES[*]}"
-	upstream_crds "${tree}/tools/upstreamapis" "${tmp}/upstreamapis" "${UPSTREAM_MIRRORED_PACKAGES[@]}"
+	upstream_crds "${tree}/tools/upstreamapis" "${tmp}/upstreamapis" "" "${UPSTREAM_MIRRORED_PACKAGES[@]}"
 
 	log "selecting operand CRDs -> config/crd/operands"
 	mkdir -p "${tree}/config/crd/operands"
