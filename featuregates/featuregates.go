@@ -105,6 +105,9 @@ const (
 	GateObjectGraph                = "objectGraph"
 	GateIncrementalBackup          = "incrementalBackup"
 	GateContainerPathVolumes       = "containerPathVolumes"
+	// GateEnableMultiArchBootImageImport imports the golden images of every
+	// workload architecture (SSP's enableMultipleArchitectures).
+	GateEnableMultiArchBootImageImport = "enableMultiArchBootImageImport"
 )
 
 // Known returns the HyperConverged gates hcokit acts on, sorted.
@@ -113,6 +116,7 @@ func Known() []string {
 		GateWithHostPassthroughCPU, GateDownwardMetrics, GateDeployKubeSecondaryDNS, GateDisableMDevConfiguration,
 		GatePersistentReservation, GateAlignCPUs, GateDecentralizedLiveMigration, GateDeclarativeHotplugVolumes,
 		GateVideoConfig, GateObjectGraph, GateIncrementalBackup, GateContainerPathVolumes,
+		GateEnableMultiArchBootImageImport,
 	}
 	slices.Sort(out)
 	return out

@@ -1,6 +1,7 @@
 package tlsprofile_test
 
 import (
+	"crypto/tls"
 	"testing"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -58,5 +59,21 @@ func TestForKubeVirtOld(t *testing.T) {
 	assert.Subset(t, got.Ciphers, intermediateIANACiphers)
 	for _, c := range got.Ciphers {
 		assert.NotEmpty(t, c)
+	}
+}
+
+// TestIANACiphersAreGoCipherSuites: every cipher of openshift/api's
+// profiles maps to a name crypto/tls knows, so KubeVirt can use it.
+func TestIANACiphersAreGoCipherSuites(t *testing.T) {
+	known := map[string]bool{}
+	for _, c := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		known[c.Name] = true
+	}
+	for profile, spec := range ocpconfigv1.TLSProfiles {
+		for _, name := range tlsprofile.IANACiphers(spec.Ciphers) {
+			if !known[name] {
+				t.Errorf("profile %s: %q is not a crypto/tls cipher suite", profile, name)
+			}
+		}
 	}
 }

@@ -39,7 +39,8 @@ func FeatureGateWarnings(gates hcov1.FeatureGates) []string {
 
 // unusedFieldWarnings names the fields upstream HCO acts on that hcokit
 // accepts and stores but does not act on yet, when they differ from their
-// defaults.
+// defaults: Application Aware Quota (hcokit has no AAQ module) and the
+// network-resources-injector.
 func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
 	var out []string
 	warn := func(field string, set bool) {
@@ -48,17 +49,6 @@ func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
 		}
 	}
 	isTrue := func(b *bool) bool { return b != nil && *b }
-	if o := s.Virtualization.VirtualMachineOptions; o != nil {
-		warn("virtualization.virtualMachineOptions.disableFreePageReporting", isTrue(o.DisableFreePageReporting))
-		warn("virtualization.virtualMachineOptions.disableSerialConsoleLog", isTrue(o.DisableSerialConsoleLog))
-	}
-	if d := s.Virtualization.HigherWorkloadDensity; d != nil {
-		warn("virtualization.higherWorkloadDensity.memoryOvercommitPercentage",
-			d.MemoryOvercommitPercentage != 0 && d.MemoryOvercommitPercentage != hcov1.DefaultMemoryOvercommitPercentage)
-	}
-	e := s.WorkloadSources.EnableCommonBootImageImport
-	warn("workloadSources.enableCommonBootImageImport", e != nil && !*e)
-	warn("deployment.deployVmConsoleProxy", isTrue(s.Deployment.DeployVMConsoleProxy))
 	if a := s.Deployment.ApplicationAwareConfig; a != nil {
 		warn("deployment.applicationAwareConfig.enable", isTrue(a.Enable))
 	}

@@ -1,6 +1,7 @@
 package validation_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -274,7 +275,8 @@ func TestIdentity(t *testing.T) {
 }
 
 func TestFeatureGateWarnings(t *testing.T) {
-	const known = "(known gates: alignCPUs, decentralizedLiveMigration, declarativeHotplugVolumes, deployKubeSecondaryDNS, disableMDevConfiguration, downwardMetrics, persistentReservation, withHostPassthroughCPU)"
+	known := "(known gates: " + strings.Join(featuregates.Known(), ", ") + ")"
+	assert.Contains(t, known, "decentralizedLiveMigration, declarativeHotplugVolumes, deployKubeSecondaryDNS")
 	off := hcov1.FeatureGateDisabled
 	tests := []struct {
 		name  string
@@ -311,29 +313,25 @@ func TestKnownAndDeprecatedGatesAreNotUnknown(t *testing.T) {
 	for _, w := range warnings {
 		assert.Contains(t, w, "is deprecated and ignored")
 	}
-	assert.Len(t, gates, 17)
+	assert.Len(t, gates, len(featuregates.Known())+len(featuregates.Deprecated()), "no name is both known and deprecated")
 }
 
 func TestWarnings(t *testing.T) {
 	assert.Empty(t, validation.Warnings(defaulted(nil)), "the defaults warn about nothing")
 	hc := defaulted(func(hc *hcov1.HyperConverged) {
 		hc.Spec.FeatureGates.Set("nonRoot", true)
+		hc.Spec.Deployment.ApplicationAwareConfig.Enable = ptr.To(true)
+		hc.Spec.Deployment.DeployNetworkResourcesInjector = ptr.To(true)
+		// Acted on now: no warning.
 		hc.Spec.Virtualization.VirtualMachineOptions.DisableFreePageReporting = ptr.To(true)
-		hc.Spec.Virtualization.VirtualMachineOptions.DisableSerialConsoleLog = ptr.To(true)
-		hc.Spec.Virtualization.HigherWorkloadDensity.MemoryOvercommitPercentage = 150
 		hc.Spec.WorkloadSources.EnableCommonBootImageImport = ptr.To(false)
 		hc.Spec.Deployment.DeployVMConsoleProxy = ptr.To(true)
-		hc.Spec.Deployment.ApplicationAwareConfig.Enable = ptr.To(true)
 	})
 	const unused = " is accepted and stored, but hcokit does not act on it yet; it has no effect"
 	assert.Equal(t, []string{
 		`spec.featureGates "nonRoot" is deprecated and ignored; remove it`,
-		"spec.virtualization.virtualMachineOptions.disableFreePageReporting" + unused,
-		"spec.virtualization.virtualMachineOptions.disableSerialConsoleLog" + unused,
-		"spec.virtualization.higherWorkloadDensity.memoryOvercommitPercentage" + unused,
-		"spec.workloadSources.enableCommonBootImageImport" + unused,
-		"spec.deployment.deployVmConsoleProxy" + unused,
 		"spec.deployment.applicationAwareConfig.enable" + unused,
+		"spec.deployment.deployNetworkResourcesInjector" + unused,
 	}, validation.Warnings(hc))
 
 	// Set to their defaults, the same fields warn about nothing.

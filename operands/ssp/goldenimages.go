@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/featuregates"
 )
 
 // Annotations and names upstream HCO uses for golden images.
@@ -42,7 +43,7 @@ const (
 
 	// GateMultiArchBootImageImport is the spec.featureGates name that imports
 	// golden images per CPU architecture (SSP's enableMultipleArchitectures).
-	GateMultiArchBootImageImport = "enableMultiArchBootImageImport"
+	GateMultiArchBootImageImport = featuregates.GateEnableMultiArchBootImageImport
 
 	// ConditionDeployed is the condition of a golden image's status that is
 	// False when none of its architectures is among the cluster's workload

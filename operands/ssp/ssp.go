@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"slices"
 
-	ocpconfigv1 "github.com/openshift/api/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/tlsprofile"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/placement"
 )
@@ -182,7 +182,7 @@ func (o Operand) Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1bet
 				Namespace:               ns,
 				DataImportCronTemplates: ForSSP(statuses, multiArch),
 			},
-			TLSSecurityProfile: tlsSecurityProfile(hc.Spec.Security.TLSSecurityProfile),
+			TLSSecurityProfile: tlsprofile.Resolve(hc.Spec.Security.TLSSecurityProfile, nil),
 		},
 	}
 	if p := hc.Spec.Deployment.DeployVMConsoleProxy; p != nil {
@@ -204,27 +204,6 @@ func cluster(n hcov1.NodeInfoStatus) *sspv1beta3.Cluster {
 		WorkloadArchitectures:     slices.Clone(n.WorkloadsArchitectures),
 		ControlPlaneArchitectures: slices.Clone(n.ControlPlaneArchitectures),
 	}
-}
-
-// tlsSecurityProfile is the HyperConverged's profile, else Intermediate. A
-// Custom profile without its custom settings gets Intermediate's ciphers
-// and minimum version, as upstream does.
-func tlsSecurityProfile(p *ocpconfigv1.TLSSecurityProfile) *ocpconfigv1.TLSSecurityProfile {
-	if p == nil {
-		return &ocpconfigv1.TLSSecurityProfile{
-			Type:         ocpconfigv1.TLSProfileIntermediateType,
-			Intermediate: &ocpconfigv1.IntermediateTLSProfile{},
-		}
-	}
-	out := p.DeepCopy()
-	if out.Type == ocpconfigv1.TLSProfileCustomType && out.Custom == nil {
-		intermediate := ocpconfigv1.TLSProfiles[ocpconfigv1.TLSProfileIntermediateType]
-		out.Custom = &ocpconfigv1.CustomTLSProfile{TLSProfileSpec: ocpconfigv1.TLSProfileSpec{
-			Ciphers:       slices.Clone(intermediate.Ciphers),
-			MinTLSVersion: intermediate.MinTLSVersion,
-		}}
-	}
-	return out
 }
 
 // cloneTemplates deep-copies a list of golden images.
