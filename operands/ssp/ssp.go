@@ -10,9 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
-	"github.com/hcokit/hcokit/tlsprofile"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/placement"
+	"github.com/hcokit/hcokit/tlsprofile"
 )
 
 // Name is the operand's registry name.
