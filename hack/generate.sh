@@ -127,7 +127,7 @@ generate_into() {
 
 	if ((${#api_paths[@]} > 0)); then
 		log "deepcopy and CRDs for ${API_DIRS[*]} -> config/crd/bases"
-		(cd "${tree}" && "${CONTROLLER_GEN}" object:headerFile=hack/boilerplate.go.txt crd \
+		(cd "${tree}" && "${CONTROLLER_GEN}" object:headerFile=hack/boilerplate.go.txt crd:generateEmbeddedObjectMeta=true \
 			"${api_paths[@]}" output:crd:artifacts:config="${tmp}/bases")
 		replace_yaml "${tmp}/bases" "${tree}/config/crd/bases"
 	else

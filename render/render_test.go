@@ -75,8 +75,9 @@ func TestDecodeUnknownFeatureGateIsAWarning(t *testing.T) {
 // Warnings about fields nothing acts on name the fields of the version written.
 func TestDecodeWarningsNameTheFieldsWritten(t *testing.T) {
 	for in, want := range map[string]string{
-		header + "spec:\n  deployment:\n    deployVmConsoleProxy: true\n": "spec.deployment.deployVmConsoleProxy is accepted and stored",
-		headerV1beta1 + "spec:\n  deployVmConsoleProxy: true\n":           "spec.deployVmConsoleProxy is accepted and stored",
+		header + "spec:\n  deployment:\n    applicationAwareConfig:\n      enable: true\n": "spec.deployment.applicationAwareConfig.enable is accepted and stored",
+		headerV1beta1 + "spec:\n  enableApplicationAwareQuota: true\n":                     "spec.enableApplicationAwareQuota is accepted and stored",
+		headerV1beta1 + "spec:\n  vddkInitImage: quay.io/x/vddk\n":                         "spec.vddkInitImage is deprecated and ignored",
 	} {
 		_, warnings, err := render.Decode([]byte(in))
 		if err != nil {

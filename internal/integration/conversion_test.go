@@ -175,3 +175,31 @@ func operandSpecsFor(t *testing.T, file string) map[string]any {
 	deleteHC(t)
 	return specs
 }
+
+// TestGoldenImageMetadataIsKept: the API server keeps the metadata of a
+// custom golden image (the CRD declares embedded ObjectMeta), in spec and
+// through both versions; without it the name would be pruned and the image
+// lost.
+func TestGoldenImageMetadataIsKept(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	hub := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: "golden-meta", Namespace: "default"}}
+	hub.Spec.WorkloadSources.DataImportCronTemplates = []hcov1.DataImportCronTemplate{{
+		ObjectMeta: metav1.ObjectMeta{Name: "my-image", Annotations: map[string]string{"dataimportcrontemplate.kubevirt.io/enable": "true"}},
+		Spec:       &cdiv1beta1.DataImportCronSpec{Schedule: "0 */12 * * *", ManagedDataSource: "my-image"},
+	}}
+	require.NoError(t, k.Create(ctx, hub))
+	t.Cleanup(func() { _ = k.Delete(context.Background(), hub) })
+	key := client.ObjectKeyFromObject(hub)
+
+	var got hcov1.HyperConverged
+	require.NoError(t, k.Get(ctx, key, &got))
+	require.Len(t, got.Spec.WorkloadSources.DataImportCronTemplates, 1)
+	assert.Equal(t, "my-image", got.Spec.WorkloadSources.DataImportCronTemplates[0].Name)
+	assert.Equal(t, "true", got.Spec.WorkloadSources.DataImportCronTemplates[0].Annotations["dataimportcrontemplate.kubevirt.io/enable"])
+
+	var old v1beta1.HyperConverged
+	require.NoError(t, k.Get(ctx, key, &old))
+	require.Len(t, old.Spec.DataImportCronTemplates, 1)
+	assert.Equal(t, "my-image", old.Spec.DataImportCronTemplates[0].Name)
+}

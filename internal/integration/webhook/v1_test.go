@@ -22,9 +22,9 @@ import (
 )
 
 // TestUpstreamV1ManifestsApplyAndConverge: upstream's v1 sample and a v1
-// object as upstream stores it (every CRD default filled in) are accepted
-// with strict field validation, through the webhook, and the operator
-// reconciles them: the KubeVirt CR carries their values.
+// and a v1beta1 object as upstream stores them (every CRD default filled in)
+// are accepted with strict field validation, through the webhook, and the
+// operator reconciles them: the KubeVirt CR carries their values.
 func TestUpstreamV1ManifestsApplyAndConverge(t *testing.T) {
 	env.Require(t)
 	for _, tc := range []struct {
@@ -32,11 +32,9 @@ func TestUpstreamV1ManifestsApplyAndConverge(t *testing.T) {
 		completionTimeout int64
 		warnings          []string
 	}{
-		{file: "upstream-v1-sample.yaml", completionTimeout: 150, warnings: []string{
-			`spec.featureGates "enableMultiArchBootImageImport" is not a known feature gate`,
-			`spec.featureGates "videoConfig" is not a known feature gate`,
-		}},
+		{file: "upstream-v1-sample.yaml", completionTimeout: 150},
 		{file: "upstream-v1-stored.yaml", completionTimeout: 20},
+		{file: "upstream-v1beta1-stored.yaml", completionTimeout: 150},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			ctx := context.Background()

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 )
@@ -229,7 +230,7 @@ func TestUnknownAndDeprecatedFeatureGatesAreAllowedWithWarnings(t *testing.T) {
 	// Strict, as kubectl sends it: unknown gates must not be rejected.
 	require.NoError(t, k.Create(ctx, u, client.FieldValidation(metav1.FieldValidationStrict)))
 	t.Cleanup(func() { deleteHC(t, newHC(nil)) })
-	const known = "alignCPUs, decentralizedLiveMigration, declarativeHotplugVolumes, deployKubeSecondaryDNS, disableMDevConfiguration, downwardMetrics, persistentReservation, withHostPassthroughCPU"
+	known := strings.Join(featuregates.Known(), ", ")
 	assert.Equal(t, []string{
 		"spec.featureGates.nonRoot is deprecated and ignored; remove it",
 		"spec.featureGates.enableFutureThing is not a known feature gate and is ignored; remove it (known gates: " + known + ")",
