@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,6 +22,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/internal/testenv"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 )
@@ -137,16 +139,34 @@ func TestSameOperandsWhicheverVersionTheAdminWrote(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root, err := testenv.RepoRoot()
 			require.NoError(t, err)
-			fromV1 := operandSpecsFor(t, filepath.Join(root, "examples", name))
-			fromV1beta1 := operandSpecsFor(t, filepath.Join(root, "examples", "v1beta1", name))
+			fromV1 := operandSpecsFor(t, filepath.Join(root, "examples", name), v1beta1BetaGateDefaults())
+			fromV1beta1 := operandSpecsFor(t, filepath.Join(root, "examples", "v1beta1", name), nil)
 			assert.Equal(t, fromV1, fromV1beta1)
 		})
 	}
 }
 
-// operandSpecsFor applies the HyperConverged in file as written, waits for
-// the operand CRs, returns their specs by kind, and deletes it again.
-func operandSpecsFor(t *testing.T, file string) map[string]any {
+// v1beta1BetaGateDefaults are the beta gates (on by default in v1) that the
+// v1beta1 CRD defaults to false, as upstream's does: a v1beta1 file that
+// lists nothing turns them off, its v1 twin leaves them on.
+func v1beta1BetaGateDefaults() []string {
+	var old v1beta1.HyperConverged
+	v1beta1.Default(&old)
+	var hub hcov1.HyperConverged
+	_ = old.ConvertTo(&hub)
+	var out []string
+	for _, g := range hub.Spec.FeatureGates {
+		if !g.IsEnabled() && featuregates.Default(g.Name) {
+			out = append(out, g.Name)
+		}
+	}
+	return out
+}
+
+// operandSpecsFor applies the HyperConverged in file as written (with the
+// gates off listed, unless the file lists them), waits for the operand CRs,
+// returns their specs by kind, and deletes it again.
+func operandSpecsFor(t *testing.T, file string, off []string) map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	raw, err := os.ReadFile(file)
@@ -154,6 +174,21 @@ func operandSpecsFor(t *testing.T, file string) map[string]any {
 	u := &unstructured.Unstructured{}
 	require.NoError(t, yaml.Unmarshal(raw, &u.Object))
 	u.SetNamespace(ns)
+	if len(off) > 0 {
+		gates, _, _ := unstructured.NestedSlice(u.Object, "spec", "featureGates")
+		listed := map[string]bool{}
+		for _, g := range gates {
+			if m, ok := g.(map[string]any); ok {
+				listed[fmt.Sprint(m["name"])] = true
+			}
+		}
+		for _, name := range off {
+			if !listed[name] {
+				gates = append(gates, map[string]any{"name": name, "enabled": "False"})
+			}
+		}
+		require.NoError(t, unstructured.SetNestedSlice(u.Object, gates, "spec", "featureGates"))
+	}
 	require.NoError(t, k.Create(ctx, u, client.FieldValidation(metav1.FieldValidationStrict)))
 	specs := map[string]any{}
 	testenv.Eventually(t, "operand CRs of "+filepath.Base(file), func() error {
@@ -167,6 +202,17 @@ func operandSpecsFor(t *testing.T, file string) map[string]any {
 			obj.SetGroupVersionKind(kind)
 			if err := k.Get(ctx, key, obj); err != nil {
 				return err
+			}
+			if kind.Kind == "SSP" {
+				// The golden images' schedule derives from the
+				// HyperConverged's UID: each object gets its own.
+				dicts, _, _ := unstructured.NestedSlice(obj.Object, "spec", "commonTemplates", "dataImportCronTemplates")
+				for _, d := range dicts {
+					if m, ok := d.(map[string]any); ok {
+						unstructured.RemoveNestedField(m, "spec", "schedule")
+					}
+				}
+				_ = unstructured.SetNestedSlice(obj.Object, dicts, "spec", "commonTemplates", "dataImportCronTemplates")
 			}
 			specs[kind.Kind] = obj.Object["spec"]
 		}
