@@ -171,6 +171,9 @@ func (r *Reconciler) singleton() types.NamespacedName {
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	hc := &hcov1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
+		if apierrors.IsNotFound(err) && req.NamespacedName == r.singleton() {
+			return r.sweepOrphans(ctx, req.NamespacedName)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if req.NamespacedName != r.singleton() {

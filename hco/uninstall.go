@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -33,7 +34,7 @@ const uninstallPoll = 2 * time.Second
 // finalizer is stored before any operand object is created, so nothing
 // escapes it.
 func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged) (reconcile.Result, error) {
-	remaining, err := r.deleteOperands(ctx, hc, "the HyperConverged is being deleted")
+	remaining, err := r.deleteOperands(ctx, hc, r.reader, "the HyperConverged is being deleted")
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -57,11 +58,28 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged) (r
 	return reconcile.Result{}, nil
 }
 
+// sweepOrphans deletes the managed operand objects of a HyperConverged that
+// no longer exists, group by group, from the cache: objects created for a
+// HyperConverged that a DELETE removed at once, having read it before the
+// finalizer was stored (the API server decides on the object it read; the
+// check after the creates cannot see a DELETE still in flight). With the
+// finalizer rule no such object can legitimately exist. The cache costs no
+// request when there is nothing; the deletions' events bring the next group.
+func (r *Reconciler) sweepOrphans(ctx context.Context, key types.NamespacedName) (reconcile.Result, error) {
+	gone := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
+	remaining, err := r.deleteOperands(ctx, gone, r.cache, "its HyperConverged no longer exists")
+	if err != nil || len(remaining) == 0 {
+		return reconcile.Result{}, err
+	}
+	return reconcile.Result{RequeueAfter: uninstallPoll}, nil
+}
+
 // deleteOperands deletes the managed operand objects of hc group by group
-// (see DeletionOrderer), listing past the cache, and returns the objects of
+// (see DeletionOrderer), as reader lists them, and returns the objects of
 // the first group that is not gone yet (nil once all are). Each deletion is
-// an Event on hc.
-func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverged, why string) ([]client.Object, error) {
+// an Event on hc, and is made only if the object is still the one listed
+// (its UID).
+func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverged, reader client.Reader, why string) ([]client.Object, error) {
 	for _, group := range r.deletionGroups() {
 		var remaining []client.Object
 		for _, op := range group {
@@ -72,7 +90,7 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 				// Past the cache: an object the cache has not caught up
 				// with (a create moments ago, or while a watch was down)
 				// must not be missed, or it would outlive the finalizer.
-				items, err := r.listManaged(ctx, r.reader, k, hc)
+				items, err := r.listManaged(ctx, reader, k, hc)
 				if err != nil {
 					return nil, err
 				}
@@ -82,7 +100,11 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 					if !obj.GetDeletionTimestamp().IsZero() {
 						continue
 					}
-					if err := r.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+					err := r.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
+					if apierrors.IsConflict(err) {
+						continue // replaced meanwhile: not the object listed
+					}
+					if client.IgnoreNotFound(err) != nil {
 						return nil, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
 					}
 					r.applier.forget(k.gvk, client.ObjectKeyFromObject(obj))
