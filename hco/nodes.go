@@ -3,9 +3,11 @@ package hco
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -95,10 +97,19 @@ func keepNodeLabels(in any) (any, error) {
 	if !ok {
 		return in, nil
 	}
+	// Fresh copies: a string of the decoded object can share the memory of
+	// the whole response it came in, annotations and all.
+	labels := make(map[string]string, len(n.Labels))
+	for k, v := range n.Labels {
+		labels[strings.Clone(k)] = strings.Clone(v)
+	}
 	return &metav1.PartialObjectMetadata{
 		TypeMeta: n.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{
-			Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion, Labels: n.Labels,
+			Name:            strings.Clone(n.Name),
+			UID:             types.UID(strings.Clone(string(n.UID))),
+			ResourceVersion: strings.Clone(n.ResourceVersion),
+			Labels:          labels,
 		},
 	}, nil
 }

@@ -778,7 +778,8 @@ func (r *Reconciler) refuse(ctx context.Context, hc *hcov1.HyperConverged) error
 func (r *Reconciler) nodeFacts(ctx context.Context, hc *hcov1.HyperConverged) (NodeFacts, error) {
 	list := &metav1.PartialObjectMetadataList{}
 	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
-	if err := r.cache.List(ctx, list); err != nil {
+	// Read only, so no copy of the cached nodes (thousands of them).
+	if err := r.cache.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
 		return NodeFacts{}, fmt.Errorf("list nodes: %w", err)
 	}
 	return NodeFactsFrom(list.Items, hc.Spec.WorkloadPlacement()), nil
