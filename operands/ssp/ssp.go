@@ -56,14 +56,20 @@ var (
 	_ hco.JSONPatcher = Operand{}
 )
 
-// New returns the SSP operand, changed by opts.
+// New returns the SSP operand, changed by opts. The shipped golden images
+// are parsed here, once, not on every reconcile (a zero Operand parses them
+// when asked).
 func New(opts ...Option) Operand {
-	if len(opts) == 0 {
-		return Operand{}
-	}
 	c := &config{}
 	for _, o := range opts {
 		o(c)
+	}
+	if !c.hasGoldenImages {
+		// The embedded list is valid (a test proves it); should it not be,
+		// GoldenImages reports why on every reconcile.
+		if images, err := DefaultGoldenImages(); err == nil {
+			c.goldenImages, c.hasGoldenImages = images, true
+		}
 	}
 	return Operand{cfg: c}
 }

@@ -408,7 +408,11 @@ func TestWithGoldenImages(t *testing.T) {
 	assert.Contains(t, err.Error(), "ssp.WithGoldenImages")
 	assert.Contains(t, err.Error(), `golden image 0 ("bad"): spec.schedule "daily"`)
 
-	assert.Equal(t, ssp.New(), ssp.Operand{}, "New without options is the zero value")
+	stock, err := ssp.New().Desired(newV1(nil), hco.Environment{})
+	require.NoError(t, err)
+	zero, err := ssp.Operand{}.Desired(newV1(nil), hco.Environment{})
+	require.NoError(t, err)
+	assert.Equal(t, stock, zero, "New without options builds what the zero value builds")
 }
 
 func TestJSONPatchStillApplies(t *testing.T) {
