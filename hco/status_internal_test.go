@@ -1,0 +1,71 @@
+package hco
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+)
+
+// The status writer does not trust a cache that is behind its own last
+// status write: a status that differs from what it wrote is neither skipped
+// (the cache still shows the older one) nor patched over the stale copy; the
+// reconcile comes back instead. A narrow test of the writer alone, with a
+// fake client: the cache lag it needs cannot be produced on demand against
+// a real API server.
+func TestStatusWriterWhileTheCacheIsBehind(t *testing.T) {
+	scheme := runtime.NewScheme()
+	require.NoError(t, hcov1.AddToScheme(scheme))
+	stale := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", ResourceVersion: "1", Generation: 1}}
+	patches := 0
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(stale.DeepCopy()).WithStatusSubresource(&hcov1.HyperConverged{}).
+		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, o ...client.SubResourcePatchOption) error {
+			patches++
+			return c.SubResource(sub).Patch(ctx, obj, p, o...)
+		}}).Build()
+	r := &Reconciler{client: c, applier: newApplier(c, c, c, scheme), now: time.Now, events: discardEvents{}}
+	healthy := assessment{Assessment: Assessment{Generation: 1, Components: []ComponentStatus{StatusFromConditions("KubeVirt", []OperandCondition{
+		{Type: "Available", Status: "True"}, {Type: "Progressing", Status: "False"}, {Type: "Degraded", Status: "False"},
+	}, "")}}}
+	degraded := assessment{Assessment: Assessment{Generation: 1, Components: []ComponentStatus{StatusNotFound("KubeVirt")}}}
+	ctx := context.Background()
+
+	// Written over the cached copy at resourceVersion 1.
+	behind, err := r.writeStatus(ctx, stale.DeepCopy(), degraded, nil)
+	require.NoError(t, err)
+	assert.False(t, behind)
+	assert.Equal(t, 1, patches)
+
+	// The cache still shows resourceVersion 1. The same status again: nothing to do.
+	behind, err = r.writeStatus(ctx, stale.DeepCopy(), degraded, nil)
+	require.NoError(t, err)
+	assert.False(t, behind, "what it would write is what it wrote")
+	assert.Equal(t, 1, patches)
+
+	// A different status against the stale copy: not written over it, come back.
+	behind, err = r.writeStatus(ctx, stale.DeepCopy(), healthy, nil)
+	require.NoError(t, err)
+	assert.True(t, behind, "the cache is behind the last write: come back rather than trust it")
+	assert.Equal(t, 1, patches)
+
+	// Once the cache has caught up (a newer resourceVersion), it is written.
+	current := &hcov1.HyperConverged{}
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(stale), current))
+	behind, err = r.writeStatus(ctx, current, healthy, nil)
+	require.NoError(t, err)
+	assert.False(t, behind)
+	assert.Equal(t, 2, patches)
+}
+
+type discardEvents struct{}
+
+func (discardEvents) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...any) {}
