@@ -1,6 +1,8 @@
 package hco
 
 import (
+	"fmt"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -54,6 +56,15 @@ func DesiredObjects(op Operand, hc *hcov1.HyperConverged, env Environment) ([]cl
 	objs, err := op.Desired(hc.DeepCopy(), env)
 	if err != nil || len(objs) == 0 {
 		return objs, err
+	}
+	// The cache, pruning and uninstall find the operator's objects by these
+	// labels: an object without them would be created on every reconcile
+	// and outlive the HyperConverged.
+	for _, obj := range objs {
+		if l := obj.GetLabels(); l[LabelManagedBy] != ManagedByValue || l[LabelApp] != hc.Name {
+			return nil, fmt.Errorf("operand %s builds %T %q without the labels %s=%s and %s=%s that the operator finds its objects by; build its labels with hco.Labels",
+				op.Name(), obj, obj.GetName(), LabelManagedBy, ManagedByValue, LabelApp, hc.Name)
+		}
 	}
 	p, ok := op.(JSONPatcher)
 	if !ok {

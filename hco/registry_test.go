@@ -26,7 +26,7 @@ func (f fakeOperand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]c
 	if f.err != nil {
 		return nil, f.err
 	}
-	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: f.name + f.variant, Namespace: env.Namespace}}}, nil
+	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: f.name + f.variant, Namespace: env.Namespace, Labels: hco.Labels(hc, env, "test")}}}, nil
 }
 func (f fakeOperand) Status([]client.Object) hco.ComponentStatus { return hco.StatusNotFound(f.name) }
 
@@ -102,3 +102,23 @@ func TestRenderInRegistrationOrderAndNamesTheFailingOperand(t *testing.T) {
 	require.ErrorIs(t, err, assert.AnError)
 	assert.Contains(t, err.Error(), "operand broken")
 }
+
+// An operand whose objects lack the labels the operator finds them by is
+// refused, naming it: they would be created on every reconcile and outlive
+// the HyperConverged.
+func TestDesiredObjectsNeedTheManagedLabels(t *testing.T) {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName}}
+	_, err := hco.DesiredObjects(unlabelled{}, hc, hco.Environment{Namespace: "ns"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `operand unlabelled builds *v1.ConfigMap "x" without the labels`)
+	assert.Contains(t, err.Error(), "hco.Labels")
+}
+
+type unlabelled struct{}
+
+func (unlabelled) Name() string           { return "unlabelled" }
+func (unlabelled) Kinds() []client.Object { return []client.Object{&corev1.ConfigMap{}} }
+func (unlabelled) Desired(*hcov1.HyperConverged, hco.Environment) ([]client.Object, error) {
+	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}}, nil
+}
+func (unlabelled) Status([]client.Object) hco.ComponentStatus { return hco.StatusNotFound("x") }
