@@ -112,7 +112,9 @@ func (g FeatureGate) IsEnabled() bool {
 // +listMapKey=name
 type FeatureGates []FeatureGate
 
-// IsEnabled reports whether the gate called name is listed and enabled.
+// IsEnabled reports whether the gate called name is listed and enabled. It
+// knows no gate's default (a beta gate is on when not listed): to read what
+// a gate means, use featuregates.Enabled.
 func (gs FeatureGates) IsEnabled(name string) bool {
 	for _, g := range gs {
 		if g.Name == name {

@@ -111,7 +111,7 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) (*cnaov1.NetworkAddons
 	if DeploysOVS(hc) {
 		nac.Spec.Ovs = &cnaov1.Ovs{}
 	}
-	if spec.FeatureGates.IsEnabled(featuregates.GateDeployKubeSecondaryDNS) {
+	if featuregates.Enabled(spec.FeatureGates, featuregates.GateDeployKubeSecondaryDNS) {
 		// Upstream sets Domain to OpenShift's base domain (the DNS config
 		// "cluster"), empty elsewhere; the Environment has no base domain yet.
 		nac.Spec.KubeSecondaryDNS = &cnaov1.KubeSecondaryDNS{NameServerIP: nameServerIP}

@@ -186,7 +186,7 @@ func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCron
 		}
 		custom[d.Name] = d
 	}
-	multiArch := hc.Spec.FeatureGates.IsEnabled(GateMultiArchBootImageImport)
+	multiArch := featuregates.Enabled(hc.Spec.FeatureGates, GateMultiArchBootImageImport)
 	schedule := DataImportSchedule(hc)
 
 	var out []hcov1.DataImportCronTemplateStatus

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/placement"
 	"github.com/hcokit/hcokit/tlsprofile"
@@ -169,7 +170,7 @@ func (o Operand) Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1bet
 	if err != nil {
 		return nil, err
 	}
-	multiArch := hc.Spec.FeatureGates.IsEnabled(GateMultiArchBootImageImport)
+	multiArch := featuregates.Enabled(hc.Spec.FeatureGates, GateMultiArchBootImageImport)
 	ssp := &sspv1beta3.SSP{
 		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
