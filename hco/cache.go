@@ -21,8 +21,9 @@ func ManagedSelector() labels.Selector {
 // the operand kinds of the enabled operands, selected by the managed-by
 // label and held in their wire form (unstructured, so that no field is lost
 // because a Go type lacks it), with only the operator's own managedFields
-// entries (they say which labels and annotations it set); and the Nodes'
-// names and labels. Nothing else (Pods, Secrets, ConfigMaps,
+// entries (they say which labels and annotations it set). The Nodes are
+// not in the cache: the reconciler keeps their names and labels in its own
+// compact node index. Nothing else (Pods, Secrets, ConfigMaps,
 // VirtualMachines, DataVolumes) is cached.
 func CacheOptions(reg *Registry, s *runtime.Scheme) (cache.Options, error) {
 	kinds, err := operandKinds(reg, s)
@@ -33,8 +34,6 @@ func CacheOptions(reg *Registry, s *runtime.Scheme) (cache.Options, error) {
 	for _, k := range kinds {
 		byObject[k.newObject()] = cache.ByObject{Label: ManagedSelector(), Transform: keepOwnManagedFields}
 	}
-	// Nodes, as name and labels only (the node facts of the status).
-	byObject[nodeMetadata()] = cache.ByObject{Transform: keepNodeLabels}
 	return cache.Options{
 		Scheme:           s,
 		ByObject:         byObject,

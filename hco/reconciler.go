@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -20,12 +19,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/metadata"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -105,7 +104,10 @@ type Reconciler struct {
 	metrics  *Metrics
 	applier  *applier
 	kinds    []*operandKind
-	now      func() time.Time
+	// nodes is what the operator keeps of the Nodes, filled by the node
+	// source SetupWithManager adds.
+	nodes *nodeIndex
+	now   func() time.Time
 
 	// DeletionTimeout is how long an uninstall may wait for operand objects
 	// to go before it is reported as blocked.
@@ -135,6 +137,7 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *Me
 		metrics:         metrics,
 		applier:         newApplier(c, mgr.GetCache(), mgr.GetAPIReader(), mgr.GetScheme()),
 		kinds:           kinds,
+		nodes:           newNodeIndex(),
 		now:             time.Now,
 		DeletionTimeout: 5 * time.Minute,
 	}, nil
@@ -150,11 +153,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	toSingleton := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: r.singleton()}}
 	})
-	// Nodes, metadata only: a node added or removed, or its labels changed,
-	// can change the node facts in the status.
-	b = b.Watches(nodeMetadata(), toSingleton, builder.WithPredicates(predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool { return !maps.Equal(e.ObjectOld.GetLabels(), e.ObjectNew.GetLabels()) },
-	}))
+	// Nodes, metadata only, into the node index: a node added or removed,
+	// or its labels changed, can change the node facts in the status.
+	mc, err := metadata.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return fmt.Errorf("metadata client for the nodes: %w", err)
+	}
+	b = b.WatchesRawSource(newNodeSource(r.nodes, mc, reconcile.Request{NamespacedName: r.singleton()}))
 	for _, k := range r.kinds {
 		b = b.Watches(k.newObject(), toSingleton)
 	}
@@ -203,10 +208,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 
-	nodes, err := r.nodeFacts(ctx, hc)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
+	nodes := r.nodeFacts(hc)
 	// The operands see the node facts the status is about to report (the
 	// KubeVirt operand's default eviction strategy follows them).
 	seen := hc.DeepCopy()
@@ -774,15 +776,13 @@ func (r *Reconciler) refuse(ctx context.Context, hc *hcov1.HyperConverged) error
 	return r.client.Status().Patch(ctx, next, client.MergeFrom(hc))
 }
 
-// nodeFacts reads the nodes' labels from the cache.
-func (r *Reconciler) nodeFacts(ctx context.Context, hc *hcov1.HyperConverged) (NodeFacts, error) {
-	list := &metav1.PartialObjectMetadataList{}
-	list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
-	// Read only, so no copy of the cached nodes (thousands of them).
-	if err := r.cache.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-		return NodeFacts{}, fmt.Errorf("list nodes: %w", err)
+// nodeFacts reads the node facts from the node index (empty for a
+// reconciler not set up with a manager).
+func (r *Reconciler) nodeFacts(hc *hcov1.HyperConverged) NodeFacts {
+	if r.nodes == nil {
+		return NodeFacts{}
 	}
-	return NodeFactsFrom(list.Items, hc.Spec.WorkloadPlacement()), nil
+	return r.nodes.facts(hc.Spec.WorkloadPlacement())
 }
 
 // setNodeStatus writes the node facts into a status.
