@@ -56,6 +56,7 @@ func Spec(hc *hcov1.HyperConverged, opts Options) field.ErrorList {
 	errs = append(errs, Placement(hc.Spec.WorkloadPlacement(), placements.Child("workload"))...)
 	errs = append(errs, bandwidth(hc.Spec.Virtualization.LiveMigrationConfig.BandwidthPerMigration, virt.Child("liveMigrationConfig", "bandwidthPerMigration"))...)
 	errs = append(errs, CertConfig(hc.Spec.Security.CertConfig, spec.Child("security", "certConfig"))...)
+	errs = append(errs, TLSSecurityProfile(hc.Spec.Security.TLSSecurityProfile, spec.Child("security", "tlsSecurityProfile"))...)
 	errs = append(errs, hostDevices(hc.Spec.Virtualization.PermittedHostDevices, virt.Child("permittedHostDevices"))...)
 	errs = append(errs, jsonPatches(hc, opts, len(errs) > 0)...)
 	return errs

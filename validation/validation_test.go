@@ -1,6 +1,7 @@
 package validation_test
 
 import (
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +89,43 @@ func TestSpec(t *testing.T) {
 				hc.Spec.Virtualization.LiveMigrationConfig.BandwidthPerMigration = ptr.To("-1Mi")
 			},
 			want: `spec.virtualization.liveMigrationConfig.bandwidthPerMigration: Invalid value: "-1Mi": must be a non-negative quantity of bytes per second, such as "64Mi" ("0" for no limit)`,
+		},
+		{name: "tlsSecurityProfile Modern", mutate: func(hc *hcov1.HyperConverged) {
+			hc.Spec.Security.TLSSecurityProfile = &ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileModernType, Modern: &ocpconfigv1.ModernTLSProfile{}}
+		}},
+		{name: "tlsSecurityProfile Custom with an HTTP/2 cipher", mutate: func(hc *hcov1.HyperConverged) {
+			hc.Spec.Security.TLSSecurityProfile = customTLS(ocpconfigv1.VersionTLS12, "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES256-GCM-SHA384")
+		}},
+		{name: "tlsSecurityProfile Custom TLS 1.3 without ciphers", mutate: func(hc *hcov1.HyperConverged) {
+			hc.Spec.Security.TLSSecurityProfile = customTLS(ocpconfigv1.VersionTLS13)
+		}},
+		{
+			name: "tlsSecurityProfile Custom type without custom",
+			mutate: func(hc *hcov1.HyperConverged) {
+				hc.Spec.Security.TLSSecurityProfile = &ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileCustomType}
+			},
+			want: `spec.security.tlsSecurityProfile.custom: Required value: type Custom needs the custom profile (ciphers and minTLSVersion)`,
+		},
+		{
+			name: "tlsSecurityProfile Custom without an HTTP/2 cipher",
+			mutate: func(hc *hcov1.HyperConverged) {
+				hc.Spec.Security.TLSSecurityProfile = customTLS(ocpconfigv1.VersionTLS12, "ECDHE-RSA-AES256-GCM-SHA384")
+			},
+			want: `spec.security.tlsSecurityProfile.custom.ciphers: Invalid value: ["ECDHE-RSA-AES256-GCM-SHA384"]: below TLS 1.3, HTTP/2 needs one of ECDHE-RSA-AES128-GCM-SHA256 or ECDHE-ECDSA-AES128-GCM-SHA256: add one`,
+		},
+		{
+			name: "tlsSecurityProfile Custom TLS 1.3 with ciphers",
+			mutate: func(hc *hcov1.HyperConverged) {
+				hc.Spec.Security.TLSSecurityProfile = customTLS(ocpconfigv1.VersionTLS13, "ECDHE-RSA-AES128-GCM-SHA256")
+			},
+			want: `spec.security.tlsSecurityProfile.custom.ciphers: Invalid value: ["ECDHE-RSA-AES128-GCM-SHA256"]: with minTLSVersion VersionTLS13 no cipher can be chosen (TLS 1.3 suites are not configurable): remove the list`,
+		},
+		{
+			name: "tlsSecurityProfile Custom unknown version",
+			mutate: func(hc *hcov1.HyperConverged) {
+				hc.Spec.Security.TLSSecurityProfile = customTLS("TLSv1.2", "ECDHE-RSA-AES128-GCM-SHA256")
+			},
+			want: `spec.security.tlsSecurityProfile.custom.minTLSVersion: Unsupported value: "TLSv1.2": supported values: "VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13"`,
 		},
 		{name: "certConfig at the minimum", mutate: func(hc *hcov1.HyperConverged) {
 			hc.Spec.Security.CertConfig = hcov1.HyperConvergedCertConfig{
@@ -425,4 +463,9 @@ func BenchmarkSpec(b *testing.B) {
 			b.Fatal(errs)
 		}
 	}
+}
+
+func customTLS(min ocpconfigv1.TLSProtocolVersion, ciphers ...string) *ocpconfigv1.TLSSecurityProfile {
+	return &ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileCustomType, Custom: &ocpconfigv1.CustomTLSProfile{
+		TLSProfileSpec: ocpconfigv1.TLSProfileSpec{Ciphers: ciphers, MinTLSVersion: min}}}
 }
