@@ -18,7 +18,7 @@ import (
 // and whatever the adders register (the operands' types).
 func NewScheme(adders ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, hcov1.AddToScheme}, adders...) {
+	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, hcov1.AddToScheme, AddClusterTLSToScheme}, adders...) {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
 		}

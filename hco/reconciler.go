@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -107,7 +108,10 @@ type Reconciler struct {
 	// nodes is what the operator keeps of the Nodes, filled by the node
 	// source SetupWithManager adds.
 	nodes *nodeIndex
-	now   func() time.Time
+	// clusterTLS: the cluster serves OpenShift's APIServer configuration,
+	// whose TLS profile the operands get when the HyperConverged has none.
+	clusterTLS bool
+	now        func() time.Time
 
 	// DeletionTimeout is how long an uninstall may wait for operand objects
 	// to go before it is reported as blocked.
@@ -160,6 +164,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("metadata client for the nodes: %w", err)
 	}
 	b = b.WatchesRawSource(newNodeSource(r.nodes, mc, reconcile.Request{NamespacedName: r.singleton()}))
+	// On OpenShift, the cluster's APIServer configuration: its TLS profile
+	// is the operands' when the HyperConverged has none.
+	if r.clusterTLS, err = ClusterTLSProfileServed(mgr.GetRESTMapper()); err != nil {
+		return err
+	}
+	if r.clusterTLS {
+		b = b.Watches(&ocpconfigv1.APIServer{}, toSingleton)
+	}
 	for _, k := range r.kinds {
 		b = b.Watches(k.newObject(), toSingleton)
 	}
@@ -213,6 +225,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	// KubeVirt operand's default eviction strategy follows them).
 	seen := hc.DeepCopy()
 	setNodeStatus(&seen.Status, nodes)
+	// And, on OpenShift, the cluster's TLS profile where the HyperConverged
+	// has none, as upstream.
+	if r.clusterTLS && seen.Spec.Security.TLSSecurityProfile == nil {
+		p, err := ClusterTLSProfile(ctx, r.client)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		seen.Spec.Security.TLSSecurityProfile = p
+	}
 
 	ops := r.registry.Operands()
 	outcomes := r.reconcileOperands(ctx, seen, ops)

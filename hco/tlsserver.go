@@ -23,21 +23,22 @@ const profileReadTimeout = 5 * time.Second
 // (webhook.Options.TLSOpts, metricsserver.Options.TLSOpts) that serves every
 // new connection with the TLS profile of the HyperConverged key, as reader
 // has it: spec.security.tlsSecurityProfile resolved as for the operands
-// (tlsprofile.Resolve; Intermediate while there is no HyperConverged or no
-// profile). A changed profile applies to the next connection, without a
+// (tlsprofile.Resolve): the HyperConverged's profile; else, with
+// clusterProfile (on OpenShift, see ClusterTLSProfileServed), the cluster's
+// APIServer profile; else Intermediate. A changed profile applies to the next connection, without a
 // restart; open connections keep theirs. Pass a cached reader (the
 // manager's client or cache): a handshake reads it.
 //
 // A profile Go cannot serve (the webhook refuses one: no TLS 1.0–1.2
 // cipher Go implements), or a failed read, serves Intermediate and logs
 // why.
-func ServeTLSProfile(reader client.Reader, key types.NamespacedName) func(*tls.Config) {
+func ServeTLSProfile(reader client.Reader, key types.NamespacedName, clusterProfile bool) func(*tls.Config) {
 	log := logf.Log.WithName("tls-profile")
 	return func(base *tls.Config) {
 		base.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 			ctx, cancel := context.WithTimeout(hello.Context(), profileReadTimeout)
 			defer cancel()
-			var profile *ocpconfigv1.TLSSecurityProfile
+			var profile, cluster *ocpconfigv1.TLSSecurityProfile
 			hc := &hcov1.HyperConverged{}
 			switch err := reader.Get(ctx, key, hc); {
 			case err == nil:
@@ -45,7 +46,13 @@ func ServeTLSProfile(reader client.Reader, key types.NamespacedName) func(*tls.C
 			case !apierrors.IsNotFound(err):
 				log.Error(err, "read the HyperConverged for its TLS profile; serving Intermediate", "object", key)
 			}
-			minVersion, suites, err := tlsprofile.ForGoServer(tlsprofile.Resolve(profile, nil))
+			if profile == nil && clusterProfile {
+				var err error
+				if cluster, err = ClusterTLSProfile(ctx, reader); err != nil {
+					log.Error(err, "read the cluster's TLS profile; serving Intermediate")
+				}
+			}
+			minVersion, suites, err := tlsprofile.ForGoServer(tlsprofile.Resolve(profile, cluster))
 			if err != nil {
 				log.Error(err, "TLS profile not servable; serving Intermediate", "object", key)
 				minVersion, suites, _ = tlsprofile.ForGoServer(nil)

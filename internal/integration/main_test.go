@@ -58,7 +58,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme}},
+	testenv.Main(m, testenv.Options{
+		AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme, hco.AddClusterTLSToScheme},
+		// OpenShift's APIServer configuration too: the operator then reads
+		// the cluster's TLS profile (TestClusterTLSProfileIsTheDefault).
+		CRDDirectoryPaths: []string{"config/crd/bases", "config/crd/operands", "internal/integration/testdata/openshift"},
+	},
 		func(e *testenv.Env) {
 			env = e
 			k = e.Client

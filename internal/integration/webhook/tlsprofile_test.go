@@ -30,7 +30,7 @@ func TestServersFollowTheTLSProfile(t *testing.T) {
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	require.NoError(t, err)
 	cfg := &tls.Config{Certificates: []tls.Certificate{pair}}
-	hco.ServeTLSProfile(k, client.ObjectKey{Namespace: ns, Name: v1beta1.HyperConvergedName})(cfg)
+	hco.ServeTLSProfile(k, client.ObjectKey{Namespace: ns, Name: v1beta1.HyperConvergedName}, false)(cfg)
 	listener, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
 	require.NoError(t, err)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })}
