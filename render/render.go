@@ -35,32 +35,43 @@ import (
 // or as v1beta1 when only that version accepts it. The input must hold
 // exactly one document.
 func Decode(data []byte) (hc *hcov1.HyperConverged, warnings []string, err error) {
+	hc, _, warnings, err = DecodeWithVersion(data)
+	return hc, warnings, err
+}
+
+// DecodeWithVersion is Decode that also returns the API version the
+// document was read as: its apiVersion, or, when it has none, the version
+// that accepted it. A caller reporting later errors (render.Objects') names
+// the fields of that version with v1beta1.FieldPathsFromV1.
+func DecodeWithVersion(data []byte) (hc *hcov1.HyperConverged, version schema.GroupVersion, warnings []string, err error) {
 	doc, err := singleDocument(data)
 	if err != nil {
-		return nil, nil, err
+		return nil, schema.GroupVersion{}, nil, err
 	}
 	var tm metav1.TypeMeta
 	if err := yaml.Unmarshal(doc, &tm); err != nil {
-		return nil, nil, fmt.Errorf("invalid HyperConverged: %w", err)
+		return nil, schema.GroupVersion{}, nil, fmt.Errorf("invalid HyperConverged: %w", err)
 	}
 	if tm.Kind != "" && tm.Kind != "HyperConverged" {
-		return nil, nil, fmt.Errorf("invalid HyperConverged: kind is %q, want HyperConverged", tm.Kind)
+		return nil, schema.GroupVersion{}, nil, fmt.Errorf("invalid HyperConverged: kind is %q, want HyperConverged", tm.Kind)
 	}
 	switch tm.APIVersion {
 	case hcov1.GroupVersion.String():
-		return decodeV1(doc)
+		hc, warnings, err = decodeV1(doc)
+		return hc, hcov1.GroupVersion, warnings, err
 	case v1beta1.GroupVersion.String():
-		return decodeV1beta1(doc)
+		hc, warnings, err = decodeV1beta1(doc)
+		return hc, v1beta1.GroupVersion, warnings, err
 	case "":
 		hc, warnings, err = decodeV1(doc)
 		if err != nil {
 			if old, oldWarnings, oldErr := decodeV1beta1(doc); oldErr == nil {
-				return old, oldWarnings, nil
+				return old, v1beta1.GroupVersion, oldWarnings, nil
 			}
 		}
-		return hc, warnings, err
+		return hc, hcov1.GroupVersion, warnings, err
 	}
-	return nil, nil, fmt.Errorf("invalid HyperConverged: apiVersion is %q, want %s or %s", tm.APIVersion, hcov1.GroupVersion, v1beta1.GroupVersion)
+	return nil, schema.GroupVersion{}, nil, fmt.Errorf("invalid HyperConverged: apiVersion is %q, want %s or %s", tm.APIVersion, hcov1.GroupVersion, v1beta1.GroupVersion)
 }
 
 // strictSerializer decodes YAML or JSON strictly: an unknown or duplicate

@@ -7,9 +7,6 @@ import (
 	"io"
 	"os"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
-
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
@@ -68,7 +65,7 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 	if err != nil {
 		return err
 	}
-	hc, warnings, err := render.Decode(data)
+	hc, version, warnings, err := render.DecodeWithVersion(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
@@ -78,8 +75,7 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 	objs, err := render.Objects(reg, hc, env)
 	if err != nil {
 		// Name the fields as the admin wrote them.
-		var tm metav1.TypeMeta
-		if yaml.Unmarshal(data, &tm) == nil && tm.APIVersion == v1beta1.GroupVersion.String() {
+		if version == v1beta1.GroupVersion {
 			err = errors.New(v1beta1.FieldPathsFromV1(err.Error()))
 		}
 		return fmt.Errorf("%s: %w", file, err)

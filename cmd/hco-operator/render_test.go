@@ -97,6 +97,9 @@ func TestRenderErrorsNameTheProblem(t *testing.T) {
 		{"unknown operand", []string{"-f", "-", "--operands", "kubevirt,nope"}, renderHC, `"nope"`},
 		{"unknown field", []string{"-f", "-"}, renderHC + "  sepc: 1\n", `unknown field "spec.sepc"`},
 		{"invalid value", []string{"-f", "-"}, renderHC + "  liveMigrationConfig:\n    bandwidthPerMigration: x\n", "spec.liveMigrationConfig.bandwidthPerMigration"},
+		{"invalid value, no apiVersion, read as v1beta1", []string{"-f", "-"},
+			"metadata: {name: kubevirt-hyperconverged, namespace: kubevirt-hyperconverged}\nspec:\n  liveMigrationConfig:\n    bandwidthPerMigration: x\n",
+			"spec.liveMigrationConfig.bandwidthPerMigration: Invalid value"},
 		{"missing file", []string{"-f", filepath.Join(t.TempDir(), "missing.yaml")}, "", "missing.yaml"},
 		{"stray argument", []string{"-f", "-", "extra"}, renderHC, "unexpected arguments"},
 	} {
