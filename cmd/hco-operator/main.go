@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -93,7 +94,16 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
 		OperandVersions:          map[string]string{},
+		// As upstream's deploy/operator.yaml passes them.
+		SMBIOS: getenv("SMBIOS"),
+		MachineTypes: map[string]string{
+			"amd64": cmp.Or(strings.TrimSpace(getenv("MACHINETYPE")), getenv("AMD64_MACHINETYPE")),
+			"arm64": getenv("ARM64_MACHINETYPE"), "s390x": getenv("S390X_MACHINETYPE"),
+		},
 	}}
+	if _, err := kubevirt.SMBIOS(c.env.SMBIOS); err != nil {
+		return c, nil, nil, fmt.Errorf("environment variable %w", err)
+	}
 	for name, variable := range map[string]string{
 		kubevirt.Name: "KUBEVIRT_VERSION", cdi.Name: "CDI_VERSION", cnao.Name: "NETWORK_ADDONS_VERSION",
 		ssp.Name: "SSP_VERSION", hpp.Name: "HPPO_VERSION",
