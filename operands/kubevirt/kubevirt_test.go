@@ -313,6 +313,24 @@ func TestGatesFromAnnotationsAndNodes(t *testing.T) {
 			},
 		},
 		{
+			name: "template False",
+			v1:   func(hc *hcov1.HyperConverged) { hc.Spec.FeatureGates.Set("template", false) },
+			beta: func(hc *v1beta1.HyperConverged) { hc.Spec.FeatureGates.Others = map[string]bool{"template": false} },
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "Template")
+				assert.Contains(t, cfg(kv).DeveloperConfiguration.DisabledFeatureGates, "Template", "a Beta gate not asked for is disabled")
+			},
+		},
+		{
+			name: "videoConfig is graduated: no KubeVirt gate either way",
+			v1:   func(hc *hcov1.HyperConverged) { hc.Spec.FeatureGates.Set("videoConfig", true) },
+			beta: func(hc *v1beta1.HyperConverged) { hc.Spec.FeatureGates.Others = map[string]bool{"videoConfig": true} },
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "VideoConfig")
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.DisabledFeatureGates, "VideoConfig", "GA in KubeVirt v1.9.0")
+			},
+		},
+		{
 			name: "serviceMonitorNamespace is the HyperConverged's",
 			v1:   func(*hcov1.HyperConverged) {}, beta: func(*v1beta1.HyperConverged) {},
 			check: func(t *testing.T, kv *kvv1.KubeVirt) {
