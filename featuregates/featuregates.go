@@ -22,13 +22,16 @@ const (
 	PersistentReservation      = "PersistentReservation"
 	AlignCPUs                  = "AlignCPUs"
 	DecentralizedLiveMigration = "DecentralizedLiveMigration"
-	VideoConfig                = "VideoConfig"
 	ObjectGraph                = "ObjectGraph"
 	IncrementalBackup          = "IncrementalBackup"
 	UtilityVolumes             = "UtilityVolumes"
 	ContainerPathVolumes       = "ContainerPathVolumes"
 	ConfigurableHypervisor     = "ConfigurableHypervisor"
 	OptOutRoleAggregation      = "OptOutRoleAggregation"
+	Template                   = "Template"
+	SecureExecution            = "SecureExecution"
+	PasstBinding               = "PasstBinding"
+	PCINUMAAwareTopology       = "PCINUMAAwareTopology"
 )
 
 // alwaysOn are the KubeVirt gates the operator enables whatever the
@@ -43,12 +46,18 @@ func AlwaysOn() []string { return slices.Clone(alwaysOn) }
 
 // kubeVirtBeta are the gates KubeVirt v1.9.0 (kubevirt.io/api v1.9.0)
 // registers as Beta, so enables unless they are listed in
-// disabledFeatureGates. Upstream HCO disables each of them that it does not
-// enable itself; see [DisabledForKubeVirt].
+// disabledFeatureGates: kubevirt/kubevirt release-1.9
+// pkg/virt-config/featuregate/active.go (inactive.go has the gates that are
+// GA or deprecated in v1.9.0, e.g. MigrationPriorityQueue, SecureExecution,
+// VideoConfig). Upstream HCO keeps the same list, generated from the
+// KubeVirt it pins (pkg/internal/kvfeaturegates/kv-beta-feature-gates.json),
+// and disables each of them that it does not enable itself; see
+// [DisabledForKubeVirt].
 var kubeVirtBeta = []string{
-	DeclarativeHotplugVolumes, "ExternalNetResourceInjection", "GPUsWithDRA", "ImageVolume",
-	"LibvirtHooksServerAndClient", "MigrationPriorityQueue", "NodeRestriction", OptOutRoleAggregation,
-	"PodSecondaryInterfaceNamingUpgrade", Snapshot, "Template", "VmiMemoryOverheadReport",
+	DeclarativeHotplugVolumes, "ExternalNetResourceInjection", "GPUsWithDRA", "HostDevicesWithDRA", "ImageVolume",
+	KubevirtSeccompProfile, "LibvirtHooksServerAndClient", "NodeRestriction", OptOutRoleAggregation, PasstBinding,
+	"PodSecondaryInterfaceNamingUpgrade", "RebootPolicy", Snapshot, Template, "VmiMemoryOverheadReport",
+	"WorkloadEncryptionSEV",
 }
 
 // KubeVirtBeta returns the KubeVirt v1.9.0 Beta gates, sorted.
@@ -78,16 +87,42 @@ type Options struct {
 	// spec.virtualization.roleAggregationStrategy is set; it adds
 	// OptOutRoleAggregation.
 	RoleAggregationStrategy bool
+
+	// SecureExecution is true when a workload node is s390x
+	// (status.nodeInfo.workloadsArchitectures); it adds SecureExecution
+	// (IBM Z Secure Execution), as upstream HCO does.
+	SecureExecution bool
+
+	// PasstBinding is true when the HyperConverged carries
+	// [DeployPasstNetworkBindingAnnotation] "true"; it adds PasstBinding.
+	PasstBinding bool
+
+	// PCINUMAAwareTopology is true when the HyperConverged carries
+	// [DeployAIEAnnotation] "true"; it adds PCINUMAAwareTopology.
+	PCINUMAAwareTopology bool
 }
 
-// OptionsFor returns the options that spec implies, with the cluster's
-// KVM emulation.
-func OptionsFor(spec *hcov1.HyperConvergedSpec, kvmEmulation bool) Options {
+// The HyperConverged annotations upstream HCO reads to turn on KubeVirt
+// gates (its controllers/handlers/kubevirt.go). Upstream also deploys the
+// passt binding's and the AI-workload webhook's own resources for them;
+// hcokit only sets the gates.
+const (
+	DeployPasstNetworkBindingAnnotation = "hco.kubevirt.io/deployPasstNetworkBinding"
+	DeployAIEAnnotation                 = "hco.kubevirt.io/deployAIE"
+)
+
+// OptionsFor returns the options that hc implies (its spec, annotations and
+// status.nodeInfo), with the cluster's KVM emulation.
+func OptionsFor(hc *hcov1.HyperConverged, kvmEmulation bool) Options {
+	spec := &hc.Spec
 	return Options{
 		KVMEmulation:            kvmEmulation,
 		PersistentReservation:   PersistentReservationEnabled(spec),
 		ConfigurableHypervisor:  len(spec.Virtualization.Hypervisors) > 0,
 		RoleAggregationStrategy: spec.Virtualization.RoleAggregationStrategy != nil,
+		SecureExecution:         slices.Contains(hc.Status.NodeInfo.WorkloadsArchitectures, "s390x"),
+		PasstBinding:            hc.Annotations[DeployPasstNetworkBindingAnnotation] == "true",
+		PCINUMAAwareTopology:    hc.Annotations[DeployAIEAnnotation] == "true",
 	}
 }
 
@@ -101,10 +136,12 @@ const (
 	GateAlignCPUs                  = "alignCPUs"
 	GateDecentralizedLiveMigration = "decentralizedLiveMigration"
 	GateDeclarativeHotplugVolumes  = "declarativeHotplugVolumes"
-	GateVideoConfig                = "videoConfig"
-	GateObjectGraph                = "objectGraph"
-	GateIncrementalBackup          = "incrementalBackup"
-	GateContainerPathVolumes       = "containerPathVolumes"
+	// GateTemplate turns on KubeVirt's Template gate (virt-template, VM
+	// templates); beta in upstream's v1, so on unless listed "False".
+	GateTemplate             = "template"
+	GateObjectGraph          = "objectGraph"
+	GateIncrementalBackup    = "incrementalBackup"
+	GateContainerPathVolumes = "containerPathVolumes"
 	// GateEnableMultiArchBootImageImport imports the golden images of every
 	// workload architecture (SSP's enableMultipleArchitectures).
 	GateEnableMultiArchBootImageImport = "enableMultiArchBootImageImport"
@@ -115,7 +152,7 @@ func Known() []string {
 	out := []string{
 		GateWithHostPassthroughCPU, GateDownwardMetrics, GateDeployKubeSecondaryDNS, GateDisableMDevConfiguration,
 		GatePersistentReservation, GateAlignCPUs, GateDecentralizedLiveMigration, GateDeclarativeHotplugVolumes,
-		GateVideoConfig, GateObjectGraph, GateIncrementalBackup, GateContainerPathVolumes,
+		GateTemplate, GateObjectGraph, GateIncrementalBackup, GateContainerPathVolumes,
 		GateEnableMultiArchBootImageImport,
 	}
 	slices.Sort(out)
@@ -124,15 +161,16 @@ func Known() []string {
 
 // Default reports whether the gate called name is on when spec.featureGates
 // does not list it. Upstream HCO's beta gates are on by default in v1
-// (decentralizedLiveMigration, declarativeHotplugVolumes, videoConfig);
-// every other gate, alpha, deprecated or unknown, is off.
+// (decentralizedLiveMigration, declarativeHotplugVolumes, template: its
+// pkg/featuregatedetails/feature-gates.json); every other gate, alpha,
+// deprecated or unknown, is off.
 //
 // v1beta1 has a field per gate with a CRD default of false, which converts
 // to an explicit "False" entry, so a v1beta1 object keeps its gates off
 // unless it turns them on.
 func Default(name string) bool {
 	switch name {
-	case GateDecentralizedLiveMigration, GateDeclarativeHotplugVolumes, GateVideoConfig:
+	case GateDecentralizedLiveMigration, GateDeclarativeHotplugVolumes, GateTemplate:
 		return true
 	}
 	return false
@@ -205,6 +243,15 @@ func ForKubeVirt(g hcov1.FeatureGates, opts Options) []string {
 	if opts.RoleAggregationStrategy {
 		out = append(out, OptOutRoleAggregation)
 	}
+	if opts.SecureExecution {
+		out = append(out, SecureExecution)
+	}
+	if opts.PasstBinding {
+		out = append(out, PasstBinding)
+	}
+	if opts.PCINUMAAwareTopology {
+		out = append(out, PCINUMAAwareTopology)
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -234,7 +281,7 @@ var userGates = []struct {
 	{GateDownwardMetrics, []string{DownwardMetrics}},
 	{GateAlignCPUs, []string{AlignCPUs}},
 	{GateDecentralizedLiveMigration, []string{DecentralizedLiveMigration}},
-	{GateVideoConfig, []string{VideoConfig}},
+	{GateTemplate, []string{Template}},
 	{GateObjectGraph, []string{ObjectGraph}},
 	{GateIncrementalBackup, []string{IncrementalBackup, UtilityVolumes}},
 	{GateContainerPathVolumes, []string{ContainerPathVolumes}},
@@ -247,5 +294,8 @@ func Deprecated() []string {
 		"enableCommonBootImageImport", "deployTektonTaskResources", "deployVmConsoleProxy",
 		"deployKubevirtIpamController", "nonRoot", "enableManagedTenantQuota", "autoResourceLimits",
 		"enableApplicationAwareQuota", "primaryUserDefinedNetworkBinding",
+		// Graduated: upstream's v1 gate list no longer has it, and KubeVirt
+		// v1.9.0 has VideoConfig GA (always on).
+		"videoConfig",
 	}
 }

@@ -18,7 +18,7 @@ func ptr[T any](v T) *T { return &v }
 // baseline is the v1 list with no gates set: the opinionated gates plus
 // upstream's beta gates, which are on by default.
 var baseline = []string{"CPUManager", "DecentralizedLiveMigration", "DeclarativeHotplugVolumes", "ExpandDisks", "HostDevices",
-	"HypervStrictCheck", "KubevirtSeccompProfile", "Snapshot", "VMExport", "VideoConfig"}
+	"HypervStrictCheck", "KubevirtSeccompProfile", "Snapshot", "Template", "VMExport"}
 
 // offBaseline is the list with every beta gate listed "False" (what a
 // v1beta1 object with its CRD defaults converts to).
@@ -26,7 +26,7 @@ var offBaseline = []string{"CPUManager", "ExpandDisks", "HostDevices", "HotplugV
 
 func betaOff() map[string]bool {
 	return map[string]bool{
-		featuregates.GateDecentralizedLiveMigration: false, featuregates.GateDeclarativeHotplugVolumes: false, featuregates.GateVideoConfig: false,
+		featuregates.GateDecentralizedLiveMigration: false, featuregates.GateDeclarativeHotplugVolumes: false, featuregates.GateTemplate: false,
 	}
 }
 
@@ -83,6 +83,11 @@ func TestForKubeVirt(t *testing.T) {
 			want: sorted(append(slices.Clone(baseline), "DownwardMetrics", "ObjectGraph")),
 		},
 		{name: "unknown gate names are ignored", gates: gates(map[string]bool{"noSuchGate": true}), want: baseline},
+		{name: "videoConfig is graduated and ignored", gates: gates(map[string]bool{"videoConfig": true}), want: baseline},
+		{name: "template False drops Template", gates: gates(map[string]bool{featuregates.GateTemplate: false}), want: without(baseline, "Template")},
+		{name: "s390x workloads add SecureExecution", opts: featuregates.Options{SecureExecution: true}, want: sorted(append(slices.Clone(baseline), "SecureExecution"))},
+		{name: "the passt annotation adds PasstBinding", opts: featuregates.Options{PasstBinding: true}, want: sorted(append(slices.Clone(baseline), "PasstBinding"))},
+		{name: "the AIE annotation adds PCINUMAAwareTopology", opts: featuregates.Options{PCINUMAAwareTopology: true}, want: sorted(append(slices.Clone(baseline), "PCINUMAAwareTopology"))},
 		{name: "KVM emulation drops HypervStrictCheck", opts: featuregates.Options{KVMEmulation: true}, want: without(baseline, "HypervStrictCheck")},
 	}
 	for _, tc := range tests {
@@ -94,7 +99,7 @@ func TestForKubeVirt(t *testing.T) {
 
 func TestEnabledDefaults(t *testing.T) {
 	for _, name := range featuregates.Known() {
-		beta := name == featuregates.GateDecentralizedLiveMigration || name == featuregates.GateDeclarativeHotplugVolumes || name == featuregates.GateVideoConfig
+		beta := name == featuregates.GateDecentralizedLiveMigration || name == featuregates.GateDeclarativeHotplugVolumes || name == featuregates.GateTemplate
 		assert.Equal(t, beta, featuregates.Enabled(nil, name), "%s unlisted", name)
 		assert.True(t, featuregates.Enabled(gates(map[string]bool{name: true}), name), "%s listed", name)
 		assert.False(t, featuregates.Enabled(gates(map[string]bool{name: false}), name), "%s listed False", name)
@@ -112,6 +117,37 @@ func TestDisabledForKubeVirt(t *testing.T) {
 	assert.Contains(t, got, "OptOutRoleAggregation")
 	got = featuregates.DisabledForKubeVirt(featuregates.ForKubeVirt(nil, featuregates.Options{RoleAggregationStrategy: true}))
 	assert.NotContains(t, got, "OptOutRoleAggregation")
+}
+
+// The KubeVirt v1.9.0 Beta gates, as kubevirt/kubevirt release-1.9 registers
+// them (pkg/virt-config/featuregate/active.go); GA ones
+// (MigrationPriorityQueue, SecureExecution, VideoConfig, ...) are not.
+func TestKubeVirtBetaIsKubeVirt19(t *testing.T) {
+	assert.Equal(t, []string{
+		"DeclarativeHotplugVolumes", "ExternalNetResourceInjection", "GPUsWithDRA", "HostDevicesWithDRA", "ImageVolume",
+		"KubevirtSeccompProfile", "LibvirtHooksServerAndClient", "NodeRestriction", "OptOutRoleAggregation", "PasstBinding",
+		"PodSecondaryInterfaceNamingUpgrade", "RebootPolicy", "Snapshot", "Template", "VmiMemoryOverheadReport",
+		"WorkloadEncryptionSEV",
+	}, featuregates.KubeVirtBeta())
+}
+
+func TestOptionsFor(t *testing.T) {
+	hc := &hcov1.HyperConverged{}
+	assert.Equal(t, featuregates.Options{KVMEmulation: true}, featuregates.OptionsFor(hc, true))
+	hc.Annotations = map[string]string{
+		featuregates.DeployPasstNetworkBindingAnnotation: "true",
+		featuregates.DeployAIEAnnotation:                 "true",
+	}
+	hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64", "s390x"}
+	got := featuregates.OptionsFor(hc, false)
+	assert.True(t, got.PasstBinding)
+	assert.True(t, got.PCINUMAAwareTopology)
+	assert.True(t, got.SecureExecution)
+	hc.Annotations[featuregates.DeployPasstNetworkBindingAnnotation] = "false"
+	hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64"}
+	got = featuregates.OptionsFor(hc, false)
+	assert.False(t, got.PasstBinding, "only \"true\" turns it on")
+	assert.False(t, got.SecureExecution)
 }
 
 func TestPersistentReservationEnabled(t *testing.T) {

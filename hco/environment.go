@@ -28,6 +28,19 @@ type Environment struct {
 	// KVMEmulation is true on clusters without hardware virtualization; it
 	// drops KubeVirt gates that need real hardware.
 	KVMEmulation bool
+
+	// SMBIOS is the SMBIOS information KubeVirt gives VMs
+	// (configuration.smbios), as YAML or JSON with KubeVirt's field names
+	// (family, manufacturer, product, sku, version); empty leaves KubeVirt's
+	// own. Upstream HCO reads it from the SMBIOS variable.
+	SMBIOS string
+
+	// MachineTypes are the default VM machine types by node architecture
+	// ("amd64", "arm64", "s390x"), for KubeVirt's
+	// configuration.architectureConfiguration; an architecture without one
+	// keeps KubeVirt's default. Upstream HCO reads them from MACHINETYPE
+	// (or AMD64_MACHINETYPE), ARM64_MACHINETYPE and S390X_MACHINETYPE.
+	MachineTypes map[string]string
 }
 
 // DefaultCommonTemplatesNamespace is upstream's default for

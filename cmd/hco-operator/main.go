@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -94,6 +95,9 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
 		OperandVersions:          map[string]string{},
 	}}
+	if err := readKubeVirtEnvironment(&c.env, getenv); err != nil {
+		return c, nil, nil, err
+	}
 	for name, variable := range map[string]string{
 		kubevirt.Name: "KUBEVIRT_VERSION", cdi.Name: "CDI_VERSION", cnao.Name: "NETWORK_ADDONS_VERSION",
 		ssp.Name: "SSP_VERSION", hpp.Name: "HPPO_VERSION",
@@ -123,6 +127,22 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 		return c, fs, zapOpts, usageError(err)
 	}
 	return c, fs, zapOpts, nil
+}
+
+// readKubeVirtEnvironment sets env's SMBIOS and default machine types from
+// the variables upstream's deploy/operator.yaml passes: SMBIOS, MACHINETYPE
+// (or AMD64_MACHINETYPE), ARM64_MACHINETYPE and S390X_MACHINETYPE. An SMBIOS
+// that does not parse is an error naming the variable.
+func readKubeVirtEnvironment(env *hco.Environment, getenv func(string) string) error {
+	env.SMBIOS = getenv("SMBIOS")
+	env.MachineTypes = map[string]string{
+		"amd64": cmp.Or(strings.TrimSpace(getenv("MACHINETYPE")), getenv("AMD64_MACHINETYPE")),
+		"arm64": getenv("ARM64_MACHINETYPE"), "s390x": getenv("S390X_MACHINETYPE"),
+	}
+	if _, err := kubevirt.SMBIOS(env.SMBIOS); err != nil {
+		return fmt.Errorf("environment variable %w", err)
+	}
+	return nil
 }
 
 func run(args []string, getenv func(string) string) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +81,36 @@ func TestVersionAndUnknownCommands(t *testing.T) {
 	err := dispatch([]string{"frobnicate"}, getenv)
 	if err == nil || !strings.Contains(err.Error(), "render") || !strings.Contains(err.Error(), "version") {
 		t.Errorf("an unknown command lists the commands: %v", err)
+	}
+}
+
+// SMBIOS and the machine types are read as upstream's deploy/operator.yaml
+// passes them; MACHINETYPE wins over AMD64_MACHINETYPE, and a bad SMBIOS
+// stops the operator with the variable named.
+func TestParseSMBIOSAndMachineTypes(t *testing.T) {
+	vars := map[string]string{
+		"SMBIOS":            "Family: KubeVirt\nManufacturer: KubeVirt\nProduct: None",
+		"MACHINETYPE":       "pc-q35-rhel9.6.0",
+		"AMD64_MACHINETYPE": "pc-q35-other",
+		"ARM64_MACHINETYPE": "virt-rhel9.6.0",
+	}
+	c, _, _, err := parse(nil, func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.env.SMBIOS != vars["SMBIOS"] {
+		t.Errorf("SMBIOS %q", c.env.SMBIOS)
+	}
+	want := map[string]string{"amd64": "pc-q35-rhel9.6.0", "arm64": "virt-rhel9.6.0", "s390x": ""}
+	if !maps.Equal(c.env.MachineTypes, want) {
+		t.Errorf("machine types %v, want %v", c.env.MachineTypes, want)
+	}
+	delete(vars, "MACHINETYPE")
+	if c, _, _, _ = parse(nil, func(k string) string { return vars[k] }); c.env.MachineTypes["amd64"] != "pc-q35-other" {
+		t.Errorf("AMD64_MACHINETYPE: %v", c.env.MachineTypes)
+	}
+	vars["SMBIOS"] = "Famly: KubeVirt"
+	if _, _, _, err = parse(nil, func(k string) string { return vars[k] }); err == nil || !strings.Contains(err.Error(), "SMBIOS") {
+		t.Errorf("bad SMBIOS: err %v, want one naming SMBIOS", err)
 	}
 }

@@ -32,6 +32,9 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
 	}
+	if err := readKubeVirtEnvironment(&env, getenv); err != nil {
+		return err
+	}
 	var file, operandList string
 	fs := flag.NewFlagSet("hco-operator render", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -139,3 +139,21 @@ func TestStockRegistryMatchesDefaults(t *testing.T) {
 		t.Error("hpp is opt-in and must not be a default operand")
 	}
 }
+
+// render reads SMBIOS and the machine types as the operator does.
+func TestRenderReadsSMBIOSAndMachineTypes(t *testing.T) {
+	vars := map[string]string{"SMBIOS": "Family: KubeVirt\nProduct: None", "ARM64_MACHINETYPE": "virt-rhel9.6.0"}
+	out, _, err := renderToString(t, []string{"-f", "-", "-operands", "kubevirt"}, renderHC, func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"    smbios:\n      family: KubeVirt\n      product: None\n", "machineType: virt-rhel9.6.0", "ovmfPath: /usr/share/AAVMF"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("render output lacks %q:\n%s", want, out)
+		}
+	}
+	vars["SMBIOS"] = "Famly: x"
+	if _, _, err := renderToString(t, []string{"-f", "-"}, renderHC, func(k string) string { return vars[k] }); err == nil || !strings.Contains(err.Error(), "SMBIOS") {
+		t.Errorf("bad SMBIOS: err %v, want one naming SMBIOS", err)
+	}
+}

@@ -3,11 +3,14 @@ package kubevirt
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kvv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
@@ -105,6 +108,8 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error
 			ProductName:                 hco.PartOfValue,
 			ProductVersion:              env.Version,
 			ProductComponent:            hco.ComponentCompute,
+			// Upstream has KubeVirt's ServiceMonitor in its own namespace.
+			ServiceMonitorNamespace: hc.Namespace,
 		},
 	}
 	return kv, nil
@@ -134,7 +139,11 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 	if err != nil {
 		return nil, err
 	}
-	gates := featuregates.ForKubeVirt(spec.FeatureGates, featuregates.OptionsFor(spec, env.KVMEmulation))
+	gates := featuregates.ForKubeVirt(spec.FeatureGates, featuregates.OptionsFor(hc, env.KVMEmulation))
+	smbios, err := SMBIOS(env.SMBIOS)
+	if err != nil {
+		return nil, err
+	}
 	dev := &kvv1.DeveloperConfiguration{
 		FeatureGates:         gates,
 		DisabledFeatureGates: featuregates.DisabledForKubeVirt(gates),
@@ -175,7 +184,9 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 				CustomProfile: &kvv1.CustomProfile{LocalhostProfile: ptr(SeccompProfile)},
 			},
 		},
-		VMRolloutStrategy: ptr(kvv1.VMRolloutStrategyLiveUpdate),
+		VMRolloutStrategy:         ptr(kvv1.VMRolloutStrategyLiveUpdate),
+		SMBIOSConfig:              smbios,
+		ArchitectureConfiguration: ArchitectureConfiguration(env.MachineTypes),
 	}
 	for _, h := range virt.Hypervisors {
 		c.Hypervisors = append(c.Hypervisors, *h.DeepCopy())
@@ -238,6 +249,50 @@ func virtualMachineOptions(o *hcov1.VirtualMachineOptions) *kvv1.VirtualMachineO
 		return nil
 	}
 	return &out
+}
+
+// SMBIOS parses the operator's SMBIOS setting (hco.Environment.SMBIOS,
+// YAML or JSON with KubeVirt's field names) into KubeVirt's
+// configuration.smbios; nil when it is empty. An unknown field is an error.
+func SMBIOS(raw string) (*kvv1.SMBiosConfiguration, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, nil
+	}
+	out := &kvv1.SMBiosConfiguration{}
+	if err := yaml.UnmarshalStrict([]byte(raw), out); err != nil {
+		return nil, fmt.Errorf("SMBIOS %q: %w; use YAML or JSON with family, manufacturer, product, sku and version", raw, err)
+	}
+	return out, nil
+}
+
+// The firmware paths and emulated machines upstream HCO sets for an
+// architecture it has a machine type for.
+var archDefaults = map[string]kvv1.ArchSpecificConfiguration{
+	"amd64": {OVMFPath: "/usr/share/OVMF", EmulatedMachines: []string{"q35*", "pc-q35*"}},
+	"arm64": {OVMFPath: "/usr/share/AAVMF", EmulatedMachines: []string{"virt*"}},
+	"s390x": {OVMFPath: "", EmulatedMachines: []string{"s390-ccw-virtio*"}},
+}
+
+// ArchitectureConfiguration returns KubeVirt's
+// configuration.architectureConfiguration for the default machine types by
+// architecture (hco.Environment.MachineTypes): for each of amd64, arm64 and
+// s390x with a machine type, that machine type with upstream HCO's OVMF
+// path and emulated machines. nil when none is set; other architectures
+// are ignored.
+func ArchitectureConfiguration(machineTypes map[string]string) *kvv1.ArchConfiguration {
+	arch := func(name string) *kvv1.ArchSpecificConfiguration {
+		m := strings.TrimSpace(machineTypes[name])
+		if m == "" {
+			return nil
+		}
+		d := archDefaults[name]
+		return &kvv1.ArchSpecificConfiguration{MachineType: m, OVMFPath: d.OVMFPath, EmulatedMachines: slices.Clone(d.EmulatedMachines)}
+	}
+	out := &kvv1.ArchConfiguration{Amd64: arch("amd64"), Arm64: arch("arm64"), S390x: arch("s390x")}
+	if out.Amd64 == nil && out.Arm64 == nil && out.S390x == nil {
+		return nil
+	}
+	return out
 }
 
 // PrimaryUDNBinding is the network binding upstream HCO always registers,

@@ -272,9 +272,114 @@ func TestV1BetaGateDefaults(t *testing.T) {
 	kv, err := kubevirt.Build(hc, env)
 	require.NoError(t, err)
 	gates := kv.Spec.Configuration.DeveloperConfiguration.FeatureGates
-	assert.Subset(t, gates, []string{"DecentralizedLiveMigration", "DeclarativeHotplugVolumes", "VideoConfig"})
+	assert.Subset(t, gates, []string{"DecentralizedLiveMigration", "DeclarativeHotplugVolumes", "Template"})
 	assert.NotContains(t, gates, "HotplugVolumes")
+	assert.NotContains(t, gates, "VideoConfig", "graduated: upstream's v1 no longer lists videoConfig")
+	assert.NotContains(t, kv.Spec.Configuration.DeveloperConfiguration.DisabledFeatureGates, "Template")
 	assert.NotContains(t, kv.Annotations, kvv1.EmulatorThreadCompleteToEvenParity)
+}
+
+// Fields that come from the HyperConverged's annotations, status and
+// namespace rather than its spec, in both versions.
+func TestGatesFromAnnotationsAndNodes(t *testing.T) {
+	annotate := func(m map[string]string) map[string]string {
+		if m == nil {
+			m = map[string]string{}
+		}
+		m["hco.kubevirt.io/deployPasstNetworkBinding"] = "true"
+		m["hco.kubevirt.io/deployAIE"] = "true"
+		return m
+	}
+	run(t, []fieldCase{
+		{
+			name: "passt and AIE annotations",
+			v1:   func(hc *hcov1.HyperConverged) { hc.Annotations = annotate(hc.Annotations) },
+			beta: func(hc *v1beta1.HyperConverged) { hc.Annotations = annotate(hc.Annotations) },
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				assert.Subset(t, cfg(kv).DeveloperConfiguration.FeatureGates, []string{"PasstBinding", "PCINUMAAwareTopology"})
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.DisabledFeatureGates, "PasstBinding")
+			},
+		},
+		{
+			name: "s390x workload nodes",
+			v1: func(hc *hcov1.HyperConverged) {
+				hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64", "s390x"}
+			},
+			beta: func(hc *v1beta1.HyperConverged) {
+				hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64", "s390x"}
+			},
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				assert.Contains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "SecureExecution")
+			},
+		},
+		{
+			name: "template False",
+			v1:   func(hc *hcov1.HyperConverged) { hc.Spec.FeatureGates.Set("template", false) },
+			beta: func(hc *v1beta1.HyperConverged) { hc.Spec.FeatureGates.Others = map[string]bool{"template": false} },
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "Template")
+				assert.Contains(t, cfg(kv).DeveloperConfiguration.DisabledFeatureGates, "Template", "a Beta gate not asked for is disabled")
+			},
+		},
+		{
+			name: "videoConfig is graduated: no KubeVirt gate either way",
+			v1:   func(hc *hcov1.HyperConverged) { hc.Spec.FeatureGates.Set("videoConfig", true) },
+			beta: func(hc *v1beta1.HyperConverged) { hc.Spec.FeatureGates.Others = map[string]bool{"videoConfig": true} },
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "VideoConfig")
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.DisabledFeatureGates, "VideoConfig", "GA in KubeVirt v1.9.0")
+			},
+		},
+		{
+			name: "serviceMonitorNamespace is the HyperConverged's",
+			v1:   func(*hcov1.HyperConverged) {}, beta: func(*v1beta1.HyperConverged) {},
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				assert.Equal(t, hcov1.DefaultNamespace, kv.Spec.ServiceMonitorNamespace)
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "PasstBinding")
+				assert.Contains(t, cfg(kv).DeveloperConfiguration.DisabledFeatureGates, "PasstBinding")
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "SecureExecution")
+			},
+		},
+	})
+}
+
+// SMBIOS and the machine types come from the operator's environment, as
+// upstream's deploy/operator.yaml passes them.
+func TestEnvironmentSMBIOSAndMachineTypes(t *testing.T) {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
+	hcov1.Default(hc)
+	kv, err := kubevirt.Build(hc, env)
+	require.NoError(t, err)
+	assert.Nil(t, cfg(kv).SMBIOSConfig, "unset: KubeVirt's own")
+	assert.Nil(t, cfg(kv).ArchitectureConfiguration, "unset: KubeVirt's own")
+
+	e := env
+	e.SMBIOS = "Family: KubeVirt\nManufacturer: KubeVirt\nProduct: None"
+	e.MachineTypes = map[string]string{"amd64": "pc-q35-rhel9.6.0", "s390x": " s390-ccw-virtio-rhel9.6.0 ", "ppc64le": "ignored"}
+	kv, err = kubevirt.Build(hc, e)
+	require.NoError(t, err)
+	assert.Equal(t, &kvv1.SMBiosConfiguration{Family: "KubeVirt", Manufacturer: "KubeVirt", Product: "None"}, cfg(kv).SMBIOSConfig)
+	assert.Equal(t, &kvv1.ArchConfiguration{
+		Amd64: &kvv1.ArchSpecificConfiguration{MachineType: "pc-q35-rhel9.6.0", OVMFPath: "/usr/share/OVMF", EmulatedMachines: []string{"q35*", "pc-q35*"}},
+		S390x: &kvv1.ArchSpecificConfiguration{MachineType: "s390-ccw-virtio-rhel9.6.0", EmulatedMachines: []string{"s390-ccw-virtio*"}},
+	}, cfg(kv).ArchitectureConfiguration)
+
+	e.MachineTypes = map[string]string{"arm64": "virt-rhel9.6.0"}
+	kv, err = kubevirt.Build(hc, e)
+	require.NoError(t, err)
+	assert.Equal(t, &kvv1.ArchConfiguration{
+		Arm64: &kvv1.ArchSpecificConfiguration{MachineType: "virt-rhel9.6.0", OVMFPath: "/usr/share/AAVMF", EmulatedMachines: []string{"virt*"}},
+	}, cfg(kv).ArchitectureConfiguration)
+
+	s, err := kubevirt.SMBIOS(`{"sku": "1", "version": "2"}`)
+	require.NoError(t, err)
+	assert.Equal(t, &kvv1.SMBiosConfiguration{Sku: "1", Version: "2"}, s, "JSON works too")
+	_, err = kubevirt.SMBIOS("Famly: KubeVirt")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Famly")
+	e.SMBIOS = "Famly: KubeVirt"
+	_, err = kubevirt.Build(hc, e)
+	assert.Error(t, err, "a bad SMBIOS is an error, not ignored")
 }
 
 func TestTuningPolicyErrors(t *testing.T) {

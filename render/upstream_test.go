@@ -1,0 +1,215 @@
+package render_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	kvv1 "kubevirt.io/api/core/v1"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
+	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/cdi"
+	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/cnao"
+	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
+	"github.com/hcokit/hcokit/operands/hpp"
+	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/ssp"
+	"github.com/hcokit/hcokit/render"
+)
+
+// upstreamSMBIOS is the SMBIOS upstream's deploy/operator.yaml passes.
+const upstreamSMBIOS = "Family: KubeVirt\nManufacturer: KubeVirt\nProduct: None"
+
+// Reasons a difference from upstream is kept.
+const (
+	seed003      = "seed 003_bbf2f7447ec7d982.txt (live migration defaults: 64Mi, 800, 5, 2, 150)"
+	envDependent = "environment-dependent"
+	extension    = "hcokit extension"
+)
+
+// upstreamDifference is one place where hcokit's render of the minimal
+// HyperConverged differs from upstream's (testdata/upstream-minimal). Path
+// is a JSON path under the object; "[*]" matches any list index. Values are
+// JSON, "" when the field is absent.
+type upstreamDifference struct {
+	kind, path       string
+	hcokit, upstream string
+	reason           string
+}
+
+// upstreamDifferences is every difference that remains, each with the seed
+// or reason that decides it. README.md's "Compatibility with upstream HCO"
+// names each path. A difference not listed here fails the test, and so does
+// a listed one that no longer exists.
+var upstreamDifferences = []upstreamDifference{
+	{"KubeVirt", "spec.configuration.migrations.bandwidthPerMigration", `"64Mi"`, ``, seed003},
+	{"KubeVirt", "spec.configuration.migrations.completionTimeoutPerGiB", `800`, `20`, seed003},
+	{"KubeVirt", "spec.configuration.migrations.parallelOutboundMigrationsPerNode", `2`, `1`, seed003},
+	{"NetworkAddonsConfig", "spec.imagePullPolicy", `"IfNotPresent"`, ``,
+		extension + ": CNAO's own default written out (no effect); upstream leaves it empty"},
+	{"SSP", "spec.cluster", ``, `{"controlPlaneArchitectures":["amd64"],"workloadArchitectures":["amd64"]}`,
+		envDependent + ": the nodes' architectures (status.nodeInfo); render has no nodes"},
+	{"SSP", "spec.commonTemplates.dataImportCronTemplates[*].spec.schedule", `"20 2/12 * * *"`, `"0 */12 * * *"`,
+		envDependent + ": upstream draws a random schedule once per installation (status.dataImportSchedule); hcokit derives it from the HyperConverged's UID"},
+}
+
+// TestRenderMatchesUpstreamForAMinimalHyperConverged compares, path by
+// path, the operand CRs hcokit renders for a minimal HyperConverged with
+// the ones upstream HCO builds for it (written by hand from upstream's
+// source in testdata/upstream-minimal, each file naming its sources).
+func TestRenderMatchesUpstreamForAMinimalHyperConverged(t *testing.T) {
+	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New(), clidownload.New())
+	require.NoError(t, err)
+	hc, _, err := render.Decode([]byte(header + "  namespace: kubevirt-hyperconverged\nspec: {}\n"))
+	require.NoError(t, err)
+	// The environment of upstream's deploy/operator.yaml: SMBIOS set, no
+	// machine types, no KVM emulation.
+	objs, err := render.Objects(reg, hc, hco.Environment{Namespace: "kubevirt-hyperconverged", SMBIOS: upstreamSMBIOS})
+	require.NoError(t, err)
+
+	ours := map[string]map[string]any{}
+	for _, obj := range objs {
+		ours[obj.GetObjectKind().GroupVersionKind().Kind] = comparable(t, obj)
+	}
+	require.ElementsMatch(t, []string{"KubeVirt", "CDI", "NetworkAddonsConfig", "SSP"}, slices.Collect(maps.Keys(ours)),
+		"the operand CRs rendered (no HostPathProvisioner without spec.storage.hostpathProvisioner, as upstream)")
+
+	found := map[int]bool{}
+	for file, obj := range map[string]client.Object{
+		"kubevirt.yaml": &kvv1.KubeVirt{}, "cdi.yaml": &cdiv1beta1.CDI{},
+		"networkaddonsconfig.yaml": &cnaov1.NetworkAddonsConfig{}, "ssp.yaml": &sspv1beta3.SSP{},
+	} {
+		raw, err := os.ReadFile(filepath.Join("testdata", "upstream-minimal", file))
+		require.NoError(t, err)
+		require.NoError(t, yaml.UnmarshalStrict(raw, obj), file)
+		kind := obj.GetObjectKind().GroupVersionKind().Kind
+		theirs := comparable(t, obj)
+		for _, d := range diff(ours[kind], theirs) {
+			i := slices.IndexFunc(upstreamDifferences, func(u upstreamDifference) bool {
+				return u.kind == kind && pathMatches(u.path, d.path) && u.hcokit == d.ours && u.upstream == d.theirs
+			})
+			if i < 0 {
+				t.Errorf("%s %s: hcokit %s, upstream %s: fix it, or list it in upstreamDifferences and README.md with its reason",
+					kind, d.path, orAbsent(d.ours), orAbsent(d.theirs))
+				continue
+			}
+			found[i] = true
+		}
+	}
+	for i, u := range upstreamDifferences {
+		if !found[i] {
+			t.Errorf("listed difference %s %s (hcokit %s, upstream %s) no longer exists: remove it here and from README.md",
+				u.kind, u.path, orAbsent(u.hcokit), orAbsent(u.upstream))
+		}
+	}
+}
+
+// README.md names every path that still differs, in its compatibility section.
+func TestREADMEListsTheUpstreamDifferences(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+	require.NoError(t, err)
+	readme := string(raw)
+	start := strings.Index(readme, "## Compatibility with upstream HCO")
+	require.GreaterOrEqual(t, start, 0, "README.md has its compatibility section")
+	section := readme[start:]
+	if end := strings.Index(section[1:], "\n## "); end >= 0 {
+		section = section[:end+1]
+	}
+	for _, u := range upstreamDifferences {
+		if !strings.Contains(section, "`"+u.path+"`") {
+			t.Errorf("README.md's compatibility section does not name %s `%s`", u.kind, u.path)
+		}
+	}
+}
+
+// comparable is what is compared of an operand CR: kind, name, namespace and
+// spec, as JSON. Decoding upstream's YAML into the same Go type first means
+// only values are compared, not how a type writes an empty field.
+func comparable(t *testing.T, obj client.Object) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(obj)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	return map[string]any{"name": obj.GetName(), "namespace": obj.GetNamespace(), "spec": m["spec"]}
+}
+
+type difference struct{ path, ours, theirs string }
+
+// diff returns where a and b differ, by path, sorted: at the leaves where
+// both sides have a value, and at the top of a map, list or value one side
+// lacks (compared whole, JSON-encoded; "" for absent). Lists of different
+// lengths are compared whole.
+func diff(a, b map[string]any) []difference {
+	var out []difference
+	diffValues("", a, b, &out)
+	slices.SortFunc(out, func(x, y difference) int { return strings.Compare(x.path, y.path) })
+	return out
+}
+
+func diffValues(path string, a, b any, out *[]difference) {
+	ma, aIsMap := a.(map[string]any)
+	mb, bIsMap := b.(map[string]any)
+	if aIsMap && bIsMap && len(ma) > 0 && len(mb) > 0 {
+		for _, k := range slices.Sorted(maps.Keys(merge(ma, mb))) {
+			key := "." + k
+			if strings.ContainsAny(k, "./") {
+				key = fmt.Sprintf("[%q]", k)
+			}
+			diffValues(strings.TrimPrefix(path+key, "."), ma[k], mb[k], out)
+		}
+		return
+	}
+	la, aIsList := a.([]any)
+	lb, bIsList := b.([]any)
+	if aIsList && bIsList && len(la) == len(lb) {
+		for i := range la {
+			diffValues(fmt.Sprintf("%s[%d]", path, i), la[i], lb[i], out)
+		}
+		return
+	}
+	if ja, jb := encode(a), encode(b); ja != jb {
+		*out = append(*out, difference{path, ja, jb})
+	}
+}
+
+// encode is v as JSON, "" when absent.
+func encode(v any) string {
+	if v == nil {
+		return ""
+	}
+	raw, _ := json.Marshal(v)
+	return string(raw)
+}
+
+func merge(a, b map[string]any) map[string]any {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
+}
+
+// pathMatches reports whether a listed path (with "[*]" for any index)
+// is the path of a difference.
+func pathMatches(listed, path string) bool {
+	re := "^" + strings.ReplaceAll(regexp.QuoteMeta(listed), `\[\*\]`, `\[[0-9]+\]`) + "$"
+	return regexp.MustCompile(re).MatchString(path)
+}
+
+func orAbsent(v string) string {
+	if v == "" {
+		return "absent"
+	}
+	return v
+}
