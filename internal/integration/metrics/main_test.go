@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
@@ -65,25 +64,6 @@ func buildOperator() (string, error) {
 		return "", fmt.Errorf("go build ./cmd/hco-operator: %w\n%s", err, b)
 	}
 	return out, nil
-}
-
-// kubeconfig writes a kubeconfig of an administrator of the test control
-// plane, for the binary.
-func kubeconfig(t *testing.T) string {
-	t.Helper()
-	user, err := env.Environment.ControlPlane.AddUser(envtest.User{Name: "metrics-test-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := user.KubeConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // freePort returns a local TCP port that was free a moment ago.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -51,17 +50,18 @@ func checkAccess(t *testing.T, s scraper, tokens scrapers) string {
 	return body
 }
 
-// The operator serves its metrics only to a token RBAC allows, and they are
-// upstream's: the HyperConverged's existence, the health status, and once a
-// HyperConverged is reconciled, the unsafe modifications per annotation.
+// The operator, running as its ServiceAccount with the shipped RBAC, serves
+// its metrics only to a token RBAC allows, and they are upstream's: the
+// HyperConverged's existence, the health status, and once a HyperConverged
+// is reconciled, the memory overcommit and the unsafe modifications per
+// annotation.
 func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
 	env.Require(t)
 	tokens := newScrapers(t)
-	operatorNS := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "metrics-operator-"}}
-	create(t, operatorNS)
+	installRBAC(t)
 	port := freePort(t)
-	run(t, "operator", "--kubeconfig="+kubeconfig(t), "--namespace="+operatorNS.Name, "--leader-elect=false",
-		"--health-probe-bind-address=0", "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port))
+	run(t, "operator", "--kubeconfig="+serviceAccountKubeconfig(t, operatorNamespace, "hco-operator"), "--namespace="+operatorNamespace,
+		"--leader-elect=false", "--health-probe-bind-address=0", "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port))
 	s := newScraper(port, nil)
 	s.waitServing(t)
 
@@ -73,7 +73,7 @@ func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: operatorNS.Name}}
+	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: operatorNamespace}}
 	if err := k.Create(ctx, hc); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,8 @@ func deleteHC(t *testing.T, hc *v1beta1.HyperConverged) {
 	})
 }
 
-// The webhook's metrics are guarded the same way; with --metrics-cert-path
+// The webhook's metrics, served as its ServiceAccount with the shipped RBAC,
+// are guarded the same way; with --metrics-cert-path
 // it serves the certificate found there (here envtest's serving certificate,
 // which the test verifies against its CA).
 func TestWebhookMetricsNeedAnAllowedTokenAndUseTheGivenCertificate(t *testing.T) {
@@ -123,8 +124,9 @@ func TestWebhookMetricsNeedAnAllowedTokenAndUseTheGivenCertificate(t *testing.T)
 	if !roots.AppendCertsFromPEM(w.LocalServingCAData) {
 		t.Fatal("envtest's serving CA does not parse")
 	}
+	installRBAC(t)
 	port := freePort(t)
-	run(t, "webhook", "--kubeconfig="+kubeconfig(t), "--cert-dir="+w.LocalServingCertDir, "--port="+strconv.Itoa(freePort(t)),
+	run(t, "webhook", "--kubeconfig="+serviceAccountKubeconfig(t, operatorNamespace, "hco-webhook"), "--cert-dir="+w.LocalServingCertDir, "--port="+strconv.Itoa(freePort(t)),
 		"--health-probe-bind-address=0", "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port), "--metrics-cert-path="+w.LocalServingCertDir)
 	s := newScraper(port, roots)
 	s.waitServing(t)
