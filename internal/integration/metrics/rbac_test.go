@@ -11,10 +11,13 @@ import (
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -126,4 +129,65 @@ func serviceAccountKubeconfig(t *testing.T, namespace, name string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// config/prometheus lets the Prometheus service account it binds GET
+// /metrics, and config/ itself holds no Prometheus operator kinds, so that it
+// applies on a cluster without their CRDs.
+func TestPrometheusMayScrapeAndDefaultConfigNeedsNoPrometheusCRDs(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	installRBAC(t)
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range manifests(t, filepath.Join(root, "config")) {
+		if u.GroupVersionKind().Group == "monitoring.coreos.com" {
+			t.Errorf("config/ holds %s %s: it would not apply without the Prometheus operator's CRDs; it belongs in config/prometheus", u.GetKind(), u.GetName())
+		}
+	}
+	var subjects []rbacv1.Subject
+	kinds := map[string]bool{}
+	for _, u := range manifests(t, filepath.Join(root, "config", "prometheus")) {
+		kinds[u.GetKind()] = true
+		if u.GetKind() != "ClusterRoleBinding" {
+			continue
+		}
+		if err := k.Patch(ctx, u, client.Apply, client.FieldOwner("metrics-test"), client.ForceOwnership); err != nil {
+			t.Fatalf("apply %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+		t.Cleanup(func() {
+			if err := k.Delete(context.Background(), u); client.IgnoreNotFound(err) != nil {
+				t.Errorf("delete %s %s: %v", u.GetKind(), u.GetName(), err)
+			}
+		})
+		var b rbacv1.ClusterRoleBinding
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &b); err != nil {
+			t.Fatal(err)
+		}
+		subjects = append(subjects, b.Subjects...)
+	}
+	for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "ClusterRoleBinding"} {
+		if !kinds[kind] {
+			t.Errorf("config/prometheus has no %s", kind)
+		}
+	}
+	if len(subjects) == 0 {
+		t.Fatal("config/prometheus binds no one to hco-metrics-reader")
+	}
+	for _, s := range subjects {
+		user := "system:serviceaccount:" + s.Namespace + ":" + s.Name
+		for path, want := range map[string]bool{"/metrics": true, "/debug/pprof": false} {
+			sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+				User: user, NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: path, Verb: "get"},
+			}}
+			if err := k.Create(ctx, sar); err != nil {
+				t.Fatal(err)
+			}
+			if sar.Status.Allowed != want {
+				t.Errorf("%s GET %s: allowed %v, want %v (%s)", user, path, sar.Status.Allowed, want, sar.Status.Reason)
+			}
+		}
+	}
 }
