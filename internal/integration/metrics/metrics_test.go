@@ -52,9 +52,9 @@ func checkAccess(t *testing.T, s scraper, tokens scrapers) string {
 
 // The operator, running as its ServiceAccount with the shipped RBAC, serves
 // its metrics only to a token RBAC allows, and they are upstream's: the
-// HyperConverged's existence, the health status, and once a HyperConverged
-// is reconciled, the memory overcommit and the unsafe modifications per
-// annotation.
+// HyperConverged's existence (before, while and after it exists), the health
+// status, and once a HyperConverged is reconciled, the memory overcommit and
+// the unsafe modifications per annotation.
 func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
 	env.Require(t)
 	tokens := newScrapers(t)
@@ -91,6 +91,18 @@ func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
 			if !strings.Contains(body, want) {
 				return fmt.Errorf("metrics lack %q", want)
 			}
+		}
+		return nil
+	})
+
+	deleteHC(t, hc)
+	testenv.Eventually(t, "kubevirt_hco_hyperconverged_cr_exists 0 once the HyperConverged is gone", func() error {
+		_, body, err := s.get(tokens.allowed)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(body, "kubevirt_hco_hyperconverged_cr_exists 0") {
+			return fmt.Errorf("metrics lack %q", "kubevirt_hco_hyperconverged_cr_exists 0")
 		}
 		return nil
 	})
