@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -58,6 +59,10 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	}
 	metrics, err := NewMetrics(registerer)
 	if err != nil {
+		return nil, nil, fmt.Errorf("register metrics: %w", err)
+	}
+	hcKey := types.NamespacedName{Namespace: env.Namespace, Name: hcov1.HyperConvergedName}
+	if err := registerer.Register(NewHyperConvergedCollector(mgr.GetCache(), mgr.Elected(), hcKey)); err != nil {
 		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
 	r, err := NewReconciler(mgr, reg, env, metrics)

@@ -1,11 +1,20 @@
 package hco
 
 import (
+	"context"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // Metrics are the operator's Prometheus metrics. The first three keep
-// upstream HCO's names and labels so that existing alerts keep working.
+// upstream HCO's names and labels so that existing alerts keep working; the
+// facts about the HyperConverged itself are NewHyperConvergedCollector's.
 type Metrics struct {
 	// OutOfBandModifications counts operand objects put back after an edit
 	// that did not come from the HyperConverged.
@@ -52,4 +61,68 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}
 	}
 	return m, nil
+}
+
+// scrapeReadTimeout bounds a scrape's wait for the cache (it waits only
+// while the cache has not synced yet).
+const scrapeReadTimeout = 5 * time.Second
+
+// hyperConvergedCollector reports, at scrape time, what upstream HCO reports
+// about the HyperConverged itself, read from the manager's cache.
+type hyperConvergedCollector struct {
+	reader  client.Reader
+	elected <-chan struct{}
+	key     types.NamespacedName
+
+	exists, overcommit *prometheus.Desc
+}
+
+// NewHyperConvergedCollector reports upstream's gauges about the
+// HyperConverged named key, read from reader at scrape time:
+// kubevirt_hco_hyperconverged_cr_exists (1 or 0) and, while it exists,
+// kubevirt_hco_memory_overcommit_percentage. reader must be the manager's
+// cache (a scrape then makes no API request) and elected its Elected
+// channel: a replica that is not the leader reports neither gauge, so that a
+// standby, whose cache may not hold the HyperConverged, never says it is
+// missing. A read that fails reports nothing rather than a wrong value.
+func NewHyperConvergedCollector(reader client.Reader, elected <-chan struct{}, key types.NamespacedName) prometheus.Collector {
+	return &hyperConvergedCollector{
+		reader: reader, elected: elected, key: key,
+		exists: prometheus.NewDesc("kubevirt_hco_hyperconverged_cr_exists",
+			"Indicates whether the HyperConverged custom resource exists (1) or not (0).", nil, nil),
+		overcommit: prometheus.NewDesc("kubevirt_hco_memory_overcommit_percentage",
+			"Indicates the cluster-wide configured VM memory overcommit percentage.", nil, nil),
+	}
+}
+
+var _ prometheus.Collector = (*hyperConvergedCollector)(nil)
+
+func (c *hyperConvergedCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.exists
+	ch <- c.overcommit
+}
+
+func (c *hyperConvergedCollector) Collect(ch chan<- prometheus.Metric) {
+	select {
+	case <-c.elected:
+	default:
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeReadTimeout)
+	defer cancel()
+	hc := &hcov1.HyperConverged{}
+	err := c.reader.Get(ctx, c.key, hc)
+	switch {
+	case apierrors.IsNotFound(err):
+		ch <- prometheus.MustNewConstMetric(c.exists, prometheus.GaugeValue, 0)
+	case err != nil:
+		return
+	default:
+		ch <- prometheus.MustNewConstMetric(c.exists, prometheus.GaugeValue, 1)
+		percent := hcov1.DefaultMemoryOvercommitPercentage
+		if d := hc.Spec.Virtualization.HigherWorkloadDensity; d != nil && d.MemoryOvercommitPercentage != 0 {
+			percent = d.MemoryOvercommitPercentage
+		}
+		ch <- prometheus.MustNewConstMetric(c.overcommit, prometheus.GaugeValue, float64(percent))
+	}
 }

@@ -4,7 +4,9 @@
 //
 // Subcommands: operator (the default), webhook, render, version; -h lists
 // them. Flags follow kubebuilder's names (--leader-elect,
-// --metrics-bind-address, --health-probe-bind-address); --kubeconfig (on
+// --metrics-bind-address, --metrics-secure, --metrics-cert-path,
+// --health-probe-bind-address); metrics are HTTPS on :8443 for tokens the
+// API server allows to get /metrics (metrics.go). --kubeconfig (on
 // operator and webhook) or KUBECONFIG selects the cluster, so it runs
 // outside a cluster too. The version is set at build time with
 // -ldflags "-X main.version=...".

@@ -10,7 +10,6 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
@@ -82,7 +81,8 @@ type config struct {
 	kubeconfig              string
 	operands                string
 	leaderElect             bool
-	metricsAddr, probeAddr  string
+	metrics                 metricsFlags
+	probeAddr               string
 	pprofAddr               string
 	leaderElectionNamespace string
 }
@@ -113,7 +113,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	}
 	addKubeconfigFlag(fs, &c.kubeconfig)
 	fs.BoolVar(&c.leaderElect, "leader-elect", true, "Elect a leader so that only one replica reconciles.")
-	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", `Address of the metrics endpoint; "0" disables it.`)
+	addMetricsFlags(fs, &c.metrics)
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
 	fs.StringVar(&c.pprofAddr, "pprof-bind-address", "0", `Address of the Go profiler (/debug/pprof); "0" disables it.`)
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, where the HyperConverged lives (env OPERATOR_NAMESPACE).")
@@ -156,9 +156,13 @@ func run(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
+	metricsOpts, err := c.metrics.serverOptions()
+	if err != nil {
+		return err
+	}
 	mgr, _, err := hco.NewManager(restConfig, reg, c.env, hco.ManagerOptions{Manager: ctrl.Options{
 		Scheme:                        scheme,
-		Metrics:                       metricsserver.Options{BindAddress: c.metricsAddr},
+		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        c.probeAddr,
 		PprofBindAddress:              c.pprofAddr,
 		LeaderElection:                c.leaderElect,

@@ -8,7 +8,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -24,7 +23,8 @@ type webhookConfig struct {
 	operands                   string
 	certDir, certName, keyName string
 	port                       int
-	metricsAddr, probeAddr     string
+	metrics                    metricsFlags
+	probeAddr                  string
 	lookupTimeout              time.Duration
 }
 
@@ -41,7 +41,7 @@ func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *za
 	fs.StringVar(&c.certName, "cert-name", "tls.crt", "Certificate file name in --cert-dir.")
 	fs.StringVar(&c.keyName, "key-name", "tls.key", "Key file name in --cert-dir.")
 	fs.IntVar(&c.port, "port", 9443, "HTTPS port of the webhook.")
-	fs.StringVar(&c.metricsAddr, "metrics-bind-address", ":8080", `Address of the metrics endpoint; "0" disables it.`)
+	addMetricsFlags(fs, &c.metrics)
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, the only one a HyperConverged may be created in (env OPERATOR_NAMESPACE).")
 	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules whose objects are built to check jsonpatch annotations; use the operator's value.")
@@ -69,9 +69,13 @@ func runWebhook(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
+	metricsOpts, err := c.metrics.serverOptions()
+	if err != nil {
+		return err
+	}
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: c.metricsAddr},
+		Metrics:                metricsOpts,
 		HealthProbeBindAddress: c.probeAddr,
 		WebhookServer: crwebhook.NewServer(crwebhook.Options{
 			Port: c.port, CertDir: c.certDir, CertName: c.certName, KeyName: c.keyName,

@@ -1,0 +1,150 @@
+package metrics
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/internal/testenv"
+)
+
+// checkAccess asserts what each kind of scraper gets: no token 401, a token
+// RBAC does not allow 403, an allowed one 200 with the metrics. A token the
+// API server does not authenticate is refused too; controller-runtime's
+// filter answers it with 500 rather than 401, so only the refusal is
+// asserted (want 0).
+func checkAccess(t *testing.T, s scraper, tokens scrapers) string {
+	t.Helper()
+	for _, tc := range []struct {
+		who, token string
+		want       int
+	}{
+		{"no token", "", http.StatusUnauthorized},
+		{"a token not bound to hco-metrics-reader", tokens.denied, http.StatusForbidden},
+		{"an invalid token", "not-a-token", 0},
+	} {
+		code, body, err := s.get(tc.token)
+		if err != nil {
+			t.Fatalf("scrape with %s: %v", tc.who, err)
+		}
+		if (tc.want != 0 && code != tc.want) || code == http.StatusOK {
+			t.Errorf("scrape with %s: %d, want %d", tc.who, code, tc.want)
+		}
+		if strings.Contains(body, "# TYPE") {
+			t.Errorf("scrape with %s got metrics:\n%.300s", tc.who, body)
+		}
+	}
+	code, body, err := s.get(tokens.allowed)
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("scrape with a token bound to hco-metrics-reader: %d, %v\n%.300s", code, err, body)
+	}
+	return body
+}
+
+// The operator, running as its ServiceAccount with the shipped RBAC, serves
+// its metrics only to a token RBAC allows, and they are upstream's: the
+// HyperConverged's existence (before, while and after it exists), the health
+// status, and once a HyperConverged is reconciled, the memory overcommit and
+// the unsafe modifications per annotation.
+func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
+	env.Require(t)
+	tokens := newScrapers(t)
+	installRBAC(t)
+	port := freePort(t)
+	run(t, "operator", "--kubeconfig="+serviceAccountKubeconfig(t, operatorNamespace, "hco-operator"), "--namespace="+operatorNamespace,
+		"--leader-elect=false", "--health-probe-bind-address=0", "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port))
+	s := newScraper(port, nil)
+	s.waitServing(t)
+
+	body := checkAccess(t, s, tokens)
+	for _, want := range []string{"kubevirt_hco_hyperconverged_cr_exists 0", "kubevirt_hco_system_health_status "} {
+		if !strings.Contains(body, want) {
+			t.Errorf("no HyperConverged: metrics lack %q", want)
+		}
+	}
+
+	ctx := context.Background()
+	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: operatorNamespace}}
+	if err := k.Create(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteHC(t, hc) })
+	testenv.Eventually(t, "metrics of a reconciled HyperConverged", func() error {
+		_, body, err := s.get(tokens.allowed)
+		if err != nil {
+			return err
+		}
+		for _, want := range []string{
+			"kubevirt_hco_hyperconverged_cr_exists 1",
+			"kubevirt_hco_memory_overcommit_percentage 100",
+			`kubevirt_hco_unsafe_modifications{annotation_name="kubevirt.kubevirt.io/jsonpatch"} 0`,
+		} {
+			if !strings.Contains(body, want) {
+				return fmt.Errorf("metrics lack %q", want)
+			}
+		}
+		return nil
+	})
+
+	deleteHC(t, hc)
+	testenv.Eventually(t, "kubevirt_hco_hyperconverged_cr_exists 0 once the HyperConverged is gone", func() error {
+		_, body, err := s.get(tokens.allowed)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(body, "kubevirt_hco_hyperconverged_cr_exists 0") {
+			return fmt.Errorf("metrics lack %q", "kubevirt_hco_hyperconverged_cr_exists 0")
+		}
+		return nil
+	})
+}
+
+func deleteHC(t *testing.T, hc *v1beta1.HyperConverged) {
+	t.Helper()
+	ctx := context.Background()
+	if err := k.Delete(ctx, hc); client.IgnoreNotFound(err) != nil {
+		t.Errorf("delete HyperConverged: %v", err)
+		return
+	}
+	testenv.Eventually(t, "HyperConverged gone (the operator's uninstall)", func() error {
+		err := k.Get(ctx, client.ObjectKeyFromObject(hc), &v1beta1.HyperConverged{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there: %v", err)
+	})
+}
+
+// The webhook's metrics, served as its ServiceAccount with the shipped RBAC,
+// are guarded the same way; with --metrics-cert-path
+// it serves the certificate found there (here envtest's serving certificate,
+// which the test verifies against its CA).
+func TestWebhookMetricsNeedAnAllowedTokenAndUseTheGivenCertificate(t *testing.T) {
+	env.Require(t)
+	tokens := newScrapers(t)
+	w := env.Environment.WebhookInstallOptions
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(w.LocalServingCAData) {
+		t.Fatal("envtest's serving CA does not parse")
+	}
+	installRBAC(t)
+	port := freePort(t)
+	run(t, "webhook", "--kubeconfig="+serviceAccountKubeconfig(t, operatorNamespace, "hco-webhook"), "--cert-dir="+w.LocalServingCertDir, "--port="+strconv.Itoa(freePort(t)),
+		"--health-probe-bind-address=0", "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port), "--metrics-cert-path="+w.LocalServingCertDir)
+	s := newScraper(port, roots)
+	s.waitServing(t)
+
+	body := checkAccess(t, s, tokens)
+	if !strings.Contains(body, "controller_runtime_webhook_requests_total") && !strings.Contains(body, "go_goroutines") {
+		t.Errorf("webhook metrics lack the runtime's metrics:\n%.500s", body)
+	}
+}

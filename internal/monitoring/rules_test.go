@@ -1,0 +1,212 @@
+package monitoring
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
+)
+
+// rule is what the tests read of a rule; promtool gets the groups as written.
+type rule struct {
+	Alert       string            `json:"alert"`
+	Record      string            `json:"record"`
+	Expr        string            `json:"expr"`
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+}
+
+// prometheusRule reads config/prometheus/prometheus_rule.yaml and returns its
+// spec.groups as written, and its rules.
+func prometheusRule(t *testing.T) (groups any, rules []rule) {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "config", "prometheus", "prometheus_rule.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic struct {
+		Kind string `json:"kind"`
+		Spec struct {
+			Groups any `json:"groups"`
+		} `json:"spec"`
+	}
+	var typed struct {
+		Spec struct {
+			Groups []struct {
+				Rules []rule `json:"rules"`
+			} `json:"groups"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(raw, &generic); err != nil {
+		t.Fatalf("config/prometheus/prometheus_rule.yaml: %v", err)
+	}
+	if err := yaml.Unmarshal(raw, &typed); err != nil {
+		t.Fatalf("config/prometheus/prometheus_rule.yaml: %v", err)
+	}
+	if generic.Kind != "PrometheusRule" {
+		t.Fatalf("config/prometheus/prometheus_rule.yaml holds a %q, want a PrometheusRule", generic.Kind)
+	}
+	for _, g := range typed.Spec.Groups {
+		rules = append(rules, g.Rules...)
+	}
+	return generic.Spec.Groups, rules
+}
+
+// promtool returns the path of promtool; without it the test is skipped,
+// or fails with CI=true.
+func promtool(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("promtool")
+	if err == nil {
+		return p
+	}
+	msg := "promtool not found: install Debian's prometheus package (apt-get install prometheus)"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg + "; CI=true: the alert rule tests must not be skipped")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// The PrometheusRule's groups pass `promtool check rules` and the unit tests
+// in testdata/rules_test.yaml.
+func TestPromtool(t *testing.T) {
+	bin := promtool(t)
+	groups, _ := prometheusRule(t)
+	dir := t.TempDir()
+	out, err := yaml.Marshal(map[string]any{"groups": groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rules.yaml"), out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests, err := os.ReadFile(filepath.Join("testdata", "rules_test.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rules_test.yaml"), tests, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check", "rules", "rules.yaml"}, {"test", "rules", "rules_test.yaml"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool %v: %v\n%s", args, err, b)
+		}
+	}
+}
+
+// ruleTests is what the test reads of testdata/rules_test.yaml.
+type ruleTests struct {
+	Tests []struct {
+		AlertRuleTest []struct {
+			Alertname string `json:"alertname"`
+			ExpAlerts []any  `json:"exp_alerts"`
+		} `json:"alert_rule_test"`
+	} `json:"tests"`
+}
+
+// Every alert is upstream's shape: its runbook, severity and health impact,
+// and a unit test where it fires and one where it does not.
+func TestEveryAlertHasARunbookAndIsTestedFiringAndNot(t *testing.T) {
+	_, rules := prometheusRule(t)
+	raw, err := os.ReadFile(filepath.Join("testdata", "rules_test.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests ruleTests
+	if err := yaml.Unmarshal(raw, &tests); err != nil {
+		t.Fatal(err)
+	}
+	firing, quiet := map[string]bool{}, map[string]bool{}
+	for _, tc := range tests.Tests {
+		for _, a := range tc.AlertRuleTest {
+			if len(a.ExpAlerts) > 0 {
+				firing[a.Alertname] = true
+			} else {
+				quiet[a.Alertname] = true
+			}
+		}
+	}
+	alerts := 0
+	for _, r := range rules {
+		if r.Alert == "" {
+			continue
+		}
+		alerts++
+		if want := "https://kubevirt.io/monitoring/runbooks/" + r.Alert + ".html"; r.Annotations["runbook_url"] != want {
+			t.Errorf("%s: runbook_url %q, want %q", r.Alert, r.Annotations["runbook_url"], want)
+		}
+		for _, k := range []string{"summary", "description"} {
+			if r.Annotations[k] == "" {
+				t.Errorf("%s: no %s annotation", r.Alert, k)
+			}
+		}
+		if !slices.Contains([]string{"critical", "warning", "info"}, r.Labels["severity"]) ||
+			!slices.Contains([]string{"critical", "warning", "none"}, r.Labels["operator_health_impact"]) ||
+			r.Labels["kubernetes_operator_part_of"] != "kubevirt" ||
+			r.Labels["kubernetes_operator_component"] != "hyperconverged-cluster-operator" {
+			t.Errorf("%s: labels %v lack upstream's severity, operator_health_impact or kubernetes_operator_* labels", r.Alert, r.Labels)
+		}
+		if !firing[r.Alert] || !quiet[r.Alert] {
+			t.Errorf("%s: testdata/rules_test.yaml tests it firing %v, not firing %v; want both", r.Alert, firing[r.Alert], quiet[r.Alert])
+		}
+	}
+	if alerts < 5 {
+		t.Errorf("%d alerts read; the PrometheusRule is not what this test expects", alerts)
+	}
+}
+
+// The rules read only kubevirt_hco_* metrics that the operator registers:
+// a renamed metric must not leave an alert that never fires.
+func TestRulesReadOnlyMetricsTheOperatorExposes(t *testing.T) {
+	exposed := map[string]bool{}
+	m, err := hco.NewMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	collectors := []prometheus.Collector{m.OutOfBandModifications, m.UnsafeModifications, m.SystemHealthStatus,
+		hco.NewHyperConvergedCollector(nil, nil, types.NamespacedName{})}
+	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
+	for _, c := range collectors {
+		ch := make(chan *prometheus.Desc, 10)
+		c.Describe(ch)
+		close(ch)
+		for d := range ch {
+			if match := fqName.FindStringSubmatch(d.String()); match != nil {
+				exposed[match[1]] = true
+			}
+		}
+	}
+	for _, name := range []string{"kubevirt_hco_hyperconverged_cr_exists", "kubevirt_hco_out_of_band_modifications_total"} {
+		if !exposed[name] {
+			t.Fatalf("%s not among the operator's metrics %v: the test reads them wrong", name, exposed)
+		}
+	}
+	_, rules := prometheusRule(t)
+	// PromQL names (recording rules' names hold colons).
+	token := regexp.MustCompile(`[a-zA-Z_:][a-zA-Z0-9_:]*`)
+	for _, r := range rules {
+		for _, name := range token.FindAllString(r.Expr, -1) {
+			if strings.HasPrefix(name, "kubevirt_hco_") && !exposed[name] {
+				t.Errorf("%s reads %s, which the operator does not expose", fmt.Sprint(r.Alert, r.Record), name)
+			}
+		}
+	}
+}
