@@ -9,6 +9,7 @@ go 1.26.0
 require (
 	github.com/hcokit/hcokit v0.0.0-00010101000000-000000000000
 	github.com/kubevirt/cluster-network-addons-operator v0.102.0
+	github.com/openshift/api v3.9.1-0.20190924102528-32369d4db2ad+incompatible
 	k8s.io/apimachinery v0.37.0
 	kubevirt.io/hostpath-provisioner-operator v0.18.0
 	sigs.k8s.io/yaml v1.6.0
@@ -45,7 +46,6 @@ require (
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
-	github.com/openshift/api v3.9.1-0.20190924102528-32369d4db2ad+incompatible // indirect
 	github.com/openshift/custom-resource-status v1.1.2 // indirect
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
 	github.com/prometheus/client_golang v1.24.0 // indirect
