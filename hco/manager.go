@@ -1,7 +1,9 @@
 package hco
 
 import (
+	"crypto/tls"
 	"fmt"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,6 +51,12 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		return nil, nil, err
 	}
 	mo.Cache = cacheOpts
+	// The metrics endpoint (when served over HTTPS) follows the
+	// HyperConverged's TLS profile; the reader it needs exists once the
+	// manager does, and it is first asked at the first handshake, after the
+	// manager started.
+	var serveTLSProfile func(*tls.Config)
+	mo.Metrics.TLSOpts = append(slices.Clone(mo.Metrics.TLSOpts), func(c *tls.Config) { serveTLSProfile(c) })
 	mgr, err := ctrl.NewManager(cfg, mo)
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
@@ -72,6 +80,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, nil, fmt.Errorf("set up HyperConverged controller: %w", err)
 	}
+	serveTLSProfile = ServeTLSProfile(mgr.GetCache(), hcKey, r.clusterTLS)
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, nil, err
 	}

@@ -2,15 +2,20 @@ package metrics
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
@@ -94,6 +99,44 @@ func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
 		}
 		return nil
 	})
+
+	// The endpoint follows the HyperConverged's TLS profile, connection by
+	// connection: Modern refuses TLS 1.2.
+	handshake := func(maxVersion uint16) error {
+		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true,
+			TLSClientConfig: &tls.Config{MaxVersion: maxVersion, InsecureSkipVerify: true}}} //nolint:gosec // self-signed by design
+		resp, err := c.Get(s.url)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := handshake(tls.VersionTLS12); err != nil {
+		t.Fatalf("Intermediate (no profile) refused TLS 1.2: %v", err)
+	}
+	setProfile := func(p *ocpconfigv1.TLSSecurityProfile) {
+		t.Helper()
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
+				return err
+			}
+			hc.Spec.TLSSecurityProfile = p
+			return k.Update(ctx, hc)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setProfile(&ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileModernType, Modern: &ocpconfigv1.ModernTLSProfile{}})
+	testenv.Eventually(t, "Modern: TLS 1.2 refused", func() error {
+		if handshake(tls.VersionTLS12) == nil {
+			return errors.New("a TLS 1.2 handshake still succeeds")
+		}
+		return nil
+	})
+	if err := handshake(tls.VersionTLS13); err != nil {
+		t.Errorf("Modern refused TLS 1.3: %v", err)
+	}
+	setProfile(nil)
 
 	deleteHC(t, hc)
 	testenv.Eventually(t, "kubevirt_hco_hyperconverged_cr_exists 0 once the HyperConverged is gone", func() error {
