@@ -1,0 +1,94 @@
+package bundle_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/operator-framework/api/pkg/manifests"
+)
+
+var env *testenv.Env
+
+// TestMain installs the CRDs of the committed bundle/manifests, and only
+// those, on the shared test control plane.
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.Options{CRDDirectoryPaths: []string{"bundle/manifests"}}, func(e *testenv.Env) { env = e })
+}
+
+// TestBundleCRDServesExamples creates every alm-example of the CSV through
+// the bundle's own CRD on a real API server, and reads each back in every
+// served version (the conversion webhook converts).
+func TestBundleCRDServesExamples(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	b, err := manifests.GetBundleFromDir(root + "/bundle")
+	if err != nil {
+		t.Fatalf("loading bundle/: %v", err)
+	}
+	var examples []map[string]any
+	if err := json.Unmarshal([]byte(b.CSV.Annotations["alm-examples"]), &examples); err != nil {
+		t.Fatalf("alm-examples: %v", err)
+	}
+	if len(examples) == 0 {
+		t.Fatal("the CSV has no alm-examples")
+	}
+	for _, ex := range examples {
+		obj := &unstructured.Unstructured{Object: ex}
+		gvk := obj.GroupVersionKind()
+		t.Run(gvk.Version, func(t *testing.T) {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			crdName := ""
+			for _, owned := range b.CSV.Spec.CustomResourceDefinitions.Owned {
+				if owned.Kind == gvk.Kind && owned.Version == gvk.Version {
+					crdName = owned.Name
+				}
+			}
+			if crdName == "" {
+				t.Fatalf("alm-example %s is of no owned CRD", gvk)
+			}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: crdName}, crd); err != nil {
+				t.Fatalf("the bundle's CRD %s is not on the API server: %v", crdName, err)
+			}
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: obj.GetNamespace()}}
+			if err := env.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+				t.Fatal(err)
+			}
+			obj = obj.DeepCopy()
+			if err := env.Client.Create(ctx, obj); err != nil {
+				t.Fatalf("creating the alm-example %s %s: %v", gvk, obj.GetName(), err)
+			}
+			t.Cleanup(func() {
+				if err := env.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+					t.Error(err)
+				}
+				testenv.Eventually(t, "alm-example deleted", func() error {
+					err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj.DeepCopy())
+					if apierrors.IsNotFound(err) {
+						return nil
+					}
+					if err == nil {
+						return apierrors.NewAlreadyExists(schema.GroupResource{}, obj.GetName())
+					}
+					return err
+				})
+			})
+			for _, v := range crd.Spec.Versions {
+				got := &unstructured.Unstructured{}
+				got.SetGroupVersionKind(gvk.GroupKind().WithVersion(v.Name))
+				if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
+					t.Errorf("reading the alm-example back as %s: %v", v.Name, err)
+				}
+			}
+		})
+	}
+}
