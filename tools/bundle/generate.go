@@ -29,8 +29,9 @@ type Metadata struct {
 	// Channel is the one channel the bundle is in, and the default one.
 	Channel string
 	// Image is the operator image's repository (no tag): every container
-	// image of that repository gets the tag Version.
-	Image string
+	// image of that repository, or of ImageFrom when set, becomes Image
+	// tagged with Version.
+	Image, ImageFrom string
 	// VersionEnv names the container environment variable that carries the
 	// operator's version; where a container sets it, it is set to Version.
 	VersionEnv string
@@ -310,7 +311,7 @@ func (g *generator) readDeployments(objs []Object) error {
 		for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
 			for i := range cs {
 				c := &cs[i]
-				if repository(c.Image) == g.md.Image {
+				if r := repository(c.Image); r == g.md.Image || (g.md.ImageFrom != "" && r == g.md.ImageFrom) {
 					c.Image = g.md.Image + ":" + g.md.Version
 				}
 				for j := range c.Env {

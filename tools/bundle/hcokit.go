@@ -19,11 +19,17 @@ const (
 	ExampleV1beta1Path = "examples/v1beta1/hyperconverged.yaml"
 )
 
+// DefaultImage is the stock operator image's repository.
+const DefaultImage = "quay.io/hcokit/hco-operator"
+
 // Build generates hcokit's bundle for version from the repository at root:
 // the manifests of config/overlays/olm, the description at the top of
 // README.md and the alm-examples examples/hyperconverged.yaml (v1) and
 // examples/v1beta1/hyperconverged.yaml.
-func Build(root, version string) (*Bundle, error) {
+// image is the operator image's repository (DefaultImage for the committed
+// bundle): the Deployments' images of DefaultImage are replaced by it, and
+// all are tagged with version.
+func Build(root, version, image string) (*Bundle, error) {
 	objs, err := Kustomize(root, filepath.Join(root, OverlayDir))
 	if err != nil {
 		return nil, err
@@ -32,6 +38,7 @@ func Build(root, version string) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
+	md.ImageFrom, md.Image = DefaultImage, image
 	return Generate(objs, md)
 }
 
@@ -62,7 +69,7 @@ func HcokitMetadata(root, version string) (Metadata, error) {
 		Package:        "hcokit-operator",
 		Version:        version,
 		Channel:        "candidate", // OLM's channel naming: candidate, fast, stable
-		Image:          "quay.io/hcokit/hco-operator",
+		Image:          DefaultImage,
 		VersionEnv:     "HCO_VERSION",
 		MinKubeVersion: "1.30.0", // webhook matchConditions and CRD validation rules are GA there
 		DisplayName:    "hcokit HyperConverged Operator",

@@ -100,7 +100,7 @@ func TestCommittedBundleUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("loading bundle/: %v", err)
 	}
-	got, err := bundle.Build(root, b.CSV.Spec.Version.String())
+	got, err := bundle.Build(root, b.CSV.Spec.Version.String(), bundle.DefaultImage)
 	if err != nil {
 		t.Fatal(err)
 	}

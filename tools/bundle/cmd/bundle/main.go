@@ -24,6 +24,7 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("bundle", flag.ContinueOnError)
 	root := fs.String("root", "../..", "The repository root.")
 	version := fs.String("version", "", "The operator version (semver, such as 0.1.0): the CSV is hcokit-operator.v<version> and the operator image is tagged <version>. Required.")
+	image := fs.String("image", bundle.DefaultImage, "The operator image's repository, without tag; the committed bundle uses the default.")
 	check := fs.Bool("check", false, "Write nothing; fail when the committed bundle is stale.")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -31,7 +32,7 @@ func run(args []string) error {
 	if *version == "" {
 		return fmt.Errorf("-version is required (make bundle passes BUNDLE_VERSION)")
 	}
-	b, err := bundle.Build(*root, strings.TrimPrefix(*version, "v"))
+	b, err := bundle.Build(*root, strings.TrimPrefix(*version, "v"), *image)
 	if err != nil {
 		return err
 	}
