@@ -125,8 +125,10 @@ type generator struct {
 	bundle    *Bundle
 
 	deployments []*appsv1.Deployment
-	accounts    map[string]bool // the Deployments' service accounts
-	services    map[string]*corev1.Service
+	// deploymentObjects are the Deployments as rendered, for errors.
+	deploymentObjects map[string]Object
+	accounts          map[string]bool // the Deployments' service accounts
+	services          map[string]*corev1.Service
 	// webhookServices are the Services webhooks point at: OLM creates its
 	// own Service for each webhook Deployment, so these are left out.
 	webhookServices map[string]bool
@@ -143,11 +145,12 @@ func Generate(objs []Object, md Metadata) (*Bundle, error) {
 		return nil, fmt.Errorf("bundle version %q: %w (give a semantic version such as 0.1.0, without a leading v)", md.Version, err)
 	}
 	g := &generator{
-		md:              md,
-		bundle:          &Bundle{},
-		accounts:        map[string]bool{},
-		services:        map[string]*corev1.Service{},
-		webhookServices: map[string]bool{},
+		md:                md,
+		bundle:            &Bundle{},
+		accounts:          map[string]bool{},
+		deploymentObjects: map[string]Object{},
+		services:          map[string]*corev1.Service{},
+		webhookServices:   map[string]bool{},
 	}
 	byKind := map[schema.GroupKind][]Object{}
 	for _, o := range objs {
@@ -189,6 +192,14 @@ func Generate(objs []Object, md Metadata) (*Bundle, error) {
 		return nil, err
 	}
 	webhooks = append(webhooks, crdWebhooks...)
+	if err := g.useOLMCertificates(byKind[schema.GroupKind{Kind: "Secret"}], webhooks); err != nil {
+		return nil, err
+	}
+	for _, d := range g.deployments {
+		strategy.DeploymentSpecs = append(strategy.DeploymentSpecs, v1alpha1.StrategyDeploymentSpec{
+			Name: d.Name, Spec: d.Spec, Label: d.Labels,
+		})
+	}
 
 	// The manifests, in the order of the kustomize output.
 	for _, o := range objs {
@@ -327,6 +338,69 @@ func (g *generator) readDeployments(objs []Object) error {
 		}
 		g.accounts[sa] = true
 		g.deployments = append(g.deployments, d)
+		g.deploymentObjects[d.Name] = o
+	}
+	return nil
+}
+
+// OLMCertDir is where OLM mounts the serving certificate (tls.crt,
+// tls.key) in a Deployment that serves a webhook of the CSV.
+const OLMCertDir = "/tmp/k8s-webhook-server/serving-certs"
+
+// useOLMCertificates makes the Deployments serve with OLM's certificate:
+// in a Deployment that serves a webhook of the CSV, every container's
+// --cert-dir points at OLMCertDir, and a Secret volume mounted at its former
+// or new cert dir whose Secret the bundle does not create (the certificate
+// Secret of kubectl apply -k) is dropped, since OLM mounts its own there.
+// Any other Secret volume whose Secret nothing creates is an error: the pod
+// would never start.
+func (g *generator) useOLMCertificates(secrets []Object, webhooks []v1alpha1.WebhookDescription) error {
+	inBundle := map[string]bool{}
+	for _, s := range secrets {
+		inBundle[s.GetName()] = true
+	}
+	missing := func(v corev1.Volume) bool {
+		s := v.Secret
+		return s != nil && !inBundle[s.SecretName] && (s.Optional == nil || !*s.Optional)
+	}
+	serving := map[string]bool{}
+	for _, w := range webhooks {
+		serving[w.DeploymentName] = true
+	}
+	for _, d := range g.deployments {
+		spec := &d.Spec.Template.Spec
+		if serving[d.Name] {
+			volumes := map[string]corev1.Volume{}
+			for _, v := range spec.Volumes {
+				volumes[v.Name] = v
+			}
+			dropped := map[string]bool{}
+			for i := range spec.Containers {
+				c := &spec.Containers[i]
+				certDir := OLMCertDir
+				for j, a := range c.Args {
+					if dir, ok := strings.CutPrefix(a, "--cert-dir="); ok {
+						certDir, c.Args[j] = dir, "--cert-dir="+OLMCertDir
+					}
+					if a == "--cert-dir" && j+1 < len(c.Args) {
+						certDir, c.Args[j+1] = c.Args[j+1], OLMCertDir
+					}
+				}
+				c.VolumeMounts = slices.DeleteFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+					drop := (m.MountPath == certDir || m.MountPath == OLMCertDir) && missing(volumes[m.Name])
+					if drop {
+						dropped[m.Name] = true
+					}
+					return drop
+				})
+			}
+			spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return dropped[v.Name] })
+		}
+		for _, v := range spec.Volumes {
+			if missing(v) {
+				return fmt.Errorf("%s: mounts Secret %s (volume %s), which nothing in the bundle creates; remove the volume in config/overlays/olm or add the Secret", describe(g.deploymentObjects[d.Name]), v.Secret.SecretName, v.Name)
+			}
+		}
 	}
 	return nil
 }
@@ -380,11 +454,6 @@ func (g *generator) relatedImages() []v1alpha1.RelatedImage {
 // bindings that went into the CSV and so are not written as manifests.
 func (g *generator) permissions(byKind map[schema.GroupKind][]Object) (v1alpha1.StrategyDetailsDeployment, map[string]bool, error) {
 	var strategy v1alpha1.StrategyDetailsDeployment
-	for _, d := range g.deployments {
-		strategy.DeploymentSpecs = append(strategy.DeploymentSpecs, v1alpha1.StrategyDeploymentSpec{
-			Name: d.Name, Spec: d.Spec, Label: d.Labels,
-		})
-	}
 	roles := map[string]Object{}
 	for _, gk := range []schema.GroupKind{roleKind, clusterRole} {
 		for _, o := range byKind[gk] {
@@ -420,9 +489,13 @@ func (g *generator) permissions(byKind map[schema.GroupKind][]Object) (v1alpha1.
 			roleKey += "/" + ref.Name
 			var ours []string
 			for _, s := range subjects {
-				if s.Kind == rbacv1.ServiceAccountKind && g.accounts[s.Name] && (s.Namespace == g.namespace || (s.Namespace == "" && gk == roleBinding)) {
-					ours = append(ours, s.Name)
+				if s.Kind != rbacv1.ServiceAccountKind || !g.accounts[s.Name] {
+					continue
 				}
+				if s.Namespace != "" && s.Namespace != g.namespace {
+					return strategy, nil, fmt.Errorf("%s: binds service account %s/%s, but the Deployments run in namespace %q; set the subject's namespace (or the overlay's namespace) to match", describe(o), s.Namespace, s.Name, g.namespace)
+				}
+				ours = append(ours, s.Name)
 			}
 			if len(ours) == 0 {
 				keep[roleKey] = true

@@ -102,8 +102,10 @@ func TestGenerateFromOverlay(t *testing.T) {
 					t.Errorf("Deployment %s HCO_VERSION %q: want 1.2.3", d.Name, e.Value)
 				}
 			}
-			if d.Name == "hco-webhook" && !slices.Contains(c.Args, "--cert-dir=/tmp/k8s-webhook-server/serving-certs") {
-				t.Errorf("webhook args %q: want --cert-dir where OLM mounts the certificate", c.Args)
+			for _, a := range c.Args {
+				if strings.HasPrefix(a, "--cert-dir") && a != "--cert-dir="+bundle.OLMCertDir {
+					t.Errorf("Deployment %s args %q: want --cert-dir absent (the default) or %s, where OLM mounts the certificate", d.Name, c.Args, bundle.OLMCertDir)
+				}
 			}
 		}
 		if d.Name == "hco-webhook" && len(d.Spec.Template.Spec.Volumes) != 0 {
@@ -145,14 +147,26 @@ func TestGenerateFromOverlay(t *testing.T) {
 	if !slices.Equal(versions, []string{"v1", "v1beta1"}) {
 		t.Errorf("owned CRD versions %q: want v1, v1beta1", versions)
 	}
-	for _, m := range manifestNames(b) {
-		switch {
-		case m == "CustomResourceDefinition/hyperconvergeds.hco.kubevirt.io", m == "PodDisruptionBudget/hco-webhook":
-		default:
-			t.Errorf("manifest %s: not expected (RBAC, service accounts and the webhook Service are OLM's to create)", m)
+	names := manifestNames(b)
+	if !slices.Contains(names, "CustomResourceDefinition/hyperconvergeds.hco.kubevirt.io") {
+		t.Errorf("manifests %q: want the HyperConverged CRD", names)
+	}
+	for _, m := range b.Manifests {
+		switch kind := m.GetKind(); {
+		case kind == "ServiceAccount" || kind == "Namespace" || kind == "Deployment" || strings.HasSuffix(kind, "WebhookConfiguration"):
+			t.Errorf("manifest %s %s: OLM creates it from the CSV", kind, m.GetName())
+		case kind == "Service" && m.GetName() == "hco-webhook":
+			t.Errorf("manifest Service hco-webhook: OLM creates the webhook's Service")
+		case kind == "RoleBinding" || kind == "ClusterRoleBinding":
+			subjects, _, _ := unstructured.NestedSlice(m.Object, "subjects")
+			for _, s := range subjects {
+				if name := s.(map[string]any)["name"]; name == "hco-operator" || name == "hco-webhook" {
+					t.Errorf("manifest %s %s binds %s: the CSV's permissions grant it", kind, m.GetName(), name)
+				}
+			}
 		}
 	}
-	if len(b.Warnings) != 1 || !strings.Contains(b.Warnings[0], "matchConditions") {
+	if !slices.ContainsFunc(b.Warnings, func(w string) bool { return strings.Contains(w, "matchConditions") }) {
 		t.Errorf("warnings %q: want the one on the validating webhook's matchConditions", b.Warnings)
 	}
 }
@@ -163,24 +177,24 @@ func TestGenerateAddedObjects(t *testing.T) {
 	extra := objects(t, "config/rbac/metrics.yaml", `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
-  name: hco-metrics-auth
+  name: test-metrics-auth
 rules:
 - apiGroups: [authentication.k8s.io]
-  resources: [tokenreviews]
+  resources: [testreviews]
   verbs: [create]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
 metadata:
-  name: hco-metrics-auth
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: hco-metrics-auth}
+  name: test-metrics-auth
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: test-metrics-auth}
 subjects:
 - {kind: ServiceAccount, name: hco-operator, namespace: kubevirt-hyperconverged}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
-  name: hco-metrics-reader
+  name: test-metrics-reader
 rules:
 - nonResourceURLs: [/metrics]
   verbs: [get]
@@ -188,26 +202,26 @@ rules:
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata:
-  name: hco-operator-own
+  name: test-operator-own
   namespace: kubevirt-hyperconverged
 rules:
 - apiGroups: [apps]
-  resources: [deployments]
+  resources: [testsets]
   verbs: [get]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding
 metadata:
-  name: hco-operator-own
+  name: test-operator-own
   namespace: kubevirt-hyperconverged
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: hco-operator-own}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: test-operator-own}
 subjects:
 - {kind: ServiceAccount, name: hco-operator}
 ---
 apiVersion: v1
 kind: Service
 metadata:
-  name: hco-operator-metrics
+  name: test-operator-metrics
   namespace: kubevirt-hyperconverged
 spec:
   selector: {app.kubernetes.io/name: hco-operator}
@@ -216,7 +230,7 @@ spec:
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor
 metadata:
-  name: hco-operator
+  name: test-operator
   namespace: kubevirt-hyperconverged
 spec:
   endpoints: [{port: https, scheme: https}]
@@ -224,19 +238,19 @@ spec:
     matchLabels: {app.kubernetes.io/name: hco-operator}`)
 	b := build(t, extra)
 	strategy := b.CSV.Spec.InstallStrategy.StrategySpec
-	if !hasResource(rulesOf(strategy.ClusterPermissions, "hco-operator"), "tokenreviews") {
-		t.Errorf("clusterPermissions of hco-operator lack tokenreviews from the bound ClusterRole: %v", strategy.ClusterPermissions)
+	if !hasResource(rulesOf(strategy.ClusterPermissions, "hco-operator"), "testreviews") {
+		t.Errorf("clusterPermissions of hco-operator lack testreviews from the bound ClusterRole: %v", strategy.ClusterPermissions)
 	}
-	if !hasResource(rulesOf(strategy.Permissions, "hco-operator"), "deployments") {
-		t.Errorf("permissions of hco-operator lack deployments from the bound Role: %v", strategy.Permissions)
+	if !hasResource(rulesOf(strategy.Permissions, "hco-operator"), "testsets") {
+		t.Errorf("permissions of hco-operator lack testsets from the bound Role: %v", strategy.Permissions)
 	}
 	names := manifestNames(b)
-	for _, want := range []string{"ClusterRole/hco-metrics-reader", "Service/hco-operator-metrics", "ServiceMonitor/hco-operator"} {
+	for _, want := range []string{"ClusterRole/test-metrics-reader", "Service/test-operator-metrics", "ServiceMonitor/test-operator"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("manifests %q: want %s", names, want)
 		}
 	}
-	for _, unwanted := range []string{"ClusterRole/hco-metrics-auth", "ClusterRoleBinding/hco-metrics-auth", "Role/hco-operator-own", "RoleBinding/hco-operator-own"} {
+	for _, unwanted := range []string{"ClusterRole/test-metrics-auth", "ClusterRoleBinding/test-metrics-auth", "Role/test-operator-own", "RoleBinding/test-operator-own"} {
 		if slices.Contains(names, unwanted) {
 			t.Errorf("manifests %q: %s went into the CSV's permissions and must not be a manifest too", names, unwanted)
 		}
@@ -250,7 +264,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := files["bundle/manifests/hco-operator-metrics_v1_service.yaml"]; !ok {
+	if _, ok := files["bundle/manifests/test-operator-metrics_v1_service.yaml"]; !ok {
 		t.Errorf("files %v: want the metrics Service in its own file", keys(files))
 	}
 }
@@ -311,6 +325,38 @@ subjects:
 - {kind: ServiceAccount, name: hco-operator, namespace: kubevirt-hyperconverged}
 - {kind: Group, name: admins, apiGroup: rbac.authorization.k8s.io}`,
 		want: []string{"ClusterRoleBinding mixed", "config/extra.yaml", "split"},
+	}, {
+		name: "binding the operator's account in another namespace",
+		docs: `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: elsewhere
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: hco-operator}
+subjects:
+- {kind: ServiceAccount, name: hco-operator, namespace: elsewhere}`,
+		want: []string{"ClusterRoleBinding elsewhere", "config/extra.yaml", "elsewhere/hco-operator", `"kubevirt-hyperconverged"`},
+	}, {
+		name: "deployment mounting a secret nothing creates",
+		docs: `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: extra
+  namespace: kubevirt-hyperconverged
+spec:
+  selector:
+    matchLabels: {app: extra}
+  template:
+    metadata:
+      labels: {app: extra}
+    spec:
+      serviceAccountName: hco-operator
+      containers:
+      - name: c
+        image: quay.io/hcokit/hco-operator:latest
+      volumes:
+      - name: certs
+        secret: {secretName: extra-cert}`,
+		want: []string{"Deployment kubevirt-hyperconverged/extra", "config/extra.yaml", "Secret extra-cert", "config/overlays/olm"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := bundle.Generate(append(slices.Clone(objs), objects(t, "config/extra.yaml", tc.docs)...), md)
@@ -323,6 +369,49 @@ subjects:
 				}
 			}
 		})
+	}
+}
+
+// TestGenerateUsesOLMCertificates: whatever certificate setup the webhook
+// Deployment has for kubectl apply -k (a --cert-dir, a Secret volume), the
+// bundle's reads the certificate OLM mounts.
+func TestGenerateUsesOLMCertificates(t *testing.T) {
+	objs, md := overlay(t)
+	for i, o := range objs {
+		if o.GetKind() != "Deployment" || o.GetName() != "hco-webhook" {
+			continue
+		}
+		u := o.DeepCopy()
+		containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "template", "spec", "containers")
+		c := containers[0].(map[string]any)
+		c["args"] = append(c["args"].([]any), "--cert-dir=/etc/certs")
+		c["volumeMounts"] = []any{
+			map[string]any{"name": "certs", "mountPath": "/etc/certs"},
+			map[string]any{"name": "config", "mountPath": "/etc/config"},
+		}
+		_ = unstructured.SetNestedSlice(u.Object, containers, "spec", "template", "spec", "containers")
+		_ = unstructured.SetNestedSlice(u.Object, []any{
+			map[string]any{"name": "certs", "secret": map[string]any{"secretName": "hco-webhook-cert"}},
+			map[string]any{"name": "config", "configMap": map[string]any{"name": "x"}},
+		}, "spec", "template", "spec", "volumes")
+		objs[i] = bundle.Object{Unstructured: u, Origin: o.Origin}
+	}
+	b, err := bundle.Generate(objs, md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range b.CSV.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+		if d.Name != "hco-webhook" {
+			continue
+		}
+		spec := d.Spec.Template.Spec
+		c := spec.Containers[0]
+		if slices.Contains(c.Args, "--cert-dir=/etc/certs") || !slices.Contains(c.Args, "--cert-dir="+bundle.OLMCertDir) {
+			t.Errorf("args %q: want --cert-dir=%s only", c.Args, bundle.OLMCertDir)
+		}
+		if len(spec.Volumes) != 1 || spec.Volumes[0].Name != "config" || len(c.VolumeMounts) != 1 || c.VolumeMounts[0].Name != "config" {
+			t.Errorf("volumes %v, mounts %v: want the certificate volume dropped and the config volume kept", spec.Volumes, c.VolumeMounts)
+		}
 	}
 }
 
