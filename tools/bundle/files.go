@@ -111,12 +111,12 @@ func toMap(obj any) (map[string]any, error) {
 
 // generatedDirs are the directories Write owns: every file in them is
 // generated.
-var generatedDirs = []string{ManifestsDir, MetadataDir}
+func generatedDirs() []string { return []string{ManifestsDir, MetadataDir} }
 
 // Write makes the bundle files under root exactly files: it removes the
 // files of the bundle directories that files does not hold.
 func Write(root string, files map[string][]byte) error {
-	for _, d := range generatedDirs {
+	for _, d := range generatedDirs() {
 		if err := os.RemoveAll(filepath.Join(root, d)); err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func Stale(root string, files map[string][]byte) ([]string, error) {
 			stale = append(stale, name)
 		}
 	}
-	for _, d := range generatedDirs {
+	for _, d := range generatedDirs() {
 		err := filepath.WalkDir(filepath.Join(root, d), func(p string, e fs.DirEntry, err error) error {
 			if err != nil || e.IsDir() {
 				return err

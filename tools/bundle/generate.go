@@ -68,28 +68,33 @@ type Bundle struct {
 	Warnings []string
 }
 
-// manifestKinds are the kinds OLM accepts as bundle manifests besides the
-// CSV and CRDs (operator-registry's supported resources), and whether they
-// are cluster-scoped.
-var manifestKinds = map[schema.GroupKind]bool{
-	{Kind: "Secret"}:                                             false,
-	{Kind: "ConfigMap"}:                                          false,
-	{Kind: "Service"}:                                            false,
-	{Kind: "ServiceAccount"}:                                     false,
-	{Group: rbacv1.GroupName, Kind: "Role"}:                      false,
-	{Group: rbacv1.GroupName, Kind: "RoleBinding"}:               false,
-	{Group: rbacv1.GroupName, Kind: "ClusterRole"}:               true,
-	{Group: rbacv1.GroupName, Kind: "ClusterRoleBinding"}:        true,
-	{Group: "monitoring.coreos.com", Kind: "PrometheusRule"}:     false,
-	{Group: "monitoring.coreos.com", Kind: "ServiceMonitor"}:     false,
-	{Group: "policy", Kind: "PodDisruptionBudget"}:               false,
-	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:          true,
-	{Group: "autoscaling.k8s.io", Kind: "VerticalPodAutoscaler"}: false,
-	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:          false,
-	{Group: "console.openshift.io", Kind: "ConsoleYAMLSample"}:   true,
-	{Group: "console.openshift.io", Kind: "ConsoleQuickStart"}:   true,
-	{Group: "console.openshift.io", Kind: "ConsoleCLIDownload"}:  true,
-	{Group: "console.openshift.io", Kind: "ConsoleLink"}:         true,
+// manifestKind says whether OLM accepts kind gk as a bundle manifest
+// besides the CSV and CRDs (operator-registry's supported resources), and
+// whether it is cluster-scoped.
+func manifestKind(gk schema.GroupKind) (ok, clusterScoped bool) {
+	switch gk {
+	case schema.GroupKind{Kind: "Secret"},
+		schema.GroupKind{Kind: "ConfigMap"},
+		schema.GroupKind{Kind: "Service"},
+		schema.GroupKind{Kind: "ServiceAccount"},
+		schema.GroupKind{Group: rbacv1.GroupName, Kind: "Role"},
+		schema.GroupKind{Group: rbacv1.GroupName, Kind: "RoleBinding"},
+		schema.GroupKind{Group: "monitoring.coreos.com", Kind: "PrometheusRule"},
+		schema.GroupKind{Group: "monitoring.coreos.com", Kind: "ServiceMonitor"},
+		schema.GroupKind{Group: "policy", Kind: "PodDisruptionBudget"},
+		schema.GroupKind{Group: "autoscaling.k8s.io", Kind: "VerticalPodAutoscaler"},
+		schema.GroupKind{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:
+		return true, false
+	case schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRole"},
+		schema.GroupKind{Group: rbacv1.GroupName, Kind: "ClusterRoleBinding"},
+		schema.GroupKind{Group: "scheduling.k8s.io", Kind: "PriorityClass"},
+		schema.GroupKind{Group: "console.openshift.io", Kind: "ConsoleYAMLSample"},
+		schema.GroupKind{Group: "console.openshift.io", Kind: "ConsoleQuickStart"},
+		schema.GroupKind{Group: "console.openshift.io", Kind: "ConsoleCLIDownload"},
+		schema.GroupKind{Group: "console.openshift.io", Kind: "ConsoleLink"}:
+		return true, true
+	}
+	return false, false
 }
 
 var (
@@ -97,6 +102,7 @@ var (
 	crdKind        = schema.GroupKind{Group: apiextensionsv1.GroupName, Kind: "CustomResourceDefinition"}
 	namespaceKind  = schema.GroupKind{Kind: "Namespace"}
 	serviceKind    = schema.GroupKind{Kind: "Service"}
+	secretKind     = schema.GroupKind{Kind: "Secret"}
 	saKind         = schema.GroupKind{Kind: "ServiceAccount"}
 	vwcKind        = schema.GroupKind{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}
 	mwcKind        = schema.GroupKind{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}
@@ -162,7 +168,7 @@ func Generate(objs []Object, md Metadata) (*Bundle, error) {
 			return nil, fmt.Errorf("%s: OLM issues and rotates the webhook certificate itself; leave the cert-manager component out of config/overlays/olm", describe(o))
 		case gk == deploymentKind || gk == crdKind || gk == vwcKind || gk == mwcKind:
 		default:
-			if _, ok := manifestKinds[gk]; !ok {
+			if ok, _ := manifestKind(gk); !ok {
 				return nil, fmt.Errorf("%s: OLM does not accept kind %s in a bundle; leave it out of config/overlays/olm or teach tools/bundle where it goes in the CSV", describe(o), gk)
 			}
 		}
@@ -192,7 +198,7 @@ func Generate(objs []Object, md Metadata) (*Bundle, error) {
 		return nil, err
 	}
 	webhooks = append(webhooks, crdWebhooks...)
-	if err := g.useOLMCertificates(byKind[schema.GroupKind{Kind: "Secret"}], webhooks); err != nil {
+	if err := g.useOLMCertificates(byKind[secretKind], webhooks); err != nil {
 		return nil, err
 	}
 	for _, d := range g.deployments {
@@ -561,7 +567,7 @@ func sortedPermissions(m map[string][]rbacv1.PolicyRule) []v1alpha1.StrategyDepl
 func (g *generator) manifest(o Object) (Object, error) {
 	u := o.DeepCopy()
 	gk := u.GroupVersionKind().GroupKind()
-	if clusterScoped := manifestKinds[gk] || gk == crdKind; !clusterScoped {
+	if _, clusterScoped := manifestKind(gk); !clusterScoped && gk != crdKind {
 		if u.GetNamespace() != g.namespace {
 			return Object{}, fmt.Errorf("%s: OLM creates a bundle's namespaced objects in the operator's namespace %q only", describe(o), g.namespace)
 		}

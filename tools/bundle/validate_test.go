@@ -21,17 +21,15 @@ const root = "../.."
 // bundle), OperatorHub's, good practices, the objects' and deprecated APIs.
 // Left out: the community-operators repository's own checks (they read its
 // index layout) and the multi-architecture check (it pulls the images).
-var validators = withDefaults(validation.DefaultBundleValidators,
-	validation.OperatorHubV2Validator,
-	validation.StandardCapabilitiesValidator,
-	validation.StandardCategoriesValidator,
-	validation.ObjectValidator,
-	validation.GoodPracticesValidator,
-	validation.AlphaDeprecatedAPIsValidator,
-)
-
-func withDefaults(defaults validator.Validators, more ...validator.Validator) validator.Validators {
-	return append(append(validator.Validators{}, defaults...), more...)
+func validators() validator.Validators {
+	return append(append(validator.Validators{}, validation.DefaultBundleValidators...),
+		validation.OperatorHubV2Validator,
+		validation.StandardCapabilitiesValidator,
+		validation.StandardCategoriesValidator,
+		validation.ObjectValidator,
+		validation.GoodPracticesValidator,
+		validation.AlphaDeprecatedAPIsValidator,
+	)
 }
 
 // TestCommittedBundleValid loads the committed bundle/ the way OLM's tools
@@ -81,7 +79,7 @@ func validate(t *testing.T, dir string) (errs, warnings []string) {
 		t.Fatalf("%s has no CSV or no CRD: CSV %v, %d CRDs", dir, b.CSV != nil, len(b.V1CRDs))
 	}
 	objs := append(b.ObjectsToValidate(), map[string]string{"k8s-version": b.CSV.Spec.MinKubeVersion})
-	for _, r := range validators.Validate(objs...) {
+	for _, r := range validators().Validate(objs...) {
 		for _, e := range r.Errors {
 			errs = append(errs, r.Name+": "+e.Error())
 		}
