@@ -3,18 +3,25 @@ package bundle_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/operator-framework/api/crds"
 	"github.com/operator-framework/api/pkg/manifests"
+	"sigs.k8s.io/yaml"
+
+	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/tools/bundle"
 )
 
 var env *testenv.Env
@@ -91,4 +98,50 @@ func TestBundleCRDServesExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCSVAcceptedByOLMSchema creates the committed CSV, with strict field
+// validation, through the ClusterServiceVersion CRD that OLM installs (from
+// operator-framework/api), so that a misspelt or misplaced field fails here
+// rather than on a cluster.
+func TestCSVAcceptedByOLMSchema(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	crd := crds.ClusterServiceVersion()
+	if err := env.Client.Create(ctx, crd); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := env.Client.Delete(ctx, crd); err != nil && !apierrors.IsNotFound(err) {
+			t.Error(err)
+		}
+	})
+	data, err := os.ReadFile(filepath.Join(root, bundle.ManifestsDir, "hcokit-operator.clusterserviceversion.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(data, &csv.Object); err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: csv.GetAnnotations()["operatorframework.io/suggested-namespace"]}}
+	if err := env.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	csv.SetNamespace(ns.Name)
+	testenv.Eventually(t, "the CSV created through OLM's CRD", func() error {
+		err := env.Client.Create(ctx, csv.DeepCopy(), client.FieldValidation(metav1.FieldValidationStrict))
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return err // the CRD is not served yet
+		}
+		if err != nil {
+			t.Fatalf("creating the CSV: %v", err)
+		}
+		return nil
+	})
+	t.Cleanup(func() {
+		if err := env.Client.Delete(ctx, csv); err != nil && !apierrors.IsNotFound(err) {
+			t.Error(err)
+		}
+	})
 }
