@@ -108,9 +108,17 @@ func TestCSVAcceptedByOLMSchema(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
 	crd := crds.ClusterServiceVersion()
-	if err := env.Client.Create(ctx, crd); err != nil {
-		t.Fatal(err)
-	}
+	// A CRD of an earlier run (-count) may still be going away.
+	testenv.Eventually(t, "OLM's ClusterServiceVersion CRD created", func() error {
+		err := env.Client.Create(ctx, crd.DeepCopy())
+		if apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nil
+	})
 	t.Cleanup(func() {
 		if err := env.Client.Delete(ctx, crd); err != nil && !apierrors.IsNotFound(err) {
 			t.Error(err)
