@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -80,7 +79,6 @@ func HcokitMetadata(root, version string) (Metadata, error) {
 		Maturity:       "alpha",
 		Capabilities:   "Basic Install",
 		Keywords:       []string{"KubeVirt", "HyperConverged", "Virtualization", "VM", "CDI", "SSP"},
-		Maintainers:    []v1alpha1.Maintainer{{Name: "hcokit", Email: "hcokit@users.noreply.github.com"}},
 		Examples:       examples,
 	}, nil
 }
