@@ -4,10 +4,16 @@ GO ?= go
 BIN := $(CURDIR)/bin
 # VERSION is what `hco-operator version` prints.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
+# BUNDLE_VERSION is the OLM bundle's version (semver): the CSV
+# hcokit-operator.v$(BUNDLE_VERSION) and the operator image tag it installs.
+BUNDLE_VERSION ?= 0.1.0
+# BUNDLE_IMAGE is the operator image repository the bundle installs (the
+# committed bundle: the default).
+BUNDLE_IMAGE ?= quay.io/hcokit/hco-operator
 K8S_BIN := $(BIN)/k8s
 export KUBEBUILDER_ASSETS ?= $(K8S_BIN)
 
-.PHONY: all build test unit controlplane generate verify bench fuzz run run-once clean
+.PHONY: all build test unit controlplane generate bundle verify bench fuzz run run-once clean
 
 all: build
 
@@ -29,23 +35,30 @@ controlplane:
 	hack/build-controlplane.sh $(K8S_BIN)
 
 ## test: unit and integration tests against a real kube-apiserver (builds the control plane first if missing),
-## and the tool module that checks the cnao/hpp mirrors against the upstream types.
+## the tool module that checks the cnao/hpp mirrors against the upstream types, and the OLM bundle's checks.
 test: controlplane
 	$(GO) test -count=1 ./...
 	cd tools/upstreamapis && $(GO) test -count=1 ./...
+	cd tools/bundle && $(GO) test -count=1 ./...
 
 ## unit: the tests that need no control plane (integration tests skip outside CI), and the mirror checks.
 unit:
 	KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
 	cd tools/upstreamapis && $(GO) test -count=1 ./...
+	cd tools/bundle && KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
 
 ## generate: regenerate deepcopy code and CRDs (config/crd).
 generate:
 	hack/generate.sh
 
-## verify: fail when generated files are stale, or code is not gofmt-clean or vet-clean.
+## bundle: regenerate the OLM bundle (bundle/, bundle.Dockerfile) from config/overlays/olm at BUNDLE_VERSION; see docs/olm.md.
+bundle:
+	cd tools/bundle && $(GO) run ./cmd/bundle -root ../.. -version $(BUNDLE_VERSION) -image $(BUNDLE_IMAGE)
+
+## verify: fail when generated files (the OLM bundle too) are stale, or code is not gofmt-clean or vet-clean.
 verify:
 	hack/generate.sh --check
+	cd tools/bundle && $(GO) run ./cmd/bundle -root ../.. -version $(BUNDLE_VERSION) -check
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
