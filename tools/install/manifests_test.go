@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -24,7 +25,12 @@ const defaultNamespace = "kubevirt-hyperconverged"
 
 func render(t *testing.T, dir, namespace string) []*unstructured.Unstructured {
 	t.Helper()
-	objs, err := Render(configRoot, dir, namespace)
+	return renderEdited(t, dir, Edit{Namespace: namespace})
+}
+
+func renderEdited(t *testing.T, dir string, edit Edit) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := Render(configRoot, dir, edit)
 	require.NoError(t, err)
 	require.NotEmpty(t, objs)
 	return objs
@@ -53,13 +59,16 @@ func into(t *testing.T, u *unstructured.Unstructured, out any) {
 func TestManifestsAreAcceptedByTheAPIServer(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
-	// The namespaced objects are checked in their namespace (envtest runs no
-	// namespace controller: deleting it only marks it).
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: defaultNamespace}}
-	require.NoError(t, client.IgnoreAlreadyExists(env.Client.Create(ctx, ns)))
+	// The namespaced objects are checked in a namespace of this run's (envtest
+	// runs no namespace controller: a deleted one stays terminating).
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hco-manifests-" + rand.String(5)}}
+	require.NoError(t, env.Client.Create(ctx, ns))
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, ns) })
 	for _, dir := range kustomizations {
-		for _, u := range render(t, dir, "") {
+		for _, u := range render(t, dir, ns.Name) {
+			if u.GetKind() == "Namespace" {
+				continue
+			}
 			if strings.HasSuffix(u.GetAPIVersion(), "cert-manager.io/v1") {
 				continue
 			}
@@ -209,4 +218,34 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// components/hpp turns the opt-in hpp operand on in the operator and the
+// webhook alike, and grants the HostPathProvisioner only then.
+func TestHPPComponent(t *testing.T) {
+	hasHPPRule := func(objs []*unstructured.Unstructured) bool {
+		for _, u := range objs {
+			if u.GetKind() == "ClusterRole" {
+				var r rbacv1.ClusterRole
+				into(t, u, &r)
+				for _, rule := range r.Rules {
+					if contains(rule.Resources, "hostpathprovisioners") {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	assert.False(t, hasHPPRule(render(t, ".", "")), "the default install does not run hpp and does not grant it")
+	objs := renderEdited(t, ".", Edit{Namespace: "virt-elsewhere", Components: []string{"components/hpp"}})
+	assert.True(t, hasHPPRule(objs))
+	for _, name := range []string{"hco-operator", "hco-webhook"} {
+		var d appsv1.Deployment
+		into(t, find(t, objs, "Deployment", name), &d)
+		assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, "--operands=kubevirt,cdi,cnao,ssp,hpp,clidownload", name)
+	}
+	var b rbacv1.ClusterRoleBinding
+	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-hpp"), &b)
+	assert.Equal(t, "virt-elsewhere", b.Subjects[0].Namespace)
 }

@@ -14,11 +14,19 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// Edit is what an admin changes in a kustomization before building it, as
+// the kustomize edit commands would.
+type Edit struct {
+	// Namespace, when set, replaces the namespace (kustomize edit set namespace).
+	Namespace string
+	// Components are added, relative to the kustomization (kustomize edit add component).
+	Components []string
+}
+
 // Render builds the kustomization dir (a path under configRoot, the config/
-// directory) and returns its objects. A non-empty namespace replaces the
-// kustomization's namespace first, as `kustomize edit set namespace` would
-// (on a copy in memory: configRoot is not changed).
-func Render(configRoot, dir, namespace string) ([]*unstructured.Unstructured, error) {
+// directory) after edit, and returns its objects. The edit is made on a copy
+// in memory: configRoot is not changed.
+func Render(configRoot, dir string, edit Edit) ([]*unstructured.Unstructured, error) {
 	mem := filesys.MakeFsInMemory()
 	err := filepath.WalkDir(configRoot, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -38,8 +46,8 @@ func Render(configRoot, dir, namespace string) ([]*unstructured.Unstructured, er
 		return nil, fmt.Errorf("read %s: %w", configRoot, err)
 	}
 	root := filepath.Join("/config", dir)
-	if namespace != "" {
-		if err := setNamespace(mem, root, namespace); err != nil {
+	if edit.Namespace != "" || len(edit.Components) > 0 {
+		if err := editKustomization(mem, root, edit); err != nil {
 			return nil, err
 		}
 	}
@@ -64,18 +72,21 @@ func Render(configRoot, dir, namespace string) ([]*unstructured.Unstructured, er
 	return out, nil
 }
 
-// setNamespace sets the namespace field of the kustomization in dir.
-func setNamespace(fsys filesys.FileSystem, dir, namespace string) error {
+// editKustomization applies edit to the kustomization in dir.
+func editKustomization(fsys filesys.FileSystem, dir string, edit Edit) error {
 	path := filepath.Join(dir, konfig.DefaultKustomizationFileName())
 	data, err := fsys.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("set namespace: %w", err)
+		return fmt.Errorf("edit kustomization: %w", err)
 	}
 	var k types.Kustomization
 	if err := yaml.Unmarshal(data, &k); err != nil {
-		return fmt.Errorf("set namespace: parse %s: %w", path, err)
+		return fmt.Errorf("edit kustomization: parse %s: %w", path, err)
 	}
-	k.Namespace = namespace
+	if edit.Namespace != "" {
+		k.Namespace = edit.Namespace
+	}
+	k.Components = append(k.Components, edit.Components...)
 	if data, err = yaml.Marshal(&k); err != nil {
 		return err
 	}
