@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.
 K8S_BIN := $(BIN)/k8s
 export KUBEBUILDER_ASSETS ?= $(K8S_BIN)
 
-.PHONY: all build test unit controlplane generate verify bench fuzz run run-once clean
+.PHONY: all build test unit controlplane generate verify bench fuzz run run-once manifests clean
 
 all: build
 
@@ -50,6 +50,12 @@ verify:
 	hack/generate.sh --check
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+
+## manifests: make config/ install VERSION (make manifests VERSION=1.2.3): the image tag of both
+## Deployments and the operator's HCO_VERSION, in config/components/version (docs/install.md).
+manifests:
+	sed -i -e 's/^  newTag: .*/  newTag: "$(VERSION)"/' config/components/version/kustomization.yaml
+	sed -i -e 's/^          value: .*/          value: "$(VERSION)"/' config/components/version/hco-version.yaml
 
 ## bench: one table: pure costs, and the stock binary on a local control plane (latencies and requests from the audit log, RSS). See docs/performance.md.
 bench: controlplane build
