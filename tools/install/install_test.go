@@ -81,12 +81,12 @@ func TestInstall(t *testing.T) {
 	go playKubelet(ctx, t, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, certDir)
 
 	wc := container(t, objs, "hco-webhook")
-	webhookProbes := freeAddress(t)
+	webhookProbes, webhookMetrics := freeAddress(t), freeAddress(t)
 	webhook := start(t, "webhook", bin, withFlags(wc.Args, map[string]string{
 		"kubeconfig":                kubeconfigFor(t, ctx, ns, "hco-webhook"),
 		"port":                      webhookPort,
 		"health-probe-bind-address": webhookProbes,
-		"metrics-bind-address":      "0",
+		"metrics-bind-address":      webhookMetrics,
 		"cert-dir":                  certDir,
 		"cert-extra-dns-names":      "localhost",
 	}), processEnv(t, wc, ns, nil))
@@ -104,11 +104,11 @@ func TestInstall(t *testing.T) {
 	})
 
 	oc := container(t, objs, "hco-operator")
-	operatorProbes := freeAddress(t)
+	operatorProbes, operatorMetrics := freeAddress(t), freeAddress(t)
 	operator := start(t, "operator", bin, withFlags(oc.Args, map[string]string{
 		"kubeconfig":                kubeconfigFor(t, ctx, ns, "hco-operator"),
 		"health-probe-bind-address": operatorProbes,
-		"metrics-bind-address":      "0",
+		"metrics-bind-address":      operatorMetrics,
 	}), processEnv(t, oc, ns, map[string]string{
 		// What an admin sets to serve virtctl (empty in the manifests): the
 		// CLI download Deployment and Service are then managed too.
@@ -227,6 +227,11 @@ func TestInstall(t *testing.T) {
 			assert.Empty(t, list.Items, "%s left after the HyperConverged", gvk.Kind)
 		}
 	})
+
+	// A scrape of each metrics endpoint, as Prometheus's would be.
+	for _, m := range []struct{ name, addr string }{{"operator", operatorMetrics}, {"webhook", webhookMetrics}} {
+		t.Logf("%s metrics endpoint answered a scrape with HTTP %d", m.name, scrape(m.addr, tokenFor(t, ctx, ns, "hco-operator")))
+	}
 
 	// Stop both, so that the audit log is complete, then read it.
 	cancel()

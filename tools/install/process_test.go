@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -54,17 +55,47 @@ func freeAddress(t *testing.T) string {
 // projected token would.
 func kubeconfigFor(t *testing.T, ctx context.Context, ns, name string) string {
 	t.Helper()
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
-	require.NoError(t, env.Client.SubResource("token").Create(ctx, sa, tr), "token of service account %s/%s", ns, name)
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: env.Config.Host, CertificateAuthorityData: env.Config.CAData}
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: tokenFor(t, ctx, ns, name)}
 	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: "test", AuthInfo: name}
 	cfg.CurrentContext = name
 	path := filepath.Join(t.TempDir(), name+".kubeconfig")
 	require.NoError(t, clientcmd.WriteToFile(*cfg, path))
 	return path
+}
+
+// tokenFor returns a token of the service account ns/name from the
+// TokenRequest API.
+func tokenFor(t *testing.T, ctx context.Context, ns, name string) string {
+	t.Helper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
+	require.NoError(t, env.Client.SubResource("token").Create(ctx, sa, tr), "token of service account %s/%s", ns, name)
+	return tr.Status.Token
+}
+
+// scrape asks addr for /metrics with token, over HTTPS or HTTP, and returns
+// the status code (0 when neither answers). The install test does not judge
+// the answer (the monitoring tests do): it makes the process use what its
+// metrics endpoint is granted (token and access reviews, when authenticated).
+func scrape(addr, token string) int {
+	for _, scheme := range []string{"https", "http"} {
+		req, err := http.NewRequest(http.MethodGet, scheme+"://"+addr+"/metrics", nil)
+		if err != nil {
+			return 0
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		// The serving certificate of the metrics endpoint is not what this test checks.
+		c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec
+		resp, err := c.Do(req)
+		if err != nil {
+			continue
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	return 0
 }
 
 // container returns the first container of the rendered Deployment name.
