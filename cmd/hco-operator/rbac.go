@@ -34,4 +34,5 @@ package main
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,verbs=get;create;update
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,verbs=create
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,resourceNames=hyperconverged-cluster-operator-lock,verbs=get;update
