@@ -13,7 +13,7 @@ BUNDLE_IMAGE ?= quay.io/hcokit/hco-operator
 K8S_BIN := $(BIN)/k8s
 export KUBEBUILDER_ASSETS ?= $(K8S_BIN)
 
-.PHONY: all build test unit controlplane generate bundle verify bench fuzz run run-once clean
+.PHONY: all build test unit controlplane generate bundle verify bench fuzz run run-once manifests clean
 
 all: build
 
@@ -35,10 +35,11 @@ controlplane:
 	hack/build-controlplane.sh $(K8S_BIN)
 
 ## test: unit and integration tests against a real kube-apiserver (builds the control plane first if missing),
-## the tool module that checks the cnao/hpp mirrors against the upstream types, and the OLM bundle's checks.
+## the tool module that checks the cnao/hpp mirrors against the upstream types, the install test (tools/install) and the OLM bundle's checks.
 test: controlplane
 	$(GO) test -count=1 ./...
 	cd tools/upstreamapis && $(GO) test -count=1 ./...
+	cd tools/install && $(GO) test -count=1 ./...
 	cd tools/bundle && $(GO) test -count=1 ./...
 
 ## unit: the tests that need no control plane (integration tests skip outside CI), and the mirror checks.
@@ -46,6 +47,7 @@ unit:
 	KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
 	cd tools/upstreamapis && $(GO) test -count=1 ./...
 	cd tools/bundle && KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
+	cd tools/install && KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
 
 ## generate: regenerate deepcopy code and CRDs (config/crd).
 generate:
@@ -61,6 +63,12 @@ verify:
 	cd tools/bundle && $(GO) run ./cmd/bundle -root ../.. -version $(BUNDLE_VERSION) -check
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+
+## manifests: make config/ install VERSION (make manifests VERSION=1.2.3): the image tag of both
+## Deployments and the operator's HCO_VERSION (docs/install.md).
+manifests:
+	sed -i -e 's|image: quay.io/hcokit/hco-operator:.*|image: quay.io/hcokit/hco-operator:$(VERSION)|' config/manager/manager.yaml config/webhook/deployment.yaml
+	sed -i -e '/name: HCO_VERSION/{n;s|value: .*|value: "$(VERSION)"|}' config/manager/manager.yaml
 
 ## bench: one table: pure costs, and the stock binary on a local control plane (latencies and requests from the audit log, RSS). See docs/performance.md.
 bench: controlplane build

@@ -11,6 +11,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -40,7 +41,9 @@ type ManagerOptions struct {
 }
 
 // NewManager creates a manager whose cache holds only what the operator
-// manages, with the HyperConverged reconciler and ping health checks set up.
+// manages, namespaced objects only from env.Namespace (but the
+// HyperConverged from every namespace), with the HyperConverged reconciler
+// and ping health checks set up.
 func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOptions) (ctrl.Manager, *Reconciler, error) {
 	mo := opts.Manager
 	if mo.Scheme == nil {
@@ -50,6 +53,12 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err != nil {
 		return nil, nil, err
 	}
+	// Namespaced objects are cached in the operator namespace only: the
+	// operands' namespaced objects live there, and the stock RBAC grants them
+	// by a Role there. The HyperConverged is cached in every namespace: one
+	// outside the operator namespace is marked as ignored.
+	cacheOpts.DefaultNamespaces = map[string]cache.Config{env.Namespace: {}}
+	cacheOpts.ByObject[&hcov1.HyperConverged{}] = cache.ByObject{Namespaces: map[string]cache.Config{cache.AllNamespaces: {}}}
 	mo.Cache = cacheOpts
 	// The metrics endpoint (when served over HTTPS) follows the
 	// HyperConverged's TLS profile; the reader it needs exists once the

@@ -634,7 +634,18 @@ func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, desire
 // kind that hc manages.
 func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *operandKind, hc *hcov1.HyperConverged) ([]unstructured.Unstructured, error) {
 	list := k.newList()
-	if err := reader.List(ctx, list, client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: hc.Name}); err != nil {
+	opts := []client.ListOption{client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: hc.Name}}
+	// Namespaced objects are managed in hc's namespace (the operator
+	// namespace) only: the cache and the RBAC of namespaced kinds are
+	// scoped to it.
+	namespaced, err := r.client.IsObjectNamespaced(k.newObject())
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
+	}
+	if namespaced {
+		opts = append(opts, client.InNamespace(hc.Namespace))
+	}
+	if err := reader.List(ctx, list, opts...); err != nil {
 		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
 	}
 	for i := range list.Items {

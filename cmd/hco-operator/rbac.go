@@ -1,21 +1,38 @@
 package main
 
 // The permissions of the stock binary, for controller-gen (hack/generate.sh
-// writes config/rbac/role.yaml from them). Least privilege: the kinds the
-// operands write, the HyperConverged, Events, and the leader election Lease
-// in the operator namespace only. No wildcards.
+// writes config/rbac/role.yaml from them). Least privilege, no wildcards:
+//   - the ClusterRole: what is cluster-scoped or in every namespace: the
+//     HyperConverged (one outside the operator namespace is marked ignored),
+//     the cluster-scoped operand CRs (CDI, NetworkAddonsConfig) and Nodes
+//     (read only); the opt-in hpp operand's HostPathProvisioner is granted
+//     by config/components/hpp, which turns it on;
+//   - the Role in the operator namespace: the namespaced objects the operator
+//     manages there only (the KubeVirt and SSP CRs, the CLI download
+//     Deployment and Service), Events on the HyperConverged and the leader
+//     election Lease; its cache for namespaced kinds is scoped to that
+//     namespace (hco.NewManager).
+// The webhook's own permissions are in config/webhook/rbac.yaml and
+// config/certs/rbac.yaml. tools/install runs both under these grants and
+// fails for a missing one and for one never used.
 
-// +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/finalizers,verbs=update
-// +kubebuilder:rbac:groups=kubevirt.io,resources=kubevirts,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=ssp.kubevirt.io,resources=ssps,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=hostpathprovisioner.kubevirt.io,resources=hostpathprovisioners,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch;update
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch;update
-// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// Verbs: operand objects are read from the cache (list, watch), and past
+// it (get) only when a create finds one whose labels were edited; they are
+// created, updated and deleted, never patched. The HyperConverged is patched
+// (finalizer, metadata) and its status patched; get is the check past the
+// cache that it still exists. Events are created, and patched when they
+// repeat. The Lease is what leader election uses.
+
+// +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/status,verbs=patch
+// +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
+// +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=ssp.kubevirt.io,namespace=kubevirt-hyperconverged,resources=ssps,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=deployments,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,verbs=create
+// +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,resourceNames=hyperconverged-cluster-operator-lock,verbs=get;update

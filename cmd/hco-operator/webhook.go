@@ -26,6 +26,7 @@ type webhookConfig struct {
 	metrics                    metricsFlags
 	probeAddr                  string
 	lookupTimeout              time.Duration
+	certs                      certsConfig
 }
 
 func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *zap.Options, error) {
@@ -48,6 +49,7 @@ func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *za
 	addCLIDownloadImageFlag(fs, &c.env, getenv)
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates; use the operator's value.")
 	fs.DurationVar(&c.lookupTimeout, "lookup-timeout", webhook.DefaultLookupTimeout, "Bound on the VirtualMachine and DataVolume existence checks of one request.")
+	addCertsFlags(fs, &c.certs)
 	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -56,8 +58,9 @@ func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *za
 	return c, zapOpts, nil
 }
 
-// runWebhook serves the validating admission webhook of the HyperConverged.
-// It runs no controllers and caches nothing: every replica serves.
+// runWebhook serves the validating and mutating admission webhooks and the
+// conversion webhook of the HyperConverged. Every replica serves; with
+// --manage-certs the elected one also rotates the certificate (certs.go).
 func runWebhook(args []string, getenv func(string) string) error {
 	c, zapOpts, err := parseWebhook(args, getenv)
 	if err != nil {
@@ -73,16 +76,19 @@ func runWebhook(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+	server := crwebhook.Options{Port: c.port, CertDir: c.certDir, CertName: c.certName, KeyName: c.keyName}
+	opts := ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsOpts,
 		HealthProbeBindAddress: c.probeAddr,
-		WebhookServer: crwebhook.NewServer(crwebhook.Options{
-			Port: c.port, CertDir: c.certDir, CertName: c.certName, KeyName: c.keyName,
-		}),
-	})
+	}
+	configureCerts(&opts, c.certs, c.env.Namespace, server)
+	mgr, err := ctrl.NewManager(restConfig, opts)
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
+	}
+	if err := addCertRotator(mgr, c.certs, c.env.Namespace, server); err != nil {
+		return err
 	}
 	if err := webhook.Register(mgr, webhook.Options{
 		Namespace: c.env.Namespace, Registry: reg, Environment: c.env, LookupTimeout: c.lookupTimeout,

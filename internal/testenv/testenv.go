@@ -61,6 +61,11 @@ type Options struct {
 	// StartTimeout bounds the start of each component. Zero means 60s, which
 	// leaves room for a machine busy compiling.
 	StartTimeout time.Duration
+
+	// AuditPolicy, when set, is the apiserver's audit policy; the log is
+	// written to Env.AuditLog (JSON lines, blocking mode: an event is in
+	// the file before its response is sent).
+	AuditPolicy string
 }
 
 // Env is a running control plane.
@@ -73,6 +78,8 @@ type Env struct {
 	Scheme *runtime.Scheme
 	// Environment is the underlying envtest environment.
 	Environment *envtest.Environment
+	// AuditLog is the apiserver's audit log, empty without Options.AuditPolicy.
+	AuditLog string
 
 	stopHooks []func()
 	certDir   string
@@ -158,6 +165,19 @@ func Start(opts Options) (*Env, error) {
 		return nil, err
 	}
 	te.ControlPlane.GetAPIServer().CertDir = certDir
+	var auditLog string
+	if opts.AuditPolicy != "" {
+		policy := filepath.Join(certDir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(opts.AuditPolicy), 0o600); err != nil {
+			_ = os.RemoveAll(certDir)
+			return nil, err
+		}
+		auditLog = filepath.Join(certDir, "audit.log")
+		args := te.ControlPlane.GetAPIServer().Configure()
+		args.Set("audit-policy-file", policy)
+		args.Set("audit-log-path", auditLog)
+		args.Set("audit-log-mode", "blocking")
+	}
 
 	cfg, err := te.Start()
 	if err != nil {
@@ -171,7 +191,7 @@ func Start(opts Options) (*Env, error) {
 		_ = os.RemoveAll(certDir)
 		return nil, fmt.Errorf("building test client: %w", err)
 	}
-	env := &Env{Config: cfg, Client: c, Scheme: scheme, Environment: te, certDir: certDir}
+	env := &Env{Config: cfg, Client: c, Scheme: scheme, Environment: te, AuditLog: auditLog, certDir: certDir}
 	// With admission webhooks (given, or read from Paths), the test serves
 	// /convert on its webhook server; otherwise this process does.
 	if w := te.WebhookInstallOptions; len(w.ValidatingWebhooks)+len(w.MutatingWebhooks) == 0 {

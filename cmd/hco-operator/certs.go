@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	ctrl "sigs.k8s.io/controller-runtime"
+	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+)
+
+// hyperConvergedCRD is the CRD whose conversion webhook is served at /convert.
+const hyperConvergedCRD = "hyperconvergeds.hco.kubevirt.io"
+
+// certsConfig is how the webhook manages its own serving certificate
+// (--manage-certs): open-policy-agent/cert-controller's rotator keeps a CA
+// and a serving certificate in a Secret of the operator namespace, renews
+// them, and injects the CA into the validating and mutating webhook
+// configurations and the HyperConverged CRD's conversion webhook. The Secret
+// reaches --cert-dir as a mounted volume; the server reloads it when it
+// changes. Without --manage-certs someone else (OLM, cert-manager) provides
+// the certificate and the caBundles.
+type certsConfig struct {
+	manage        bool
+	secretName    string
+	serviceName   string
+	webhookName   string
+	extraDNSNames string
+}
+
+func addCertsFlags(fs *flag.FlagSet, c *certsConfig) {
+	fs.BoolVar(&c.manage, "manage-certs", false, "Create and rotate the serving certificate in --cert-secret and inject its CA into the webhook configurations and the HyperConverged CRD (leader-elected among the replicas).")
+	fs.StringVar(&c.secretName, "cert-secret", "hco-webhook-cert", "Secret in the operator namespace holding the managed CA and serving certificate; it must exist (the manifests create it empty).")
+	fs.StringVar(&c.serviceName, "service-name", "hco-webhook", "Service in front of the webhook: the managed certificate is for <service>.<namespace>.svc.")
+	fs.StringVar(&c.webhookName, "webhook-configuration-name", "hco-webhook", "Name of the ValidatingWebhookConfiguration and the MutatingWebhookConfiguration whose caBundle is managed.")
+	fs.StringVar(&c.extraDNSNames, "cert-extra-dns-names", "", "Comma-separated extra DNS names of the managed serving certificate (a webhook reached by URL).")
+}
+
+// configureCerts sets what the manager needs for certificates: leader
+// election for the rotator when it is on (so that two replicas do not write
+// competing certificates; every replica serves), and a webhook server that
+// starts once the certificate files exist, so that readiness waits for them.
+func configureCerts(o *ctrl.Options, c certsConfig, namespace string, server crwebhook.Options) {
+	o.WebhookServer = &certWaitingServer{Server: crwebhook.NewServer(server), certDir: server.CertDir, certName: server.CertName, keyName: server.KeyName}
+	if c.manage {
+		o.LeaderElection = true
+		o.LeaderElectionID = "hco-webhook-cert-rotator"
+		o.LeaderElectionNamespace = namespace
+		o.LeaderElectionReleaseOnCancel = true
+	}
+}
+
+// addCertRotator adds cert-controller's rotator to mgr when --manage-certs is set.
+func addCertRotator(mgr ctrl.Manager, c certsConfig, namespace string, server crwebhook.Options) error {
+	if !c.manage {
+		return nil
+	}
+	dnsName := fmt.Sprintf("%s.%s.svc", c.serviceName, namespace)
+	err := rotator.AddRotator(mgr, &rotator.CertRotator{
+		SecretKey:      types.NamespacedName{Namespace: namespace, Name: c.secretName},
+		CertDir:        server.CertDir,
+		CertName:       server.CertName,
+		KeyName:        server.KeyName,
+		CAName:         "hco-webhook-ca",
+		CAOrganization: "hcokit",
+		DNSName:        dnsName,
+		ExtraDNSNames:  append([]string{dnsName + ".cluster.local"}, splitList(c.extraDNSNames)...),
+		IsReady:        make(chan struct{}),
+		Webhooks: []rotator.WebhookInfo{
+			{Name: c.webhookName, Type: rotator.Validating},
+			{Name: c.webhookName, Type: rotator.Mutating},
+			{Name: hyperConvergedCRD, Type: rotator.CRDConversion},
+		},
+		FieldOwner:            "hco-webhook-cert-rotator",
+		RequireLeaderElection: true,
+	})
+	if err != nil {
+		return fmt.Errorf("set up the certificate rotator of Secret %s/%s: %w", namespace, c.secretName, err)
+	}
+	return nil
+}
+
+// certWaitingServer is a webhook server that starts once its certificate and
+// key files exist: with a managed or cert-manager certificate the Secret is
+// filled after the pod starts, and controller-runtime's server fails to
+// start without the files. Its StartedChecker fails until then.
+type certWaitingServer struct {
+	crwebhook.Server
+	certDir, certName, keyName string
+}
+
+var _ crwebhook.Server = (*certWaitingServer)(nil)
+
+// Start waits for the certificate files, then runs the server.
+func (s *certWaitingServer) Start(ctx context.Context) error {
+	log := ctrl.Log.WithName("webhook")
+	exist := func(context.Context) (bool, error) {
+		for _, name := range []string{s.certName, s.keyName} {
+			if _, err := os.Stat(filepath.Join(s.certDir, name)); err != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	if ok, _ := exist(ctx); !ok {
+		log.Info("waiting for the serving certificate", "certDir", s.certDir, "certName", s.certName, "keyName", s.keyName)
+		if err := wait.PollUntilContextCancel(ctx, time.Second, true, exist); err != nil {
+			if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("wait for the serving certificate in %s: %w", s.certDir, err)
+		}
+	}
+	return s.Server.Start(ctx)
+}

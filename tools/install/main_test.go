@@ -1,0 +1,44 @@
+package install
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/internal/testenv"
+)
+
+// auditPolicy records every request with its user and the authorizer's
+// decision (the annotations of level Metadata).
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+`
+
+var (
+	env *testenv.Env
+	// configRoot is the repository's config/ directory.
+	configRoot string
+)
+
+func TestMain(m *testing.M) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		os.Exit(1)
+	}
+	configRoot = filepath.Join(root, "config")
+	// Only the component operators' CRDs: the HyperConverged CRD comes with
+	// the manifests under test.
+	testenv.Main(m, testenv.Options{
+		CRDDirectoryPaths: []string{"config/crd/operands"},
+		AddToScheme:       []func(*runtime.Scheme) error{hcov1.AddToScheme},
+		AuditPolicy:       auditPolicy,
+	}, func(e *testenv.Env) { env = e })
+}

@@ -1,0 +1,251 @@
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The installs an admin can choose (docs/install.md).
+var kustomizations = []string{".", "overlays/cert-manager"}
+
+const defaultNamespace = "kubevirt-hyperconverged"
+
+func render(t *testing.T, dir, namespace string) []*unstructured.Unstructured {
+	t.Helper()
+	return renderEdited(t, dir, Edit{Namespace: namespace})
+}
+
+func renderEdited(t *testing.T, dir string, edit Edit) []*unstructured.Unstructured {
+	t.Helper()
+	objs, err := Render(configRoot, dir, edit)
+	require.NoError(t, err)
+	require.NotEmpty(t, objs)
+	return objs
+}
+
+func find(t *testing.T, objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	t.Fatalf("no %s %s in the rendered manifests", kind, name)
+	return nil
+}
+
+func into(t *testing.T, u *unstructured.Unstructured, out any) {
+	t.Helper()
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out), "%s %s", u.GetKind(), u.GetName())
+}
+
+// Every object of every install is accepted by the API server as it is
+// (strict field validation, dry run: the shared control plane is left as it
+// is). cert-manager's kinds are not served here, so they are checked by
+// rendering only.
+func TestManifestsAreAcceptedByTheAPIServer(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	// The namespaced objects are checked in a namespace of this run's (envtest
+	// runs no namespace controller: a deleted one stays terminating).
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hco-manifests-" + rand.String(5)}}
+	require.NoError(t, env.Client.Create(ctx, ns))
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, ns) })
+	for _, dir := range kustomizations {
+		for _, u := range render(t, dir, ns.Name) {
+			if u.GetKind() == "Namespace" {
+				continue
+			}
+			if strings.HasSuffix(u.GetAPIVersion(), "cert-manager.io/v1") {
+				continue
+			}
+			u := u.DeepCopy()
+			err := env.Client.Patch(ctx, u, client.Apply, client.FieldOwner("manifest-test"), client.ForceOwnership, client.DryRunAll,
+				client.FieldValidation(metav1.FieldValidationStrict))
+			assert.NoError(t, err, "%s: %s %s", dir, u.GetKind(), u.GetName())
+		}
+	}
+}
+
+// Least privilege, on paper: no wildcard verbs, resources, groups or names in
+// any role of any install (tools/install's install test finds the unused ones).
+func TestRBACHasNoWildcards(t *testing.T) {
+	for _, dir := range kustomizations {
+		roles := 0
+		for _, u := range render(t, dir, "") {
+			if u.GetKind() != "ClusterRole" && u.GetKind() != "Role" {
+				continue
+			}
+			roles++
+			var role rbacv1.ClusterRole
+			into(t, u, &role)
+			require.NotEmpty(t, role.Rules, "%s %s", u.GetKind(), u.GetName())
+			for _, r := range role.Rules {
+				for _, field := range [][]string{r.Verbs, r.Resources, r.APIGroups, r.ResourceNames, r.NonResourceURLs} {
+					assert.NotContains(t, field, "*", "%s: %s %s", dir, u.GetKind(), u.GetName())
+				}
+			}
+		}
+		assert.GreaterOrEqual(t, roles, 3, "%s: the operator's and the webhook's roles", dir)
+	}
+}
+
+// The manifests carry one version: the image tag of both Deployments is the
+// operator's HCO_VERSION (make manifests VERSION=x.y.z writes both).
+func TestManifestsCarryTheVersion(t *testing.T) {
+	for _, dir := range kustomizations {
+		objs := render(t, dir, "")
+		var op appsv1.Deployment
+		into(t, find(t, objs, "Deployment", "hco-operator"), &op)
+		var version string
+		for _, e := range op.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == "HCO_VERSION" {
+				version = e.Value
+			}
+		}
+		require.NotEmpty(t, version, "%s: HCO_VERSION of the operator", dir)
+		for _, name := range []string{"hco-operator", "hco-webhook"} {
+			var d appsv1.Deployment
+			into(t, find(t, objs, "Deployment", name), &d)
+			for _, c := range d.Spec.Template.Spec.Containers {
+				assert.Equal(t, "quay.io/hcokit/hco-operator:"+version, c.Image, "%s: %s container %s", dir, name, c.Name)
+			}
+		}
+	}
+}
+
+// A namespace set on the kustomization (kustomize edit set namespace) follows
+// into every name and reference: nothing of any install names the default
+// namespace any more, and the references that matter name the new one.
+func TestNamespaceFollowsEverywhere(t *testing.T) {
+	const other = "virt-elsewhere"
+	for _, dir := range kustomizations {
+		objs := render(t, dir, other)
+		for _, u := range objs {
+			raw, err := json.Marshal(u.Object)
+			require.NoError(t, err)
+			assert.NotContains(t, string(raw), defaultNamespace, "%s: %s %s still names the default namespace", dir, u.GetKind(), u.GetName())
+			if ns := u.GetNamespace(); ns != "" {
+				assert.Equal(t, other, ns, "%s: %s %s", dir, u.GetKind(), u.GetName())
+			}
+		}
+		find(t, objs, "Namespace", other)
+
+		// The webhook's bypass names the operator's service account.
+		vwc := find(t, objs, "ValidatingWebhookConfiguration", "hco-webhook")
+		hooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
+		require.Len(t, hooks, 1)
+		conds, _, _ := unstructured.NestedSlice(hooks[0].(map[string]any), "matchConditions")
+		require.Len(t, conds, 1)
+		assert.Equal(t, "request.userInfo.username != 'system:serviceaccount:"+other+":hco-operator'", conds[0].(map[string]any)["expression"], dir)
+
+		// The webhook Service, from both webhook configurations and the CRD's conversion.
+		for _, kind := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
+			hooks, _, _ := unstructured.NestedSlice(find(t, objs, kind, "hco-webhook").Object, "webhooks")
+			for _, h := range hooks {
+				ns, _, _ := unstructured.NestedString(h.(map[string]any), "clientConfig", "service", "namespace")
+				assert.Equal(t, other, ns, "%s: %s", dir, kind)
+			}
+		}
+		crd := find(t, objs, "CustomResourceDefinition", "hyperconvergeds.hco.kubevirt.io")
+		ns, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "webhook", "clientConfig", "service", "namespace")
+		assert.Equal(t, other, ns, "%s: CRD conversion", dir)
+
+		// Every binding binds the service accounts of the new namespace; the
+		// leader election Roles are there.
+		for _, u := range objs {
+			if u.GetKind() != "RoleBinding" && u.GetKind() != "ClusterRoleBinding" {
+				continue
+			}
+			var b rbacv1.RoleBinding
+			into(t, u, &b)
+			for _, s := range b.Subjects {
+				assert.Equal(t, other, s.Namespace, "%s: %s %s subject %s", dir, u.GetKind(), u.GetName(), s.Name)
+			}
+		}
+		assert.Equal(t, other, find(t, objs, "Role", "hco-operator").GetNamespace())
+
+		if dir == "overlays/cert-manager" {
+			want := other + "/hco-webhook"
+			for _, u := range []*unstructured.Unstructured{vwc, find(t, objs, "MutatingWebhookConfiguration", "hco-webhook"), crd} {
+				assert.Equal(t, want, u.GetAnnotations()["cert-manager.io/inject-ca-from"], "%s: %s", dir, u.GetKind())
+			}
+			names, _, _ := unstructured.NestedStringSlice(find(t, objs, "Certificate", "hco-webhook").Object, "spec", "dnsNames")
+			assert.Equal(t, []string{"hco-webhook." + other + ".svc", "hco-webhook." + other + ".svc.cluster.local"}, names)
+		}
+	}
+}
+
+// The default install manages its certificates; the cert-manager overlay
+// leaves that to cert-manager; both mount the Secret at the webhook's
+// default certificate directory.
+func TestCertificateMechanisms(t *testing.T) {
+	for dir, manage := range map[string]bool{".": true, "overlays/cert-manager": false} {
+		objs := render(t, dir, "")
+		var d appsv1.Deployment
+		into(t, find(t, objs, "Deployment", "hco-webhook"), &d)
+		c := d.Spec.Template.Spec.Containers[0]
+		assert.Equal(t, manage, contains(c.Args, "--manage-certs"), "%s: --manage-certs in %v", dir, c.Args)
+		require.Len(t, c.VolumeMounts, 1, dir)
+		assert.Equal(t, "/tmp/k8s-webhook-server/serving-certs", c.VolumeMounts[0].MountPath, dir)
+		require.Len(t, d.Spec.Template.Spec.Volumes, 1, dir)
+		assert.Equal(t, "hco-webhook-cert", d.Spec.Template.Spec.Volumes[0].Secret.SecretName, dir)
+		hasSecret := false
+		for _, u := range objs {
+			hasSecret = hasSecret || (u.GetKind() == "Secret" && u.GetName() == "hco-webhook-cert")
+		}
+		assert.Equal(t, manage, hasSecret, "%s: the empty Secret the rotator fills", dir)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// components/hpp turns the opt-in hpp operand on in the operator and the
+// webhook alike, and grants the HostPathProvisioner only then.
+func TestHPPComponent(t *testing.T) {
+	hasHPPRule := func(objs []*unstructured.Unstructured) bool {
+		for _, u := range objs {
+			if u.GetKind() == "ClusterRole" {
+				var r rbacv1.ClusterRole
+				into(t, u, &r)
+				for _, rule := range r.Rules {
+					if contains(rule.Resources, "hostpathprovisioners") {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	assert.False(t, hasHPPRule(render(t, ".", "")), "the default install does not run hpp and does not grant it")
+	objs := renderEdited(t, ".", Edit{Namespace: "virt-elsewhere", Components: []string{"components/hpp"}})
+	assert.True(t, hasHPPRule(objs))
+	for _, name := range []string{"hco-operator", "hco-webhook"} {
+		var d appsv1.Deployment
+		into(t, find(t, objs, "Deployment", name), &d)
+		assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, "--operands=kubevirt,cdi,cnao,ssp,hpp,clidownload", name)
+	}
+	var b rbacv1.ClusterRoleBinding
+	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-hpp"), &b)
+	assert.Equal(t, "virt-elsewhere", b.Subjects[0].Namespace)
+}
