@@ -4,8 +4,9 @@ package main
 // writes config/rbac/role.yaml from them). Least privilege, no wildcards:
 //   - the ClusterRole: what is cluster-scoped or in every namespace: the
 //     HyperConverged (one outside the operator namespace is marked ignored),
-//     the cluster-scoped operand CRs (CDI, NetworkAddonsConfig) and Nodes
-//     (read only); the opt-in hpp operand's HostPathProvisioner is granted
+//     the cluster-scoped operand CRs (CDI, NetworkAddonsConfig), Nodes and,
+//     on OpenShift, the APIServer configuration (its TLS profile) (read
+//     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
 //   - the Role in the operator namespace: the namespaced objects the operator
 //     manages there only (the KubeVirt and SSP CRs, the CLI download
@@ -28,6 +29,7 @@ package main
 // +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
+// +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=ssp.kubevirt.io,namespace=kubevirt-hyperconverged,resources=ssps,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=deployments,verbs=get;list;watch;create;update;delete

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"time"
 
+	ocpconfigv1 "github.com/openshift/api/config/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -76,17 +82,42 @@ func runWebhook(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	server := crwebhook.Options{Port: c.port, CertDir: c.certDir, CertName: c.certName, KeyName: c.keyName}
+	// The webhook and metrics endpoints follow the HyperConverged's TLS
+	// profile (hco.ServeTLSProfile), read from this manager's cache, which
+	// exists once the manager does; the first handshake comes after start.
+	var serveTLSProfile func(*tls.Config)
+	followProfile := func(cfg *tls.Config) { serveTLSProfile(cfg) }
+	server := crwebhook.Options{Port: c.port, CertDir: c.certDir, CertName: c.certName, KeyName: c.keyName, TLSOpts: []func(*tls.Config){followProfile}}
+	metricsOpts.TLSOpts = append(metricsOpts.TLSOpts, followProfile)
 	opts := ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsOpts,
 		HealthProbeBindAddress: c.probeAddr,
+		// The cache holds the HyperConverged of the operator namespace
+		// (and, on OpenShift, the cluster's APIServer configuration): the
+		// TLS profile.
+		Cache: cache.Options{DefaultNamespaces: map[string]cache.Config{c.env.Namespace: {}}},
 	}
 	configureCerts(&opts, c.certs, c.env.Namespace, server)
 	mgr, err := ctrl.NewManager(restConfig, opts)
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
+	openShift, err := hco.ClusterTLSProfileServed(mgr.GetRESTMapper())
+	if err != nil {
+		return err
+	}
+	profileSources := []client.Object{&hcov1.HyperConverged{}}
+	if openShift {
+		profileSources = append(profileSources, &ocpconfigv1.APIServer{})
+	}
+	for _, obj := range profileSources {
+		// Started with the cache, so that the first handshake finds them synced.
+		if _, err := mgr.GetCache().GetInformer(context.Background(), obj, cache.BlockUntilSynced(false)); err != nil {
+			return fmt.Errorf("watch %T for the TLS profile: %w", obj, err)
+		}
+	}
+	serveTLSProfile = hco.ServeTLSProfile(mgr.GetCache(), types.NamespacedName{Namespace: c.env.Namespace, Name: hcov1.HyperConvergedName}, openShift)
 	if err := addCertRotator(mgr, c.certs, c.env.Namespace, server); err != nil {
 		return err
 	}

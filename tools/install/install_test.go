@@ -156,6 +156,33 @@ func TestInstall(t *testing.T) {
 		assert.Equal(t, "200m", cpu, "the KubeVirt CR carries the annotation's patch")
 	})
 
+	t.Run("the webhook serves the HyperConverged's TLS profile, without a restart", func(t *testing.T) {
+		handshake := func(maxVersion uint16) error {
+			conn, err := tls.Dial("tcp", strings.TrimPrefix(base, "https://"), &tls.Config{InsecureSkipVerify: true, MaxVersion: maxVersion}) //nolint:gosec // the protocol version is what is checked
+			if err == nil {
+				conn.Close()
+			}
+			return err
+		}
+		require.NoError(t, handshake(tls.VersionTLS12), "Intermediate (no profile) serves TLS 1.2")
+		setProfile := func(profile string) {
+			t.Helper()
+			require.NoError(t, env.Client.Patch(ctx, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hcov1.HyperConvergedName}},
+				client.RawPatch(types.MergePatchType, []byte(`{"spec":{"security":{"tlsSecurityProfile":`+profile+`}}}`))))
+		}
+		setProfile(`{"type":"Modern","modern":{}}`)
+		waitFor(t, "Modern: a TLS 1.2 handshake refused", func() error {
+			if handshake(tls.VersionTLS12) == nil {
+				return fmt.Errorf("TLS 1.2 still served")
+			}
+			return nil
+		})
+		assert.NoError(t, handshake(tls.VersionTLS13), "Modern serves TLS 1.3")
+		webhook.running(t)
+		setProfile(`null`)
+		waitFor(t, "no profile: TLS 1.2 served again", func() error { return handshake(tls.VersionTLS12) })
+	})
+
 	t.Run("the operator takes back what it manages after its labels were edited", func(t *testing.T) {
 		// Without its managed-by label an object leaves the operator's cache:
 		// the operator's create finds it, reads it past the cache and
