@@ -819,7 +819,7 @@ func (r *Reconciler) nodeFacts(hc *hcov1.HyperConverged) NodeFacts {
 
 // setNodeStatus writes the node facts into a status.
 func setNodeStatus(s *hcov1.HyperConvergedStatus, f NodeFacts) {
-	ha := f.InfrastructureHighlyAvailable()
-	s.InfrastructureHighlyAvailable = &ha
+	ha, cpHA := f.InfrastructureHighlyAvailable(), f.ControlPlaneHighlyAvailable()
+	s.InfrastructureHighlyAvailable, s.ControlPlaneHighlyAvailable = &ha, &cpHA
 	s.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: f.WorkloadArchitectures, ControlPlaneArchitectures: f.ControlPlaneArchitectures}
 }

@@ -809,6 +809,13 @@ type HyperConvergedStatus struct {
 	// +optional
 	InfrastructureHighlyAvailable *bool `json:"infrastructureHighlyAvailable,omitempty"`
 
+	// ControlPlaneHighlyAvailable is whether the cluster has three or more
+	// control-plane nodes, or two and an arbiter (upstream's rule); without
+	// it KubeVirt's control plane runs one replica. An hcokit addition:
+	// upstream keeps this fact to itself.
+	// +optional
+	ControlPlaneHighlyAvailable *bool `json:"controlPlaneHighlyAvailable,omitempty"`
+
 	// NodeInfo describes the cluster's nodes.
 	// +optional
 	NodeInfo NodeInfoStatus `json:"nodeInfo,omitempty"`

@@ -456,6 +456,11 @@ func (in *HyperConvergedStatus) DeepCopyInto(out *HyperConvergedStatus) {
 		*out = new(bool)
 		**out = **in
 	}
+	if in.ControlPlaneHighlyAvailable != nil {
+		in, out := &in.ControlPlaneHighlyAvailable, &out.ControlPlaneHighlyAvailable
+		*out = new(bool)
+		**out = **in
+	}
 	in.NodeInfo.DeepCopyInto(&out.NodeInfo)
 }
 

@@ -790,6 +790,10 @@ type HyperConvergedStatus struct {
 	// +optional
 	InfrastructureHighlyAvailable *bool `json:"infrastructureHighlyAvailable,omitempty"`
 
+	// ControlPlaneHighlyAvailable: see v1's status (an hcokit addition).
+	// +optional
+	ControlPlaneHighlyAvailable *bool `json:"controlPlaneHighlyAvailable,omitempty"`
+
 	// NodeInfo: see v1's status.
 	// +optional
 	NodeInfo hcov1.NodeInfoStatus `json:"nodeInfo,omitempty"`

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kvv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -61,6 +62,34 @@ func TestNodeFactsFollowTheNodes(t *testing.T) {
 	waitNodeStatus("two workers", true, []string{"amd64", "arm64"})
 	hc := getHC(t)
 	assert.Equal(t, []string{"amd64"}, hc.Status.NodeInfo.ControlPlaneArchitectures)
+
+	// One control-plane node: not highly available, so KubeVirt's control
+	// plane runs one replica; three make it highly available (upstream's
+	// thresholds), and KubeVirt's defaults come back.
+	waitInfra := func(what string, cpHA bool, replicas *uint8) {
+		t.Helper()
+		testenv.Eventually(t, what, func() error {
+			hc := getHC(t)
+			if got := hc.Status.ControlPlaneHighlyAvailable; got == nil || *got != cpHA {
+				return fmt.Errorf("controlPlaneHighlyAvailable %v", got)
+			}
+			kv := get(t, kvKey, &kvv1.KubeVirt{})
+			var got *uint8
+			if kv.Spec.Infra != nil {
+				got = kv.Spec.Infra.Replicas
+			}
+			if (got == nil) != (replicas == nil) || (got != nil && *got != *replicas) {
+				return fmt.Errorf("KubeVirt spec.infra %+v", kv.Spec.Infra)
+			}
+			return nil
+		})
+	}
+	one := uint8(1)
+	waitInfra("one control-plane node", false, &one)
+	newNode("test-cp-2", "amd64", hco.LabelNodeRoleControlPlane)
+	waitInfra("two control-plane nodes", false, &one)
+	newNode("test-cp-3", "amd64", hco.LabelNodeRoleMaster)
+	waitInfra("three control-plane nodes", true, nil)
 
 	// A label change is an event too: the worker stops being one.
 	n := &corev1.Node{}

@@ -89,6 +89,7 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error
 		return nil, err
 	}
 	infra, workloads := placement.ForKubeVirt(spec.InfraPlacement(), spec.WorkloadPlacement())
+	infra = InfraForControlPlane(infra, hc.Status)
 
 	kv := &kvv1.KubeVirt{
 		TypeMeta: typeMeta(),
@@ -436,3 +437,35 @@ func copyPtr[T any](p *T) *T {
 // DeletionOrder implements hco.DeletionOrderer: KubeVirt goes after the
 // other operands and before CDI.
 func (Operand) DeletionOrder() int { return 10 }
+
+// InfraForControlPlane adapts KubeVirt's spec.infra (infra, from the infra
+// placement) to the control plane the status reports, as upstream HCO does:
+// without three control-plane nodes (or two and an arbiter) KubeVirt's
+// control plane runs one replica; without any control-plane node and
+// without an infra placement, an empty placement lets it run anywhere (one
+// replica unless there are two workers). A status without node facts (render,
+// or before the first reconcile) is taken for a highly available cluster,
+// which leaves KubeVirt's defaults. A control-plane node is known by its
+// architecture in status.nodeInfo.
+func InfraForControlPlane(infra *kvv1.ComponentConfig, status hcov1.HyperConvergedStatus) *kvv1.ComponentConfig {
+	known := status.ControlPlaneHighlyAvailable != nil
+	controlPlaneHA := !known || *status.ControlPlaneHighlyAvailable
+	if infra == nil && controlPlaneHA {
+		return nil
+	}
+	out := infra
+	if out == nil {
+		out = &kvv1.ComponentConfig{}
+	}
+	if infra == nil && known && len(status.NodeInfo.ControlPlaneArchitectures) == 0 {
+		out.NodePlacement = &kvv1.NodePlacement{}
+		if ha := status.InfrastructureHighlyAvailable; ha != nil && !*ha {
+			out.Replicas = ptr[uint8](1)
+		}
+		return out
+	}
+	if !controlPlaneHA {
+		out.Replicas = ptr[uint8](1)
+	}
+	return out
+}

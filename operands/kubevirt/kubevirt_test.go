@@ -397,3 +397,47 @@ func TestEvictionStrategySeam(t *testing.T) {
 	assert.Equal(t, kvv1.EvictionStrategyLiveMigrate, *kubevirt.EvictionStrategy(nil, ptr(true)))
 	assert.Equal(t, kvv1.EvictionStrategyExternal, *kubevirt.EvictionStrategy(ptr(kvv1.EvictionStrategyExternal), ptr(false)))
 }
+
+// TestInfraFollowsTheControlPlane: KubeVirt's spec.infra as upstream builds
+// it from the node facts of the status.
+func TestInfraFollowsTheControlPlane(t *testing.T) {
+	yes, no := true, false
+	one := uint8(1)
+	placed := &kvv1.ComponentConfig{NodePlacement: &kvv1.NodePlacement{NodeSelector: map[string]string{"infra": "yes"}}}
+	status := func(cpHA, infraHA *bool, cpArchs ...string) hcov1.HyperConvergedStatus {
+		return hcov1.HyperConvergedStatus{ControlPlaneHighlyAvailable: cpHA, InfrastructureHighlyAvailable: infraHA,
+			NodeInfo: hcov1.NodeInfoStatus{ControlPlaneArchitectures: cpArchs}}
+	}
+	for _, tc := range []struct {
+		name   string
+		infra  *kvv1.ComponentConfig
+		status hcov1.HyperConvergedStatus
+		want   *kvv1.ComponentConfig
+	}{
+		{name: "no node facts (render): KubeVirt's defaults", status: status(nil, nil)},
+		{name: "no node facts, a placement: as placed", infra: placed, status: status(nil, nil), want: placed},
+		{name: "highly available control plane: KubeVirt's defaults", status: status(&yes, &yes, "amd64")},
+		{name: "highly available control plane, a placement: as placed", infra: placed, status: status(&yes, &no, "amd64"), want: placed},
+		{name: "one control-plane node: one replica", status: status(&no, &yes, "amd64"), want: &kvv1.ComponentConfig{Replicas: &one}},
+		{name: "one control-plane node, a placement: one replica, as placed", infra: placed, status: status(&no, &no, "amd64"),
+			want: &kvv1.ComponentConfig{NodePlacement: placed.NodePlacement, Replicas: &one}},
+		{name: "no control-plane node, two workers: anywhere", status: status(&no, &yes), want: &kvv1.ComponentConfig{NodePlacement: &kvv1.NodePlacement{}}},
+		{name: "no control-plane node, one worker: anywhere, one replica", status: status(&no, &no),
+			want: &kvv1.ComponentConfig{NodePlacement: &kvv1.NodePlacement{}, Replicas: &one}},
+		{name: "no control-plane node, a placement: one replica, as placed", infra: placed, status: status(&no, &yes),
+			want: &kvv1.ComponentConfig{NodePlacement: placed.NodePlacement, Replicas: &one}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.infra.DeepCopy()
+			assert.Equal(t, tc.want, kubevirt.InfraForControlPlane(in, tc.status))
+		})
+	}
+
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
+	hcov1.Default(hc)
+	hc.Status = status(&no, &yes, "amd64")
+	kv, err := kubevirt.Build(hc, hco.Environment{})
+	require.NoError(t, err)
+	assert.Equal(t, &one, kv.Spec.Infra.Replicas, "Build applies it")
+	assert.Nil(t, kv.Spec.Workloads, "the workloads are not the control plane's")
+}
