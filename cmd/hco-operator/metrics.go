@@ -35,7 +35,9 @@ func addMetricsFlags(fs *flag.FlagSet, f *metricsFlags) {
 // flags. Secure serving authenticates and authorizes every scrape against
 // the API server (controller-runtime's filters, which cache the answers),
 // and speaks HTTP/1.1 only, as kubebuilder does (HTTP/2 stream-reset
-// attacks). A --metrics-cert-path whose files are missing is an error: the
+// attacks). The TLS versions and ciphers are the HyperConverged's TLS
+// profile, per connection: hco.NewManager (operator) and runWebhook add
+// that option. A --metrics-cert-path whose files are missing is an error: the
 // server would otherwise fall back to a self-signed certificate silently.
 func (f metricsFlags) serverOptions() (metricsserver.Options, error) {
 	o := metricsserver.Options{BindAddress: f.addr}
@@ -44,10 +46,7 @@ func (f metricsFlags) serverOptions() (metricsserver.Options, error) {
 	}
 	o.SecureServing = true
 	o.FilterProvider = filters.WithAuthenticationAndAuthorization
-	o.TLSOpts = []func(*tls.Config){func(c *tls.Config) {
-		c.MinVersion = tls.VersionTLS12
-		c.NextProtos = []string{"http/1.1"}
-	}}
+	o.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
 	if f.certPath == "" {
 		return o, nil
 	}
