@@ -147,48 +147,29 @@ const (
 	GateEnableMultiArchBootImageImport = "enableMultiArchBootImageImport"
 )
 
-// Known returns the HyperConverged gates hcokit acts on, sorted.
+// GateDeployObservabilityController deploys the virt-observability-controller
+// upstream; hcokit accepts it and warns that nothing acts on it yet.
+const GateDeployObservabilityController = "deployObservabilityController"
+
+// Known returns the HyperConverged gates hcokit knows (upstream's gate
+// table and withHostPassthroughCPU), sorted.
 func Known() []string {
-	out := []string{
-		GateWithHostPassthroughCPU, GateDownwardMetrics, GateDeployKubeSecondaryDNS, GateDisableMDevConfiguration,
-		GatePersistentReservation, GateAlignCPUs, GateDecentralizedLiveMigration, GateDeclarativeHotplugVolumes,
-		GateTemplate, GateObjectGraph, GateIncrementalBackup, GateContainerPathVolumes,
-		GateEnableMultiArchBootImageImport,
-	}
+	out := hcov1.FeatureGateNames()
 	slices.Sort(out)
 	return out
 }
 
 // Default reports whether the gate called name is on when spec.featureGates
-// does not list it. Upstream HCO's beta gates are on by default in v1
-// (decentralizedLiveMigration, declarativeHotplugVolumes, template: its
-// pkg/featuregatedetails/feature-gates.json); every other gate, alpha,
-// deprecated or unknown, is off.
-//
-// v1beta1 has a field per gate with a CRD default of false, which converts
-// to an explicit "False" entry, so a v1beta1 object keeps its gates off
-// unless it turns them on.
-func Default(name string) bool {
-	switch name {
-	case GateDecentralizedLiveMigration, GateDeclarativeHotplugVolumes, GateTemplate:
-		return true
-	}
-	return false
-}
+// does not list it: upstream HCO's beta gates are on (decentralizedLiveMigration,
+// declarativeHotplugVolumes, template: its pkg/featuregatedetails/feature-gates.json
+// at 03da3cf); every other gate, alpha, deprecated or unknown, is off.
+func Default(name string) bool { return hcov1.DefaultEnabled(name) }
 
 // Enabled reports whether the gate called name is on: as its entry in gs
-// says when listed ("True" or no state: on; "False": off), otherwise its
-// [Default]. Read every gate through Enabled rather than
-// hcov1.FeatureGates.IsEnabled, which knows no defaults and treats an
-// unlisted gate as off.
-func Enabled(gs hcov1.FeatureGates, name string) bool {
-	for _, g := range gs {
-		if g.Name == name {
-			return g.IsEnabled()
-		}
-	}
-	return Default(name)
-}
+// says when listed (no state or Enabled: on; Disabled: off), otherwise its
+// [Default]; a gate hcokit does not know is off. Names compare
+// case-insensitively, as the list's uniqueness rule does.
+func Enabled(gs hcov1.FeatureGates, name string) bool { return gs.Enabled(name) }
 
 // PersistentReservationEnabled is the effective SCSI persistent reservation
 // setting: spec.storage.persistentReservationConfiguration.enabled when set,
@@ -199,6 +180,17 @@ func PersistentReservationEnabled(spec *hcov1.HyperConvergedSpec) bool {
 		return *s.PersistentReservationConfiguration.Enabled
 	}
 	return Enabled(spec.FeatureGates, GatePersistentReservation)
+}
+
+// MultiArchBootImageImportEnabled is the effective multi-architecture golden
+// image import: spec.workloadSources.enableMultiArchBootImageImport when set,
+// otherwise the deprecated enableMultiArchBootImageImport gate (upstream's
+// IsMultiArchEnabled at 03da3cf).
+func MultiArchBootImageImportEnabled(spec *hcov1.HyperConvergedSpec) bool {
+	if p := spec.WorkloadSources.EnableMultiArchBootImageImport; p != nil {
+		return *p
+	}
+	return Enabled(spec.FeatureGates, GateEnableMultiArchBootImageImport)
 }
 
 // MediatedDevicesEnabled is the effective mediated devices handling:

@@ -77,8 +77,8 @@ func TestForKubeVirt(t *testing.T) {
 			name: "enabled omitted means True, False means off",
 			gates: hcov1.FeatureGates{
 				{Name: featuregates.GateDownwardMetrics},
-				{Name: featuregates.GateAlignCPUs, Enabled: ptr(hcov1.FeatureGateDisabled)},
-				{Name: featuregates.GateObjectGraph, Enabled: ptr(hcov1.FeatureGateEnabled)},
+				{Name: featuregates.GateAlignCPUs, State: ptr(hcov1.FeatureGateDisabled)},
+				{Name: featuregates.GateObjectGraph, State: ptr(hcov1.FeatureGateEnabled)},
 			},
 			want: sorted(append(slices.Clone(baseline), "DownwardMetrics", "ObjectGraph")),
 		},

@@ -22,6 +22,7 @@ func ForKubeVirt(c hcov1.LiveMigrationConfigurations) (*kvv1.MigrationConfigurat
 		Network:                           copyPtr(c.Network),
 		AllowAutoConverge:                 copyPtr(c.AllowAutoConverge),
 		AllowPostCopy:                     copyPtr(c.AllowPostCopy),
+		AllowWorkloadDisruption:           copyPtr(c.AllowWorkloadDisruption),
 	}
 	if c.BandwidthPerMigration != nil {
 		q, err := ParseBandwidth(*c.BandwidthPerMigration)

@@ -66,7 +66,7 @@ func TestDecodeUnknownFeatureGateIsAWarning(t *testing.T) {
 		if len(warnings) != 1 || !strings.HasPrefix(warnings[0], want) {
 			t.Errorf("warnings = %q, want one starting %q", warnings, want)
 		}
-		if !hc.Spec.FeatureGates.IsEnabled(featuregates.GateWithHostPassthroughCPU) {
+		if !hc.Spec.FeatureGates.Enabled(featuregates.GateWithHostPassthroughCPU) {
 			t.Error("the known gate was lost")
 		}
 	}

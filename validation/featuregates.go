@@ -38,9 +38,12 @@ func FeatureGateWarnings(gates hcov1.FeatureGates) []string {
 }
 
 // unusedFieldWarnings names the fields upstream HCO acts on that hcokit
-// accepts and stores but does not act on yet, when they differ from their
-// defaults: Application Aware Quota (hcokit has no AAQ module) and the
-// network-resources-injector.
+// accepts and stores but does not act on yet, when they are set to other
+// than their defaults: Application Aware Quota (hcokit has no AAQ module),
+// spec.observability and the deployObservabilityController gate (hcokit does
+// not deploy the observability controller). deployNetworkResourcesInjector
+// defaults to true, as upstream's; README lists the injector among the
+// upstream components hcokit does not deploy yet.
 func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
 	var out []string
 	warn := func(field string, set bool) {
@@ -52,7 +55,8 @@ func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
 	if a := s.Deployment.ApplicationAwareConfig; a != nil {
 		warn("deployment.applicationAwareConfig.enable", isTrue(a.Enable))
 	}
-	warn("deployment.deployNetworkResourcesInjector", isTrue(s.Deployment.DeployNetworkResourcesInjector))
+	warn("observability", s.Observability != nil)
+	warn(`featureGates "deployObservabilityController"`, featuregates.Enabled(s.FeatureGates, featuregates.GateDeployObservabilityController))
 	return out
 }
 

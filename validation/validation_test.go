@@ -321,13 +321,13 @@ func TestFeatureGateWarnings(t *testing.T) {
 		gates hcov1.FeatureGates
 		want  []string
 	}{
-		{name: "known gates", gates: hcov1.FeatureGates{{Name: "downwardMetrics"}, {Name: "alignCPUs", Enabled: &off}}},
+		{name: "known gates", gates: hcov1.FeatureGates{{Name: "downwardMetrics"}, {Name: "alignCPUs", State: &off}}},
 		{name: "no gates"},
 		{name: "deprecated", gates: hcov1.FeatureGates{{Name: "nonRoot"}},
 			want: []string{`spec.featureGates "nonRoot" is deprecated and ignored; remove it`}},
-		{name: "deprecated, even when off", gates: hcov1.FeatureGates{{Name: "enableApplicationAwareQuota", Enabled: &off}},
+		{name: "deprecated, even when off", gates: hcov1.FeatureGates{{Name: "enableApplicationAwareQuota", State: &off}},
 			want: []string{`spec.featureGates "enableApplicationAwareQuota" is deprecated and ignored; remove it`}},
-		{name: "unknown, in list order", gates: hcov1.FeatureGates{{Name: "zeta", Enabled: &off}, {Name: "downwardMetrics"}, {Name: "enableMagic"}},
+		{name: "unknown, in list order", gates: hcov1.FeatureGates{{Name: "zeta", State: &off}, {Name: "downwardMetrics"}, {Name: "enableMagic"}},
 			want: []string{
 				`spec.featureGates "zeta" is not a known feature gate and is ignored; remove it ` + known,
 				`spec.featureGates "enableMagic" is not a known feature gate and is ignored; remove it ` + known,
@@ -359,8 +359,10 @@ func TestWarnings(t *testing.T) {
 	hc := defaulted(func(hc *hcov1.HyperConverged) {
 		hc.Spec.FeatureGates.Set("nonRoot", true)
 		hc.Spec.Deployment.ApplicationAwareConfig.Enable = ptr.To(true)
+		hc.Spec.Observability = &hcov1.ObservabilityConfig{AllowedAlerts: []string{"none"}}
+		hc.Spec.FeatureGates.Set("deployObservabilityController", true)
+		// Acted on now, or upstream's default: no warning.
 		hc.Spec.Deployment.DeployNetworkResourcesInjector = ptr.To(true)
-		// Acted on now: no warning.
 		hc.Spec.Virtualization.VirtualMachineOptions.DisableFreePageReporting = ptr.To(true)
 		hc.Spec.WorkloadSources.EnableCommonBootImageImport = ptr.To(false)
 		hc.Spec.Deployment.DeployVMConsoleProxy = ptr.To(true)
@@ -369,7 +371,8 @@ func TestWarnings(t *testing.T) {
 	assert.Equal(t, []string{
 		`spec.featureGates "nonRoot" is deprecated and ignored; remove it`,
 		"spec.deployment.applicationAwareConfig.enable" + unused,
-		"spec.deployment.deployNetworkResourcesInjector" + unused,
+		"spec.observability" + unused,
+		`spec.featureGates "deployObservabilityController"` + unused,
 	}, validation.Warnings(hc))
 
 	// Set to their defaults, the same fields warn about nothing.

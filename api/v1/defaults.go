@@ -60,6 +60,7 @@ func Default(hc *HyperConverged) {
 		d.UninstallStrategy = UninstallStrategyBlockUninstallIfWorkloadsExist
 	}
 	setDefault(&d.DeployVMConsoleProxy, false)
+	setDefault(&d.DeployNetworkResourcesInjector, true)
 	if d.ApplicationAwareConfig == nil {
 		d.ApplicationAwareConfig = &ApplicationAwareConfigurations{}
 	}
@@ -78,6 +79,7 @@ func DefaultLiveMigration(lm *LiveMigrationConfigurations) {
 	setDefault(&lm.ProgressTimeout, DefaultProgressTimeout)
 	setDefault(&lm.AllowAutoConverge, false)
 	setDefault(&lm.AllowPostCopy, false)
+	setDefault(&lm.AllowWorkloadDisruption, false)
 }
 
 // DefaultWorkloadUpdateStrategy fills the unset workload update settings.

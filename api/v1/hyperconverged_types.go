@@ -1,6 +1,9 @@
 package v1
 
 import (
+	"slices"
+	"strings"
+
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,7 +27,9 @@ type HyperConverged struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// +kubebuilder:default={}
+	// The defaults are upstream HCO's (commit 03da3cf), with the seeds' live
+	// migration limits.
+	// +kubebuilder:default={"security": {"certConfig": {"ca": {"duration": "48h0m0s", "renewBefore": "24h0m0s"}, "server": {"duration": "24h0m0s", "renewBefore": "12h0m0s"}}}, "virtualization": {"liveMigrationConfig": {"completionTimeoutPerGiB": 800, "parallelMigrationsPerCluster": 5, "parallelOutboundMigrationsPerNode": 2, "progressTimeout": 150, "bandwidthPerMigration": "64Mi", "allowAutoConverge": false, "allowPostCopy": false}, "virtualMachineOptions": {"disableFreePageReporting": false, "disableSerialConsoleLog": false}, "vmiCPUAllocationRatio": 10}, "workloadSources": {"enableCommonBootImageImport": true}, "deployment": {"uninstallStrategy": "BlockUninstallIfWorkloadsExist", "deployVmConsoleProxy": false, "deployNetworkResourcesInjector": true, "applicationAwareConfig": {"enable": false}}}
 	// +optional
 	Spec   HyperConvergedSpec   `json:"spec,omitempty"`
 	Status HyperConvergedStatus `json:"status,omitempty"`
@@ -43,8 +48,9 @@ type HyperConvergedList struct {
 // grouped by concern.
 type HyperConvergedSpec struct {
 	// FeatureGates enables or disables features that are not generally
-	// available. Each entry names a gate; "enabled" is "True" (the default
-	// when omitted) or "False". A gate that is not listed is off. Unknown
+	// available. Each entry names a gate; "state" is Enabled (the default
+	// when omitted) or Disabled. A gate that is not listed has its phase's
+	// default: beta gates are on, alpha and deprecated ones off. Unknown
 	// names are accepted, so YAML written for another version still applies;
 	// they are ignored, and the validating webhook answers with a warning
 	// naming them.
@@ -53,7 +59,7 @@ type HyperConvergedSpec struct {
 
 	// Virtualization configures KubeVirt: live migration, host devices,
 	// workload updates, CPU models and VM defaults.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"liveMigrationConfig": {"completionTimeoutPerGiB": 800, "parallelMigrationsPerCluster": 5, "parallelOutboundMigrationsPerNode": 2, "progressTimeout": 150, "bandwidthPerMigration": "64Mi", "allowAutoConverge": false, "allowPostCopy": false, "allowWorkloadDisruption": false}, "virtualMachineOptions": {"disableFreePageReporting": false, "disableSerialConsoleLog": false}, "vmiCPUAllocationRatio": 10}
 	// +optional
 	Virtualization VirtualizationConfig `json:"virtualization,omitempty"`
 
@@ -66,79 +72,130 @@ type HyperConvergedSpec struct {
 	Networking *NetworkingConfig `json:"networking,omitempty"`
 
 	// WorkloadSources configures where VM templates and boot images come from.
-	// +kubebuilder:default={}
 	// +optional
 	WorkloadSources WorkloadSourcesConfig `json:"workloadSources,omitempty"`
 
 	// Security holds the rotation policy of the internal certificates.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"certConfig": {"ca": {"duration": "48h0m0s", "renewBefore": "24h0m0s"}, "server": {"duration": "24h0m0s", "renewBefore": "12h0m0s"}}}
 	// +optional
 	Security SecurityConfig `json:"security,omitempty"`
 
 	// Deployment says where the components run and what happens on uninstall.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"uninstallStrategy": "BlockUninstallIfWorkloadsExist", "deployVmConsoleProxy": false, "deployNetworkResourcesInjector": true, "applicationAwareConfig": {"enable": false}}
 	// +optional
 	Deployment DeploymentConfig `json:"deployment,omitempty"`
+
+	// Observability configures the virt-observability-controller: which
+	// alerts, recording rules and workload metrics it creates. Accepted and
+	// stored as upstream HCO's; hcokit does not deploy that controller yet,
+	// and the webhook and render warn that nothing acts on it.
+	// +optional
+	Observability *ObservabilityConfig `json:"observability,omitempty"`
 }
 
-// FeatureGateState is "True" or "False".
-// +kubebuilder:validation:Enum=True;False
+// ObservabilityConfig filters what the observability controller creates.
+type ObservabilityConfig struct {
+	// Workloads filters the workload metrics.
+	// +optional
+	Workloads *ObservabilityWorkloadsConfig `json:"workloads,omitempty"`
+
+	// AllowedAlerts are the alert rule names to create; unset: all. "none"
+	// alone creates none.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:XValidation:rule="(self.size() <= 1) || !self.exists(r, (r == 'none'))",message="'none' cannot be combined with other values"
+	AllowedAlerts []string `json:"allowedAlerts,omitempty"`
+
+	// AllowedRecordingRules are the recording rule names to create; unset:
+	// all. "none" alone creates none.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:XValidation:rule="(self.size() <= 1) || !self.exists(r, (r == 'none'))",message="'none' cannot be combined with other values"
+	AllowedRecordingRules []string `json:"allowedRecordingRules,omitempty"`
+}
+
+// ObservabilityWorkloadsConfig filters the workload metrics.
+type ObservabilityWorkloadsConfig struct {
+	// AllowedMetrics are the metric names to expose; unset: all. "none"
+	// alone exposes none.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:XValidation:rule="(self.size() <= 1) || !self.exists(r, (r == 'none'))",message="'none' cannot be combined with other values"
+	AllowedMetrics []string `json:"allowedMetrics,omitempty"`
+}
+
+// FeatureGateState is Enabled or Disabled.
+// +kubebuilder:validation:Enum=Enabled;Disabled
 type FeatureGateState string
 
 const (
 	// FeatureGateEnabled turns a gate on; an entry without a state means the same.
-	FeatureGateEnabled FeatureGateState = "True"
+	FeatureGateEnabled FeatureGateState = "Enabled"
 	// FeatureGateDisabled turns a gate off.
-	FeatureGateDisabled FeatureGateState = "False"
+	FeatureGateDisabled FeatureGateState = "Disabled"
 )
 
-// FeatureGate is one entry of spec.featureGates.
+// FeatureGate is one entry of spec.featureGates: a gate's name and, when it
+// is not Enabled, its state.
 type FeatureGate struct {
 	// Name of the gate, e.g. "downwardMetrics".
-	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
 	Name string `json:"name"`
-	// Enabled is "True" (the default when omitted) or "False".
+	// State is Enabled (the default when omitted) or Disabled.
+	// +kubebuilder:validation:Enum=Enabled;Disabled
 	// +optional
-	Enabled *FeatureGateState `json:"enabled,omitempty"`
+	State *FeatureGateState `json:"state,omitempty"`
 }
 
-// IsEnabled reports whether the entry turns its gate on.
+// IsEnabled reports whether the entry turns its gate on: a missing state
+// reads as Enabled.
 func (g FeatureGate) IsEnabled() bool {
-	return g.Enabled == nil || *g.Enabled == FeatureGateEnabled
+	return g.State == nil || *g.State == FeatureGateEnabled
 }
 
-// FeatureGates is the list of spec.featureGates, at most one entry per name.
-// +listType=map
-// +listMapKey=name
+// FeatureGates is the list of spec.featureGates: at most one entry per
+// name, compared case-insensitively, as upstream HCO's.
+//
+// +kubebuilder:validation:MaxItems=64
+// +kubebuilder:validation:XValidation:rule="self.all(x, self.exists_one(y, x.name.lowerAscii() == y.name.lowerAscii()))",message="feature gate names must be unique (case-insensitive)"
 type FeatureGates []FeatureGate
 
-// IsEnabled reports whether the gate called name is listed and enabled. It
-// knows no gate's default (a beta gate is on when not listed): to read what
-// a gate means, use featuregates.Enabled.
-func (gs FeatureGates) IsEnabled(name string) bool {
-	for _, g := range gs {
-		if g.Name == name {
-			return g.IsEnabled()
-		}
-	}
-	return false
+// Index returns the position of the entry called name, compared
+// case-insensitively, or -1.
+func (gs FeatureGates) Index(name string) int {
+	return slices.IndexFunc(gs, func(g FeatureGate) bool { return strings.EqualFold(g.Name, name) })
 }
 
-// Set enables or disables the gate called name, adding an entry when none
-// exists. An enabled gate is stored without a state, its canonical form.
+// Lookup returns whether the gate called name is listed and, if it is,
+// whether its entry turns it on. It knows no gate's default (a beta gate is
+// on when not listed): to read what a gate means, use featuregates.Enabled.
+func (gs FeatureGates) Lookup(name string) (enabled, listed bool) {
+	i := gs.Index(name)
+	if i < 0 {
+		return false, false
+	}
+	return gs[i].IsEnabled(), true
+}
+
+// Set lists the gate called name with an explicit state, adding an entry
+// when none exists (as upstream's Enable and Disable do).
 func (gs *FeatureGates) Set(name string, enabled bool) {
-	var state *FeatureGateState
-	if !enabled {
-		off := FeatureGateDisabled
-		state = &off
+	state := FeatureGateDisabled
+	if enabled {
+		state = FeatureGateEnabled
 	}
-	for i := range *gs {
-		if (*gs)[i].Name == name {
-			(*gs)[i].Enabled = state
-			return
-		}
+	if i := gs.Index(name); i >= 0 {
+		(*gs)[i].State = &state
+		return
 	}
-	*gs = append(*gs, FeatureGate{Name: name, Enabled: state})
+	*gs = append(*gs, FeatureGate{Name: name, State: &state})
+}
+
+// Remove deletes the entry called name, if any.
+func (gs *FeatureGates) Remove(name string) {
+	if i := gs.Index(name); i >= 0 {
+		*gs = slices.Delete(*gs, i, i+1)
+	}
 }
 
 // VirtualizationConfig configures KubeVirt.
@@ -154,7 +211,7 @@ type VirtualizationConfig struct {
 
 	// LiveMigrationConfig holds the limits and timeouts applied to live
 	// migrations so that they do not overwhelm the cluster.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"completionTimeoutPerGiB": 800, "parallelMigrationsPerCluster": 5, "parallelOutboundMigrationsPerNode": 2, "progressTimeout": 150, "bandwidthPerMigration": "64Mi", "allowAutoConverge": false, "allowPostCopy": false, "allowWorkloadDisruption": false}
 	// +optional
 	LiveMigrationConfig LiveMigrationConfigurations `json:"liveMigrationConfig,omitempty"`
 
@@ -169,7 +226,7 @@ type VirtualizationConfig struct {
 	MediatedDevicesConfiguration *MediatedDevicesConfiguration `json:"mediatedDevicesConfiguration,omitempty"`
 
 	// WorkloadUpdateStrategy says how running VMs are updated after a KubeVirt update.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"workloadUpdateMethods": {"LiveMigrate"}, "batchEvictionSize": 10, "batchEvictionInterval": "1m0s"}
 	// +optional
 	WorkloadUpdateStrategy HyperConvergedWorkloadUpdateStrategy `json:"workloadUpdateStrategy,omitempty"`
 
@@ -180,12 +237,12 @@ type VirtualizationConfig struct {
 	ObsoleteCPUModels []string `json:"obsoleteCPUModels,omitempty"`
 
 	// VirtualMachineOptions are cluster defaults of every virtual machine.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"disableFreePageReporting": false, "disableSerialConsoleLog": false}
 	// +optional
 	VirtualMachineOptions *VirtualMachineOptions `json:"virtualMachineOptions,omitempty"`
 
 	// HigherWorkloadDensity holds settings that raise VM density.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"memoryOvercommitPercentage": 100}
 	// +optional
 	HigherWorkloadDensity *HigherWorkloadDensityConfiguration `json:"higherWorkloadDensity,omitempty"`
 
@@ -368,6 +425,12 @@ type WorkloadSourcesConfig struct {
 	// +optional
 	EnableCommonBootImageImport *bool `json:"enableCommonBootImageImport,omitempty"`
 
+	// EnableMultiArchBootImageImport imports the golden images of every
+	// workload node architecture, on a cluster whose nodes differ. Unset:
+	// the deprecated enableMultiArchBootImageImport feature gate decides.
+	// +optional
+	EnableMultiArchBootImageImport *bool `json:"enableMultiArchBootImageImport,omitempty"`
+
 	// CommonBootImageNamespace is the namespace of the common boot images
 	// and their DataImportCrons. Unset: SSP's default.
 	// +optional
@@ -401,7 +464,7 @@ type DataImportCronTemplate struct {
 // SecurityConfig holds the security settings.
 type SecurityConfig struct {
 	// CertConfig holds the rotation policy of the internal self-signed certificates.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"ca": {"duration": "48h0m0s", "renewBefore": "24h0m0s"}, "server": {"duration": "24h0m0s", "renewBefore": "12h0m0s"}}
 	// +optional
 	CertConfig HyperConvergedCertConfig `json:"certConfig,omitempty"`
 
@@ -432,7 +495,6 @@ type DeploymentConfig struct {
 
 	// ApplicationAwareConfig configures Application Aware Quota. Accepted and
 	// stored; hcokit has no AAQ module and does not act on it.
-	// +kubebuilder:default={}
 	// +optional
 	ApplicationAwareConfig *ApplicationAwareConfigurations `json:"applicationAwareConfig,omitempty"`
 
@@ -441,7 +503,8 @@ type DeploymentConfig struct {
 	LogVerbosityConfig *LogVerbosityConfiguration `json:"logVerbosityConfig,omitempty"`
 
 	// DeployNetworkResourcesInjector deploys the network-resources-injector
-	// webhook. Accepted and stored; hcokit does not act on it yet.
+	// webhook. Accepted and stored; hcokit does not act on it yet. Default: true.
+	// +kubebuilder:default=true
 	// +optional
 	DeployNetworkResourcesInjector *bool `json:"deployNetworkResourcesInjector,omitempty"`
 }
@@ -574,6 +637,13 @@ type LiveMigrationConfigurations struct {
 	// +kubebuilder:default=false
 	// +optional
 	AllowPostCopy *bool `json:"allowPostCopy,omitempty"`
+
+	// AllowWorkloadDisruption: a migration past its completion time is not
+	// cancelled; if permitted it switches to post-copy, or the VMI is paused
+	// so that the migration completes. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	AllowWorkloadDisruption *bool `json:"allowWorkloadDisruption,omitempty"`
 }
 
 // PermittedHostDevices holds the devices allowed for passthrough.
@@ -667,11 +737,11 @@ type NodeMediatedDeviceTypesConfig struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.ca) || !has(self.server) || !has(self.ca.duration) || !has(self.server.duration) || duration(self.ca.duration) >= duration(self.server.duration)",fieldPath=".server.duration",message="must not exceed spec.security.certConfig.ca.duration: a server certificate cannot outlive its CA; lower server.duration or raise ca.duration"
 type HyperConvergedCertConfig struct {
 	// CA certificates stay in the bundle as long as they are valid.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"duration": "48h0m0s", "renewBefore": "24h0m0s"}
 	// +optional
 	CA CertRotateConfigCA `json:"ca,omitempty"`
 	// Server certificates are rotated and discarded.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"duration": "24h0m0s", "renewBefore": "12h0m0s"}
 	// +optional
 	Server CertRotateConfigServer `json:"server,omitempty"`
 }

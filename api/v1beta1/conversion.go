@@ -56,10 +56,13 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 	var kept v1beta1Fields
 
 	src.ObjectMeta.DeepCopyInto(&dst.ObjectMeta)
+	v1Only := v1OnlyKept(dst.Annotations)
+	delete(dst.Annotations, V1OnlyFieldsAnnotation)
 	dst.SetGroupVersionKind(hcov1.GroupVersion.WithKind("HyperConverged"))
-	d := hcov1.HyperConvergedSpec{}
+	d := hcov1.HyperConvergedSpec{Observability: v1Only.Observability}
 
-	d.FeatureGates = featureGatesToV1(s.FeatureGates)
+	var multiArch *bool
+	d.FeatureGates, multiArch = featureGatesToV1(s.FeatureGates, v1Only.FeatureGates, v1Only.MultiArchEnabled)
 
 	v := &d.Virtualization
 	v.LiveMigrationConfig = hcov1.LiveMigrationConfigurations(*s.LiveMigrationConfig.DeepCopy())
@@ -144,12 +147,13 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 	}
 
 	d.WorkloadSources = hcov1.WorkloadSourcesConfig{
-		CommonTemplatesNamespace:      clonePtr(s.CommonTemplatesNamespace),
-		EnableCommonBootImageImport:   clonePtr(s.EnableCommonBootImageImport),
-		CommonBootImageNamespace:      clonePtr(s.CommonBootImageNamespace),
-		DataImportCronTemplates:       cloneDeep(s.DataImportCronTemplates),
-		InstancetypeConfig:            s.InstancetypeConfig.DeepCopy(),
-		CommonInstancetypesDeployment: s.CommonInstancetypesDeployment.DeepCopy(),
+		CommonTemplatesNamespace:       clonePtr(s.CommonTemplatesNamespace),
+		EnableCommonBootImageImport:    clonePtr(s.EnableCommonBootImageImport),
+		CommonBootImageNamespace:       clonePtr(s.CommonBootImageNamespace),
+		DataImportCronTemplates:        cloneDeep(s.DataImportCronTemplates),
+		InstancetypeConfig:             s.InstancetypeConfig.DeepCopy(),
+		CommonInstancetypesDeployment:  s.CommonInstancetypesDeployment.DeepCopy(),
+		EnableMultiArchBootImageImport: multiArch,
 	}
 	d.Security.TLSSecurityProfile = s.TLSSecurityProfile.DeepCopy()
 
@@ -204,7 +208,7 @@ func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
 	dst.SetGroupVersionKind(GroupVersion.WithKind("HyperConverged"))
 	d := HyperConvergedSpec{}
 
-	d.FeatureGates = featureGatesFromV1(s.FeatureGates)
+	d.FeatureGates = featureGatesFromV1(s.FeatureGates, s.WorkloadSources.EnableMultiArchBootImageImport)
 
 	v := &s.Virtualization
 	d.LiveMigrationConfig = LiveMigrationConfigurations(*v.LiveMigrationConfig.DeepCopy())
@@ -326,50 +330,12 @@ func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
 		}
 	}
 	dst.Spec = d
+	if err := keepV1Only(&dst.ObjectMeta.Annotations, s, d.FeatureGates); err != nil {
+		return convertErr(src, "metadata.annotations", err)
+	}
 
 	statusFromV1(&src.Status, &dst.Status)
 	return nil
-}
-
-// featureGatesToV1 lists the named gates in field order, then the others by
-// name. An enabled gate is listed without a state, its canonical form.
-func featureGatesToV1(g HyperConvergedFeatureGates) hcov1.FeatureGates {
-	var out hcov1.FeatureGates
-	raw, _ := json.Marshal(namedFeatureGates(g)) // a struct of *bool always encodes
-	var named map[string]bool
-	_ = json.Unmarshal(raw, &named)
-	for _, name := range namedGates() {
-		if on, set := named[name]; set {
-			out.Set(name, on)
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(g.Others)) {
-		out.Set(name, g.Others[name])
-	}
-	return out
-}
-
-// featureGatesFromV1 sets each listed gate: a named one in its field, any
-// other in Others.
-func featureGatesFromV1(gs hcov1.FeatureGates) HyperConvergedFeatureGates {
-	named := map[string]bool{}
-	var out HyperConvergedFeatureGates
-	known := NamedFeatureGates()
-	for _, g := range gs {
-		if known[g.Name] {
-			named[g.Name] = g.IsEnabled()
-			continue
-		}
-		if out.Others == nil {
-			out.Others = map[string]bool{}
-		}
-		out.Others[g.Name] = g.IsEnabled()
-	}
-	raw, _ := json.Marshal(named)
-	var fields namedFeatureGates
-	_ = json.Unmarshal(raw, &fields)
-	fields.Others = out.Others
-	return HyperConvergedFeatureGates(fields)
 }
 
 // mediatedDevicesToV1 converts a mediated devices configuration; where the
@@ -409,22 +375,7 @@ func statusFromV1(in *hcov1.HyperConvergedStatus, out *HyperConvergedStatus) {
 }
 
 func setKept(annotations *map[string]string, kept v1beta1Fields) error {
-	if kept.empty() {
-		delete(*annotations, FieldsAnnotation)
-		if len(*annotations) == 0 {
-			*annotations = nil
-		}
-		return nil
-	}
-	raw, err := json.Marshal(kept)
-	if err != nil {
-		return err
-	}
-	if *annotations == nil {
-		*annotations = map[string]string{}
-	}
-	(*annotations)[FieldsAnnotation] = string(raw)
-	return nil
+	return setAnnotation(annotations, FieldsAnnotation, kept, kept.empty())
 }
 
 func getKept(annotations map[string]string) (v1beta1Fields, error) {

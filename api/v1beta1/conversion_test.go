@@ -64,7 +64,7 @@ func TestConvertFieldByField(t *testing.T) {
 			Workloads: v1beta1.HyperConvergedConfig{NodePlacement: &v1beta1.NodePlacement{NodeSelector: map[string]string{"nodeType": "nested-virtualization"}}},
 			FeatureGates: v1beta1.HyperConvergedFeatureGates{
 				WithHostPassthroughCPU: ptr(true), DownwardMetrics: ptr(false),
-				Others: map[string]bool{"videoConfig": true, "objectGraph": false},
+				Others: map[string]bool{"futureGate": true, "objectGraph": false},
 			},
 			LiveMigrationConfig: v1beta1.LiveMigrationConfigurations{AllowPostCopy: ptr(true), Network: ptr("migration")},
 			PermittedHostDevices: &v1beta1.PermittedHostDevices{PciHostDevices: []v1beta1.PciHostDevice{
@@ -93,11 +93,11 @@ func TestConvertFieldByField(t *testing.T) {
 	assert.Equal(t, "true", hub.Annotations["deployOVS"])
 	assert.Equal(t, "infra", s.Deployment.NodePlacements.Infra.NodeSelector["nodeType"])
 	assert.Equal(t, "nested-virtualization", s.Deployment.NodePlacements.Workload.NodeSelector["nodeType"])
-	assert.True(t, s.FeatureGates.IsEnabled("withHostPassthroughCPU"))
-	assert.False(t, s.FeatureGates.IsEnabled("downwardMetrics"))
-	assert.True(t, s.FeatureGates.IsEnabled("videoConfig"), "a gate v1beta1 has no field for is kept")
-	assert.False(t, s.FeatureGates.IsEnabled("objectGraph"))
-	assert.Contains(t, s.FeatureGates, hcov1.FeatureGate{Name: "withHostPassthroughCPU"}, "an enabled gate is listed without a state")
+	assert.True(t, s.FeatureGates.Enabled("withHostPassthroughCPU"))
+	assert.False(t, s.FeatureGates.Enabled("downwardMetrics"))
+	assert.Contains(t, s.FeatureGates, hcov1.FeatureGate{Name: "futureGate", State: ptr(hcov1.FeatureGateEnabled)}, "a gate v1beta1 has no field for is kept")
+	assert.False(t, s.FeatureGates.Enabled("objectGraph"))
+	assert.Contains(t, s.FeatureGates, hcov1.FeatureGate{Name: "withHostPassthroughCPU", State: ptr(hcov1.FeatureGateEnabled)}, "a gate turned on in v1beta1 is listed with its state, as upstream's conversion does")
 	assert.Equal(t, "64Mi", *s.Virtualization.LiveMigrationConfig.BandwidthPerMigration)
 	assert.True(t, *s.Virtualization.LiveMigrationConfig.AllowPostCopy)
 	assert.Equal(t, "10DE:1EB8", s.Virtualization.PermittedHostDevices.PciHostDevices[0].PCIDeviceSelector, "the older spelling becomes v1's")
@@ -144,7 +144,7 @@ spec:
   featureGates:
   - name: downwardMetrics
   - name: alignCPUs
-    enabled: "False"
+    state: Disabled
   - name: template
   virtualization:
     liveMigrationConfig: {parallelMigrationsPerCluster: 3}
@@ -183,16 +183,16 @@ spec:
 // for, and refuses a value that is not a boolean, naming it.
 func TestFeatureGatesJSON(t *testing.T) {
 	var g v1beta1.HyperConvergedFeatureGates
-	require.NoError(t, json.Unmarshal([]byte(`{"downwardMetrics": true, "videoConfig": false, "gone": null}`), &g))
+	require.NoError(t, json.Unmarshal([]byte(`{"downwardMetrics": true, "futureGate": false, "gone": null}`), &g))
 	assert.True(t, *g.DownwardMetrics)
-	assert.Equal(t, map[string]bool{"videoConfig": false}, g.Others)
+	assert.Equal(t, map[string]bool{"futureGate": false}, g.Others)
 	out, err := json.Marshal(g)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"downwardMetrics": true, "videoConfig": false}`, string(out))
+	assert.JSONEq(t, `{"downwardMetrics": true, "futureGate": false}`, string(out))
 
-	err = json.Unmarshal([]byte(`{"videoConfig": "yes"}`), &g)
+	err = json.Unmarshal([]byte(`{"futureGate": "yes"}`), &g)
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "spec.featureGates.videoConfig: must be true or false")
+	assert.Contains(t, err.Error(), "spec.featureGates.futureGate: must be true or false")
 }
 
 // FuzzConversionRoundTrip: for any object the API server could hold
@@ -275,6 +275,7 @@ func filler(seed int64) *randfill.Filler {
 			func(m *map[string]string, c randfill.Continue) {
 				c.FillNoCustom(m)
 				delete(*m, v1beta1.FieldsAnnotation)
+				delete(*m, v1beta1.V1OnlyFieldsAnnotation)
 			},
 		}
 	}), rand.NewSource(seed), codecs)
@@ -298,28 +299,19 @@ func canonicalV1beta1(t *testing.T, hc *v1beta1.HyperConverged) v1beta1.HyperCon
 }
 
 // canonicalV1 returns hc as the API server would hand it to the conversion:
-// through JSON, one feature gate per name (a map list) in the order v1beta1
-// gives them (it has no order), enabled gates without a state.
+// through JSON, gate names unique case-insensitively (the CRD's rule). The
+// gate list keeps its order and its entries' forms: the round trip must
+// give them back as written.
 func canonicalV1(t *testing.T, hc *hcov1.HyperConverged) hcov1.HyperConverged {
 	t.Helper()
 	var out hcov1.HyperConverged
 	require.NoError(t, json.Unmarshal([]byte(wire(t, hc)), &out))
 	var gates hcov1.FeatureGates
 	for _, g := range out.Spec.FeatureGates {
-		gates.Set(g.Name, g.IsEnabled())
-	}
-	named := v1beta1.NamedFeatureGates()
-	slices.SortStableFunc(gates, func(a, b hcov1.FeatureGate) int {
-		switch {
-		case named[a.Name] && !named[b.Name]:
-			return -1
-		case !named[a.Name] && named[b.Name]:
-			return 1
-		case named[a.Name]:
-			return gateIndex(a.Name) - gateIndex(b.Name)
+		if gates.Index(g.Name) < 0 {
+			gates = append(gates, g)
 		}
-		return compareStrings(a.Name, b.Name)
-	})
+	}
 	out.Spec.FeatureGates = gates
 	if p := out.Spec.Virtualization.PermittedHostDevices; p != nil {
 		seen := map[string]bool{}

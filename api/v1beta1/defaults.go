@@ -29,14 +29,17 @@ const (
 func Default(hc *HyperConverged) {
 	s := &hc.Spec
 
+	// Upstream's gate defaults: its beta gates on, its alpha gates off; the
+	// deprecated ones have none.
 	fg := &s.FeatureGates
 	for _, g := range []**bool{
-		&fg.WithHostPassthroughCPU, &fg.DownwardMetrics, &fg.DeployKubeSecondaryDNS,
-		&fg.DisableMDevConfiguration, &fg.PersistentReservation, &fg.AlignCPUs,
-		&fg.DecentralizedLiveMigration, &fg.DeclarativeHotplugVolumes,
+		&fg.DownwardMetrics, &fg.DeployKubeSecondaryDNS, &fg.AlignCPUs,
+		&fg.ObjectGraph, &fg.IncrementalBackup, &fg.ContainerPathVolumes,
 	} {
 		setDefault(g, false)
 	}
+	setDefault(&fg.DecentralizedLiveMigration, true)
+	setDefault(&fg.DeclarativeHotplugVolumes, true)
 
 	// The shared structs have the hub's fields, so the hub's defaulting applies.
 	hcov1.DefaultLiveMigration((*hcov1.LiveMigrationConfigurations)(&s.LiveMigrationConfig))

@@ -25,7 +25,9 @@ type HyperConverged struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	// +kubebuilder:default={}
+	// The defaults are upstream HCO's (commit 03da3cf), with the seeds' live
+	// migration limits.
+	// +kubebuilder:default={"certConfig": {"ca": {"duration": "48h0m0s", "renewBefore": "24h0m0s"}, "server": {"duration": "24h0m0s", "renewBefore": "12h0m0s"}}, "featureGates": {"downwardMetrics": false, "deployKubeSecondaryDNS": false, "decentralizedLiveMigration": true, "declarativeHotplugVolumes": true, "objectGraph": false, "incrementalBackup": false, "containerPathVolumes": false}, "liveMigrationConfig": {"completionTimeoutPerGiB": 800, "parallelMigrationsPerCluster": 5, "parallelOutboundMigrationsPerNode": 2, "progressTimeout": 150, "bandwidthPerMigration": "64Mi", "allowAutoConverge": false, "allowPostCopy": false}, "resourceRequirements": {"vmiCPUAllocationRatio": 10}, "uninstallStrategy": "BlockUninstallIfWorkloadsExist", "virtualMachineOptions": {"disableFreePageReporting": false, "disableSerialConsoleLog": false}, "enableApplicationAwareQuota": false, "enableCommonBootImageImport": true, "deployVmConsoleProxy": false}
 	// +optional
 	Spec   HyperConvergedSpec   `json:"spec,omitempty"`
 	Status HyperConvergedStatus `json:"status,omitempty"`
@@ -58,30 +60,29 @@ const (
 type HyperConvergedSpec struct {
 	// Infra influences the pods of the infrastructure components: those the
 	// cluster needs for virtualization but not on every node running VMs.
-	// +kubebuilder:default={}
 	// +optional
 	Infra HyperConvergedConfig `json:"infra,omitempty"`
 
 	// Workloads influences the pods that must run on the nodes where virtual
 	// machines run. It can be changed only while no VirtualMachine or
 	// DataVolume exists.
-	// +kubebuilder:default={}
 	// +optional
 	Workloads HyperConvergedConfig `json:"workloads,omitempty"`
 
-	// FeatureGates enables advanced or new features that are off by default.
-	// A missing or false gate disables the feature. Unknown gate names are
-	// kept (not pruned, not rejected by strict field validation) so that YAML
-	// written for another version still applies; they are ignored, and the
-	// validating webhook answers with a warning naming them.
-	// +kubebuilder:default={}
+	// FeatureGates enables or disables features that are not generally
+	// available; upstream's defaults turn the beta gates on. Unknown gate
+	// names are kept (not pruned, not rejected by strict field validation; an
+	// hcokit extension) so that YAML written for another version, and v1's
+	// gates that this version has no field for, survive; they are ignored
+	// unless v1 knows them, and the validating webhook warns about them.
+	// +kubebuilder:default={"downwardMetrics": false, "deployKubeSecondaryDNS": false, "decentralizedLiveMigration": true, "declarativeHotplugVolumes": true, "objectGraph": false, "incrementalBackup": false, "containerPathVolumes": false}
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	FeatureGates HyperConvergedFeatureGates `json:"featureGates,omitempty"`
 
 	// LiveMigrationConfig holds the limits and timeouts applied to live
 	// migrations so that they do not overwhelm the cluster.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"completionTimeoutPerGiB": 800, "parallelMigrationsPerCluster": 5, "parallelOutboundMigrationsPerNode": 2, "progressTimeout": 150, "bandwidthPerMigration": "64Mi", "allowAutoConverge": false, "allowPostCopy": false}
 	// +optional
 	LiveMigrationConfig LiveMigrationConfigurations `json:"liveMigrationConfig,omitempty"`
 
@@ -96,12 +97,12 @@ type HyperConvergedSpec struct {
 	MediatedDevicesConfiguration *MediatedDevicesConfiguration `json:"mediatedDevicesConfiguration,omitempty"`
 
 	// CertConfig holds the rotation policy of the internal self-signed certificates.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"ca": {"duration": "48h0m0s", "renewBefore": "24h0m0s"}, "server": {"duration": "24h0m0s", "renewBefore": "12h0m0s"}}
 	// +optional
 	CertConfig HyperConvergedCertConfig `json:"certConfig,omitempty"`
 
 	// ResourceRequirements describes the resources of the operand workloads.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"vmiCPUAllocationRatio": 10}
 	// +optional
 	ResourceRequirements *OperandResourceRequirements `json:"resourceRequirements,omitempty"`
 
@@ -116,7 +117,7 @@ type HyperConvergedSpec struct {
 	StorageImport *StorageImportConfig `json:"storageImport,omitempty"`
 
 	// WorkloadUpdateStrategy says how running VMs are updated after a KubeVirt update.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"workloadUpdateMethods": {"LiveMigrate"}, "batchEvictionSize": 10, "batchEvictionInterval": "1m0s"}
 	// +optional
 	WorkloadUpdateStrategy HyperConvergedWorkloadUpdateStrategy `json:"workloadUpdateStrategy,omitempty"`
 
@@ -366,8 +367,7 @@ type HyperConvergedFeatureGates struct {
 	// WithHostPassthroughCPU allows live migration of VMs that use the CPU
 	// host-passthrough mode. Slightly better CPU performance; enable it only on
 	// a cluster whose nodes have identical CPUs. Adds KubeVirt's
-	// "WithHostPassthroughCPU" gate. Default: false.
-	// +kubebuilder:default=false
+	// "WithHostPassthroughCPU" gate (the seed documents'; upstream ignores it).
 	// +optional
 	WithHostPassthroughCPU *bool `json:"withHostPassthroughCPU,omitempty"`
 
@@ -385,15 +385,15 @@ type HyperConvergedFeatureGates struct {
 
 	// DisableMDevConfiguration stops KubeVirt from creating mediated devices:
 	// sets KubeVirt's mediatedDevicesConfiguration.enabled to false (its
-	// replacement for the deprecated DisableMDEVConfiguration gate). Default: false.
-	// +kubebuilder:default=false
+	// replacement for the deprecated DisableMDEVConfiguration gate).
+	// Deprecated upstream: v1 has spec.virtualization.mediatedDevicesConfiguration.enabled.
 	// +optional
 	DisableMDevConfiguration *bool `json:"disableMDevConfiguration,omitempty"`
 
 	// PersistentReservation allows SCSI persistent reservation of LUNs; it
 	// redeploys virt-handler with a qemu-pr-helper container. Adds KubeVirt's
-	// "PersistentReservation" gate. Default: false.
-	// +kubebuilder:default=false
+	// "PersistentReservation" gate. Deprecated upstream: v1 has
+	// spec.storage.persistentReservationConfiguration.enabled.
 	// +optional
 	PersistentReservation *bool `json:"persistentReservation,omitempty"`
 
@@ -405,16 +405,42 @@ type HyperConvergedFeatureGates struct {
 	AlignCPUs *bool `json:"alignCPUs,omitempty"`
 
 	// DecentralizedLiveMigration allows live migration between clusters.
-	// Adds KubeVirt's "DecentralizedLiveMigration" gate. Default: false.
-	// +kubebuilder:default=false
+	// Adds KubeVirt's "DecentralizedLiveMigration" gate. A beta gate: default true.
+	// +kubebuilder:default=true
 	// +optional
 	DecentralizedLiveMigration *bool `json:"decentralizedLiveMigration,omitempty"`
 
 	// DeclarativeHotplugVolumes replaces KubeVirt's "HotplugVolumes" gate
-	// (always on) with "DeclarativeHotplugVolumes". Default: false.
-	// +kubebuilder:default=false
+	// (always on) with "DeclarativeHotplugVolumes". A beta gate: default true.
+	// +kubebuilder:default=true
 	// +optional
 	DeclarativeHotplugVolumes *bool `json:"declarativeHotplugVolumes,omitempty"`
+
+	// ObjectGraph enables KubeVirt's ObjectGraph subresource of VMs and VMIs.
+	// Adds KubeVirt's "ObjectGraph" gate. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	ObjectGraph *bool `json:"objectGraph,omitempty"`
+
+	// IncrementalBackup enables changed block tracking and incremental
+	// backups. Adds KubeVirt's "IncrementalBackup" and "UtilityVolumes"
+	// gates. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	IncrementalBackup *bool `json:"incrementalBackup,omitempty"`
+
+	// ContainerPathVolumes lets VMs use paths of the virt-launcher pod's
+	// filesystem as volumes (virtiofs). Adds KubeVirt's
+	// "ContainerPathVolumes" gate. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	ContainerPathVolumes *bool `json:"containerPathVolumes,omitempty"`
+
+	// EnableMultiArchBootImageImport imports the golden images of every
+	// workload node architecture. Deprecated upstream: it converts to and
+	// from v1's spec.workloadSources.enableMultiArchBootImageImport.
+	// +optional
+	EnableMultiArchBootImageImport *bool `json:"enableMultiArchBootImageImport,omitempty"`
 
 	// Deprecated: ignored. Use spec.enableCommonBootImageImport upstream.
 	// +optional
@@ -443,6 +469,9 @@ type HyperConvergedFeatureGates struct {
 	// Deprecated: ignored.
 	// +optional
 	PrimaryUserDefinedNetworkBinding *bool `json:"primaryUserDefinedNetworkBinding,omitempty"`
+	// Deprecated: ignored (KubeVirt's VideoConfig is GA).
+	// +optional
+	VideoConfig *bool `json:"videoConfig,omitempty"`
 
 	// Others holds the gates this version has no field for (a gate of a newer
 	// version, or a typo), by name, so that they survive conversion to v1's
@@ -502,6 +531,11 @@ type LiveMigrationConfigurations struct {
 	// +kubebuilder:default=false
 	// +optional
 	AllowPostCopy *bool `json:"allowPostCopy,omitempty"`
+
+	// AllowWorkloadDisruption: see v1's field of the same name. Default: false.
+	// +kubebuilder:default=false
+	// +optional
+	AllowWorkloadDisruption *bool `json:"allowWorkloadDisruption,omitempty"`
 }
 
 // PermittedHostDevices holds the devices allowed for passthrough.
@@ -509,10 +543,12 @@ type PermittedHostDevices struct {
 	// +listType=atomic
 	// +optional
 	PciHostDevices []PciHostDevice `json:"pciHostDevices,omitempty"`
-	// +listType=atomic
+	// +listType=map
+	// +listMapKey=mdevNameSelector
 	// +optional
 	MediatedDevices []MediatedHostDevice `json:"mediatedDevices,omitempty"`
-	// +listType=atomic
+	// +listType=map
+	// +listMapKey=resourceName
 	// +optional
 	USBHostDevices []USBHostDevice `json:"usbHostDevices,omitempty"`
 }
@@ -618,11 +654,11 @@ type NodeMediatedDeviceTypesConfig struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.ca) || !has(self.server) || !has(self.ca.duration) || !has(self.server.duration) || duration(self.ca.duration) >= duration(self.server.duration)",fieldPath=".server.duration",message="must not exceed spec.certConfig.ca.duration: a server certificate cannot outlive its CA; lower server.duration or raise ca.duration"
 type HyperConvergedCertConfig struct {
 	// CA certificates stay in the bundle as long as they are valid.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"duration": "48h0m0s", "renewBefore": "24h0m0s"}
 	// +optional
 	CA CertRotateConfigCA `json:"ca,omitempty"`
 	// Server certificates are rotated and discarded.
-	// +kubebuilder:default={}
+	// +kubebuilder:default={"duration": "24h0m0s", "renewBefore": "12h0m0s"}
 	// +optional
 	Server CertRotateConfigServer `json:"server,omitempty"`
 }
@@ -662,6 +698,8 @@ type CertRotateConfigServer struct {
 }
 
 // OperandResourceRequirements are resource settings of the operand workloads.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.vmiCPUAllocationRatio) || self.vmiCPUAllocationRatio > 0",message="vmiCPUAllocationRatio must be greater than 0"
 type OperandResourceRequirements struct {
 	// StorageWorkloads are the resources of CDI's importer, uploader and
 	// cloner pods.

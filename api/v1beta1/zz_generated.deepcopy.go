@@ -274,6 +274,26 @@ func (in *HyperConvergedFeatureGates) DeepCopyInto(out *HyperConvergedFeatureGat
 		*out = new(bool)
 		**out = **in
 	}
+	if in.ObjectGraph != nil {
+		in, out := &in.ObjectGraph, &out.ObjectGraph
+		*out = new(bool)
+		**out = **in
+	}
+	if in.IncrementalBackup != nil {
+		in, out := &in.IncrementalBackup, &out.IncrementalBackup
+		*out = new(bool)
+		**out = **in
+	}
+	if in.ContainerPathVolumes != nil {
+		in, out := &in.ContainerPathVolumes, &out.ContainerPathVolumes
+		*out = new(bool)
+		**out = **in
+	}
+	if in.EnableMultiArchBootImageImport != nil {
+		in, out := &in.EnableMultiArchBootImageImport, &out.EnableMultiArchBootImageImport
+		*out = new(bool)
+		**out = **in
+	}
 	if in.EnableCommonBootImageImport != nil {
 		in, out := &in.EnableCommonBootImageImport, &out.EnableCommonBootImageImport
 		*out = new(bool)
@@ -316,6 +336,11 @@ func (in *HyperConvergedFeatureGates) DeepCopyInto(out *HyperConvergedFeatureGat
 	}
 	if in.PrimaryUserDefinedNetworkBinding != nil {
 		in, out := &in.PrimaryUserDefinedNetworkBinding, &out.PrimaryUserDefinedNetworkBinding
+		*out = new(bool)
+		**out = **in
+	}
+	if in.VideoConfig != nil {
+		in, out := &in.VideoConfig, &out.VideoConfig
 		*out = new(bool)
 		**out = **in
 	}
@@ -725,6 +750,11 @@ func (in *LiveMigrationConfigurations) DeepCopyInto(out *LiveMigrationConfigurat
 	}
 	if in.AllowPostCopy != nil {
 		in, out := &in.AllowPostCopy, &out.AllowPostCopy
+		*out = new(bool)
+		**out = **in
+	}
+	if in.AllowWorkloadDisruption != nil {
+		in, out := &in.AllowWorkloadDisruption, &out.AllowWorkloadDisruption
 		*out = new(bool)
 		**out = **in
 	}

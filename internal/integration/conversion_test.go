@@ -38,7 +38,7 @@ func TestConversionThroughTheAPIServer(t *testing.T) {
 		old := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: "conv-v1beta1", Namespace: "default"}}
 		old.Spec.Infra.NodePlacement = &v1beta1.NodePlacement{NodeSelector: map[string]string{"nodeType": "infra"}}
 		old.Spec.FeatureGates.WithHostPassthroughCPU = ptrTo(true)
-		old.Spec.FeatureGates.Others = map[string]bool{"videoConfig": true}
+		old.Spec.FeatureGates.Others = map[string]bool{"futureGate": true}
 		old.Spec.ObsoleteCPUs = &v1beta1.HyperConvergedObsoleteCPUs{MinCPUModel: "Haswell", CPUModels: []string{"Nehalem"}}
 		old.Spec.PermittedHostDevices = &v1beta1.PermittedHostDevices{PciHostDevices: []v1beta1.PciHostDevice{
 			{PCIVendorSelector: "10DE:1EB8", ResourceName: "nvidia.com/T4"},
@@ -50,8 +50,9 @@ func TestConversionThroughTheAPIServer(t *testing.T) {
 		var hub hcov1.HyperConverged
 		require.NoError(t, k.Get(ctx, key, &hub))
 		assert.Equal(t, "infra", hub.Spec.InfraPlacement().NodeSelector["nodeType"])
-		assert.True(t, hub.Spec.FeatureGates.IsEnabled("withHostPassthroughCPU"))
-		assert.True(t, hub.Spec.FeatureGates.IsEnabled("videoConfig"))
+		assert.True(t, hub.Spec.FeatureGates.Enabled("withHostPassthroughCPU"))
+		_, listed := hub.Spec.FeatureGates.Lookup("futureGate")
+		assert.True(t, listed, "a gate v1beta1 has no field for is kept")
 		assert.Equal(t, []string{"Nehalem"}, hub.Spec.Virtualization.ObsoleteCPUModels)
 		assert.Equal(t, "10DE:1EB8", hub.Spec.Virtualization.PermittedHostDevices.PciHostDevices[0].PCIDeviceSelector)
 		assert.Equal(t, int64(800), *hub.Spec.Virtualization.LiveMigrationConfig.CompletionTimeoutPerGiB)
@@ -60,7 +61,7 @@ func TestConversionThroughTheAPIServer(t *testing.T) {
 		require.NoError(t, k.Get(ctx, key, &back))
 		assert.Equal(t, "Haswell", back.Spec.ObsoleteCPUs.MinCPUModel, "a field v1 lacks survives")
 		assert.Equal(t, "10DE:1EB8", back.Spec.PermittedHostDevices.PciHostDevices[0].PCIVendorSelector, "so does the spelling")
-		assert.Equal(t, map[string]bool{"videoConfig": true}, back.Spec.FeatureGates.Others)
+		assert.Equal(t, map[string]bool{"futureGate": true}, back.Spec.FeatureGates.Others)
 		assert.NotContains(t, back.Annotations, v1beta1.FieldsAnnotation)
 
 		// Updates through v1 keep what only v1beta1 holds...
@@ -105,7 +106,7 @@ func TestConversionThroughTheAPIServer(t *testing.T) {
 		})
 		var after hcov1.HyperConverged
 		require.NoError(t, k.Get(ctx, key, &after))
-		assert.True(t, after.Spec.FeatureGates.IsEnabled("template"))
+		assert.True(t, after.Spec.FeatureGates.Enabled("template"))
 		assert.Equal(t, "Skylake", *after.Spec.Virtualization.VirtualMachineOptions.DefaultCPUModel)
 	})
 }

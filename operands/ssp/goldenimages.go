@@ -186,7 +186,7 @@ func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCron
 		}
 		custom[d.Name] = d
 	}
-	multiArch := featuregates.Enabled(hc.Spec.FeatureGates, GateMultiArchBootImageImport)
+	multiArch := featuregates.MultiArchBootImageImportEnabled(&hc.Spec)
 	schedule := DataImportSchedule(hc)
 
 	var out []hcov1.DataImportCronTemplateStatus

@@ -303,7 +303,7 @@ func TestSSPFieldsFromHyperConverged(t *testing.T) {
 	}, {
 		name: "enableMultiArchBootImageImport off: the gate listed as False",
 		v1: func(hc *hcov1.HyperConverged) {
-			hc.Spec.FeatureGates = hcov1.FeatureGates{{Name: ssp.GateMultiArchBootImageImport, Enabled: ptr.To(hcov1.FeatureGateDisabled)}}
+			hc.Spec.FeatureGates = hcov1.FeatureGates{{Name: ssp.GateMultiArchBootImageImport, State: ptr.To(hcov1.FeatureGateDisabled)}}
 			hc.Status.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: []string{"ppc64le"}}
 		},
 		v1beta1: func(hc *hcov1beta1.HyperConverged) {

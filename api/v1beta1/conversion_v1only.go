@@ -1,0 +1,186 @@
+package v1beta1
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+)
+
+// V1OnlyFieldsAnnotation, on a v1beta1 HyperConverged, holds what the v1
+// object said that v1beta1 has no field for, or says in a coarser form: the
+// feature gate list as written (order, and whether each entry named its
+// state), spec.observability and spec.workloadSources.enableMultiArchBootImageImport.
+// Writing the v1beta1 object back gives the v1 object unchanged. The key and
+// the JSON members are upstream HCO's (commit 03da3cf, api/v1beta1/conversion.go),
+// so an object converted by either operator reads the same in the other.
+// The conversion writes and reads it; nothing else should.
+const V1OnlyFieldsAnnotation = "hco.kubevirt.io/v1-only-fields"
+
+// v1OnlyFields is the content of V1OnlyFieldsAnnotation.
+type v1OnlyFields struct {
+	MultiArchEnabled *bool                      `json:"multiArchEnabled,omitempty"`
+	FeatureGates     hcov1.FeatureGates         `json:"featureGates,omitempty"`
+	Observability    *hcov1.ObservabilityConfig `json:"observability,omitempty"`
+}
+
+func (f v1OnlyFields) empty() bool {
+	return f.MultiArchEnabled == nil && len(f.FeatureGates) == 0 && f.Observability == nil
+}
+
+// MultiArchEnabled is read (upstream writes it) and never written: v1beta1's
+// enableMultiArchBootImageImport gate carries the field.
+
+// gateMultiArch is the deprecated gate that converts to and from v1's
+// spec.workloadSources.enableMultiArchBootImageImport.
+const gateMultiArch = "enableMultiArchBootImageImport"
+
+// setExplicitly reports whether v1beta1 states the gate called name even
+// when v1 does not list it, as upstream's conversion does: every alpha and
+// beta gate of upstream's table that has a v1beta1 field. The others
+// (deprecated, ignored, or hcokit's withHostPassthroughCPU) appear only
+// when listed.
+func setExplicitly(name string) bool {
+	phase, known := hcov1.PhaseOf(name)
+	return known && name != "withHostPassthroughCPU" &&
+		(phase == hcov1.FeatureGatePhaseBeta || phase == hcov1.FeatureGatePhaseAlpha)
+}
+
+// featureGatesFromV1 states v1's gates as v1beta1's booleans: a named gate
+// in its field, any other listed gate in Others.
+func featureGatesFromV1(gs hcov1.FeatureGates, multiArch *bool) HyperConvergedFeatureGates {
+	values := map[string]bool{}
+	var others map[string]bool
+	named := NamedFeatureGates()
+	for _, g := range gs {
+		if named[g.Name] {
+			values[g.Name] = g.IsEnabled()
+			continue
+		}
+		if others == nil {
+			others = map[string]bool{}
+		}
+		others[g.Name] = g.IsEnabled()
+	}
+	for name := range named {
+		if setExplicitly(name) {
+			values[name] = gs.Enabled(name)
+		}
+	}
+	delete(values, gateMultiArch)
+	if multiArch != nil {
+		values[gateMultiArch] = *multiArch
+	}
+	raw, _ := json.Marshal(values)
+	var out namedFeatureGates
+	_ = json.Unmarshal(raw, &out)
+	out.Others = others
+	return HyperConvergedFeatureGates(out)
+}
+
+// featureGatesToV1 turns v1beta1's booleans back into v1's list, starting
+// from the list as v1 wrote it (kept, from V1OnlyFieldsAnnotation) so that
+// an unchanged gate keeps its entry as written. As upstream's conversion: a
+// named gate that v1beta1 leaves unset is removed, one whose value differs
+// from its entry is set, and one that is not listed is added when its value
+// differs from the gate's default, or, for a gate v1beta1 states only when
+// listed (see setExplicitly), whenever it is set. multiArch is v1's
+// enableMultiArchBootImageImport field as kept; it is returned updated.
+func featureGatesToV1(g HyperConvergedFeatureGates, kept hcov1.FeatureGates, multiArch *bool) (hcov1.FeatureGates, *bool) {
+	out := slices.Clone(kept)
+	raw, _ := json.Marshal(namedFeatureGates(g)) // a struct of *bool always encodes
+	var values map[string]bool
+	_ = json.Unmarshal(raw, &values)
+
+	apply := func(name string, value bool) {
+		if on, listed := out.Lookup(name); listed {
+			if on != value {
+				out.Set(name, value)
+			}
+		} else if value != hcov1.DefaultEnabled(name) || !setExplicitly(name) {
+			// A gate v1beta1 states only when listed is listed whenever
+			// set, so that it comes back as written.
+			out.Set(name, value)
+		}
+	}
+	for _, name := range namedGates() {
+		if name == gateMultiArch {
+			continue
+		}
+		value, set := values[name]
+		if !set {
+			out.Remove(name)
+			continue
+		}
+		apply(name, value)
+	}
+	// A listed gate that is neither a named field nor in Others was
+	// removed from the v1beta1 object.
+	named := NamedFeatureGates()
+	out = slices.DeleteFunc(out, func(e hcov1.FeatureGate) bool {
+		_, other := g.Others[e.Name]
+		return !named[e.Name] && !other
+	})
+	for _, name := range slices.Sorted(maps.Keys(g.Others)) {
+		apply(name, g.Others[name])
+	}
+
+	if value, set := values[gateMultiArch]; set {
+		multiArch = &value
+		if on, listed := out.Lookup(gateMultiArch); listed && on != value {
+			out.Set(gateMultiArch, value)
+		}
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, multiArch
+}
+
+// keepV1Only stores in the v1beta1 object's annotations what v1 said that
+// v1beta1 cannot say as written: spec.observability, and the gate list when
+// converting gates back from v1beta1's booleans would not give it as written
+// (a v1 list written with states in another order, an entry without a
+// state, a default stated). A list that v1beta1 reproduces needs no
+// annotation, so an object written as v1beta1 reads back without one.
+// enableMultiArchBootImageImport travels in v1beta1's gate of that name.
+func keepV1Only(annotations *map[string]string, s *hcov1.HyperConvergedSpec, gates HyperConvergedFeatureGates) error {
+	f := v1OnlyFields{Observability: s.Observability.DeepCopy()}
+	if rebuilt, _ := featureGatesToV1(gates, nil, nil); !equality.Semantic.DeepEqual(rebuilt, s.FeatureGates) {
+		f.FeatureGates = slices.Clone(s.FeatureGates)
+	}
+	return setAnnotation(annotations, V1OnlyFieldsAnnotation, f, f.empty())
+}
+
+// v1OnlyKept reads V1OnlyFieldsAnnotation. An annotation edited into
+// something unreadable loses only what it kept.
+func v1OnlyKept(annotations map[string]string) v1OnlyFields {
+	var f v1OnlyFields
+	if raw, ok := annotations[V1OnlyFieldsAnnotation]; ok {
+		_ = json.Unmarshal([]byte(raw), &f)
+	}
+	return f
+}
+
+// setAnnotation writes v as JSON under key, or removes key when empty.
+func setAnnotation(annotations *map[string]string, key string, v any, empty bool) error {
+	if empty {
+		delete(*annotations, key)
+		if len(*annotations) == 0 {
+			*annotations = nil
+		}
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if *annotations == nil {
+		*annotations = map[string]string{}
+	}
+	(*annotations)[key] = string(raw)
+	return nil
+}
