@@ -24,6 +24,13 @@ func HyperConverged(version string) (*structuralschema.Structural, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Parse(raw, version)
+}
+
+// Parse returns the structural schema of the given version of the CRD in raw
+// (one YAML or JSON CustomResourceDefinition, such as upstream HCO's
+// deploy/crds/hco00.crd.yaml).
+func Parse(raw []byte, version string) (*structuralschema.Structural, error) {
 	var crd apiextensionsv1.CustomResourceDefinition
 	if err := yaml.UnmarshalStrict(raw, &crd); err != nil {
 		return nil, err
@@ -38,5 +45,5 @@ func HyperConverged(version string) (*structuralschema.Structural, error) {
 		}
 		return structuralschema.NewStructural(&internal)
 	}
-	return nil, fmt.Errorf("the HyperConverged CRD has no version %q", version)
+	return nil, fmt.Errorf("the %s CRD has no version %q", crd.Name, version)
 }
