@@ -192,8 +192,8 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 	for _, h := range virt.Hypervisors {
 		c.Hypervisors = append(c.Hypervisors, *h.DeepCopy())
 	}
-	if featuregates.PersistentReservationEnabled(spec) {
-		c.PersistentReservationConfiguration = &kvv1.PersistentReservationConfiguration{Enabled: ptr(true)}
+	if enabled, set := featuregates.PersistentReservationEnabled(spec); set {
+		c.PersistentReservationConfiguration = &kvv1.PersistentReservationConfiguration{Enabled: ptr(enabled)}
 	}
 	if s := spec.Storage; s != nil && s.VMStateStorageClass != nil {
 		c.VMStateStorageClass = *s.VMStateStorageClass

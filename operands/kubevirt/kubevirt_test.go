@@ -206,8 +206,23 @@ func TestFields(t *testing.T) {
 			v1:   func(hc *hcov1.HyperConverged) { hc.Spec.FeatureGates.Set("persistentReservation", true) },
 			beta: func(hc *v1beta1.HyperConverged) { hc.Spec.FeatureGates.PersistentReservation = ptr(true) },
 			check: func(t *testing.T, kv *kvv1.KubeVirt) {
-				assert.Contains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "PersistentReservation")
+				// As upstream at 03da3cf: the configuration only, not
+				// KubeVirt's deprecated PersistentReservation gate.
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "PersistentReservation")
 				assert.True(t, *cfg(kv).PersistentReservationConfiguration.Enabled)
+			},
+		},
+		{
+			name: "persistentReservationConfiguration.enabled false is passed on",
+			v1: func(hc *hcov1.HyperConverged) {
+				hc.Spec.Storage = &hcov1.StorageConfig{PersistentReservationConfiguration: &hcov1.PersistentReservationConfiguration{Enabled: ptr(false)}}
+			},
+			beta: func(hc *v1beta1.HyperConverged) {
+				hc.Spec.PersistentReservationConfiguration = &hcov1.PersistentReservationConfiguration{Enabled: ptr(false)}
+			},
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				require.NotNil(t, cfg(kv).PersistentReservationConfiguration)
+				assert.False(t, *cfg(kv).PersistentReservationConfiguration.Enabled)
 			},
 		},
 		{
@@ -296,7 +311,7 @@ func TestGatesFromAnnotationsAndNodes(t *testing.T) {
 			v1:   func(hc *hcov1.HyperConverged) { hc.Annotations = annotate(hc.Annotations) },
 			beta: func(hc *v1beta1.HyperConverged) { hc.Annotations = annotate(hc.Annotations) },
 			check: func(t *testing.T, kv *kvv1.KubeVirt) {
-				assert.Subset(t, cfg(kv).DeveloperConfiguration.FeatureGates, []string{"PasstBinding", "PCINUMAAwareTopology"})
+				assert.Subset(t, cfg(kv).DeveloperConfiguration.FeatureGates, []string{"PasstBinding", "GraceIOVirtualization", "IOMMUFD", "PCINUMAAwareTopology"})
 				assert.NotContains(t, cfg(kv).DeveloperConfiguration.DisabledFeatureGates, "PasstBinding")
 			},
 		},
