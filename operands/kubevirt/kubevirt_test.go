@@ -375,7 +375,7 @@ func TestEnvironmentSMBIOSAndMachineTypes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &kvv1.SMBiosConfiguration{Family: "KubeVirt", Manufacturer: "KubeVirt", Product: "None"}, cfg(kv).SMBIOSConfig)
 	assert.Equal(t, &kvv1.ArchConfiguration{
-		Amd64: &kvv1.ArchSpecificConfiguration{MachineType: "pc-q35-rhel9.6.0", OVMFPath: "/usr/share/OVMF", EmulatedMachines: []string{"q35*", "pc-q35*"}},
+		Amd64: &kvv1.ArchSpecificConfiguration{MachineType: "pc-q35-rhel9.6.0", EmulatedMachines: []string{"q35*", "pc-q35*"}},
 		S390x: &kvv1.ArchSpecificConfiguration{MachineType: "s390-ccw-virtio-rhel9.6.0", EmulatedMachines: []string{"s390-ccw-virtio*"}},
 	}, cfg(kv).ArchitectureConfiguration)
 
@@ -383,7 +383,7 @@ func TestEnvironmentSMBIOSAndMachineTypes(t *testing.T) {
 	kv, err = kubevirt.Build(hc, e)
 	require.NoError(t, err)
 	assert.Equal(t, &kvv1.ArchConfiguration{
-		Arm64: &kvv1.ArchSpecificConfiguration{MachineType: "virt-rhel9.6.0", OVMFPath: "/usr/share/AAVMF", EmulatedMachines: []string{"virt*"}},
+		Arm64: &kvv1.ArchSpecificConfiguration{MachineType: "virt-rhel9.6.0", EmulatedMachines: []string{"virt*"}},
 	}, cfg(kv).ArchitectureConfiguration)
 
 	s, err := kubevirt.SMBIOS(`{"sku": "1", "version": "2"}`)
