@@ -173,7 +173,7 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 		ControllerConfiguration:            rates.DeepCopy(),
 		HandlerConfiguration:               rates.DeepCopy(),
 		EvictionStrategy:                   EvictionStrategy(virt.EvictionStrategy, hc.Status.InfrastructureHighlyAvailable),
-		KSMConfiguration:                   virt.KSMConfiguration.DeepCopy(),
+		KSMConfiguration:                   ksmConfiguration(virt.KSMConfiguration),
 		ChangedBlockTrackingLabelSelectors: virt.ChangedBlockTrackingLabelSelectors.DeepCopy(),
 		LiveUpdateConfiguration:            virt.LiveUpdateConfiguration.DeepCopy(),
 		VirtualMachineOptions:              virtualMachineOptions(virt.VirtualMachineOptions),
@@ -231,6 +231,17 @@ func mediatedDevices(spec *hcov1.HyperConvergedSpec) *kvv1.MediatedDevicesConfig
 	}
 	out.Enabled = ptr(enabled)
 	return out
+}
+
+// ksmConfiguration is KubeVirt's ksmConfiguration: the HyperConverged's,
+// and an empty one (no node label selector: KSM on no node) when it has
+// none, which is what upstream HCO's mutating webhook stores in every
+// HyperConverged it sees created (pkg/webhooks/mutator at 03da3cf).
+func ksmConfiguration(c *kvv1.KSMConfiguration) *kvv1.KSMConfiguration {
+	if c == nil {
+		return &kvv1.KSMConfiguration{}
+	}
+	return c.DeepCopy()
 }
 
 // virtualMachineOptions turns the two switches into KubeVirt's empty marker

@@ -139,6 +139,14 @@ func TestFields(t *testing.T) {
 			check: func(t *testing.T, kv *kvv1.KubeVirt) { assert.Equal(t, ksm, cfg(kv).KSMConfiguration) },
 		},
 		{
+			name: "ksmConfiguration unset is empty, as upstream stores it at creation",
+			v1:   func(*hcov1.HyperConverged) {},
+			beta: func(*v1beta1.HyperConverged) {},
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				assert.Equal(t, &kvv1.KSMConfiguration{}, cfg(kv).KSMConfiguration)
+			},
+		},
+		{
 			name: "changedBlockTrackingLabelSelectors",
 			v1:   func(hc *hcov1.HyperConverged) { hc.Spec.Virtualization.ChangedBlockTrackingLabelSelectors = cbt },
 			beta: func(hc *v1beta1.HyperConverged) { hc.Spec.ChangedBlockTrackingLabelSelectors = cbt },
