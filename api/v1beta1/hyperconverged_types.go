@@ -391,8 +391,8 @@ type HyperConvergedFeatureGates struct {
 	DisableMDevConfiguration *bool `json:"disableMDevConfiguration,omitempty"`
 
 	// PersistentReservation allows SCSI persistent reservation of LUNs; it
-	// redeploys virt-handler with a qemu-pr-helper container. Adds KubeVirt's
-	// "PersistentReservation" gate. Default: false.
+	// redeploys virt-handler with a qemu-pr-helper container. Sets KubeVirt's
+	// persistentReservationConfiguration.enabled. Default: false.
 	// +kubebuilder:default=false
 	// +optional
 	PersistentReservation *bool `json:"persistentReservation,omitempty"`
