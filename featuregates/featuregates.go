@@ -13,13 +13,10 @@ const (
 	HotplugVolumes             = "HotplugVolumes"
 	DeclarativeHotplugVolumes  = "DeclarativeHotplugVolumes"
 	HostDevices                = "HostDevices"
-	ExpandDisks                = "ExpandDisks"
-	VMExport                   = "VMExport"
 	KubevirtSeccompProfile     = "KubevirtSeccompProfile"
 	HypervStrictCheck          = "HypervStrictCheck"
 	WithHostPassthroughCPU     = "WithHostPassthroughCPU"
 	DownwardMetrics            = "DownwardMetrics"
-	PersistentReservation      = "PersistentReservation"
 	AlignCPUs                  = "AlignCPUs"
 	DecentralizedLiveMigration = "DecentralizedLiveMigration"
 	ObjectGraph                = "ObjectGraph"
@@ -32,12 +29,15 @@ const (
 	SecureExecution            = "SecureExecution"
 	PasstBinding               = "PasstBinding"
 	PCINUMAAwareTopology       = "PCINUMAAwareTopology"
+	GraceIOVirtualization      = "GraceIOVirtualization"
+	IOMMUFD                    = "IOMMUFD"
 )
 
 // alwaysOn are the KubeVirt gates the operator enables whatever the
-// HyperConverged says (as upstream HCO does). ExpandDisks and VMExport are GA
-// in KubeVirt v1.9.0; upstream still lists them.
-var alwaysOn = []string{CPUManager, Snapshot, HostDevices, ExpandDisks, VMExport, KubevirtSeccompProfile}
+// HyperConverged says, upstream HCO's hard-coded ones
+// (controllers/handlers/kubevirt.go hardCodeKvFgs at 03da3cf). ExpandDisks
+// and VMExport, GA in KubeVirt v1.9.0, are not among them.
+var alwaysOn = []string{CPUManager, Snapshot, HostDevices, KubevirtSeccompProfile}
 
 // AlwaysOn returns the gates enabled whatever the HyperConverged says.
 // HotplugVolumes or DeclarativeHotplugVolumes (one of the two is always on)
@@ -74,11 +74,6 @@ type Options struct {
 	// (HypervStrictCheck).
 	KVMEmulation bool
 
-	// PersistentReservation is the effective SCSI persistent reservation
-	// setting (see [PersistentReservationEnabled]); true adds
-	// PersistentReservation.
-	PersistentReservation bool
-
 	// ConfigurableHypervisor is true when spec.virtualization.hypervisors
 	// names a hypervisor; it adds ConfigurableHypervisor.
 	ConfigurableHypervisor bool
@@ -97,9 +92,10 @@ type Options struct {
 	// [DeployPasstNetworkBindingAnnotation] "true"; it adds PasstBinding.
 	PasstBinding bool
 
-	// PCINUMAAwareTopology is true when the HyperConverged carries
-	// [DeployAIEAnnotation] "true"; it adds PCINUMAAwareTopology.
-	PCINUMAAwareTopology bool
+	// AIE is true when the HyperConverged carries [DeployAIEAnnotation]
+	// "true"; it adds GraceIOVirtualization, IOMMUFD and
+	// PCINUMAAwareTopology, as upstream HCO does.
+	AIE bool
 }
 
 // The HyperConverged annotations upstream HCO reads to turn on KubeVirt
@@ -117,12 +113,11 @@ func OptionsFor(hc *hcov1.HyperConverged, kvmEmulation bool) Options {
 	spec := &hc.Spec
 	return Options{
 		KVMEmulation:            kvmEmulation,
-		PersistentReservation:   PersistentReservationEnabled(spec),
 		ConfigurableHypervisor:  len(spec.Virtualization.Hypervisors) > 0,
 		RoleAggregationStrategy: spec.Virtualization.RoleAggregationStrategy != nil,
 		SecureExecution:         slices.Contains(hc.Status.NodeInfo.WorkloadsArchitectures, "s390x"),
 		PasstBinding:            hc.Annotations[DeployPasstNetworkBindingAnnotation] == "true",
-		PCINUMAAwareTopology:    hc.Annotations[DeployAIEAnnotation] == "true",
+		AIE:                     hc.Annotations[DeployAIEAnnotation] == "true",
 	}
 }
 
@@ -173,13 +168,19 @@ func Enabled(gs hcov1.FeatureGates, name string) bool { return gs.Enabled(name) 
 
 // PersistentReservationEnabled is the effective SCSI persistent reservation
 // setting: spec.storage.persistentReservationConfiguration.enabled when set,
-// otherwise the deprecated persistentReservation gate (upstream's webhook
-// moves the gate into the field).
-func PersistentReservationEnabled(spec *hcov1.HyperConvergedSpec) bool {
+// otherwise on when the deprecated persistentReservation gate is (upstream's
+// webhook moves the gate into the field). The second result is false when
+// neither says anything, i.e. KubeVirt's default (off) applies. It sets
+// KubeVirt's persistentReservationConfiguration only; upstream HCO no longer
+// turns on KubeVirt's deprecated PersistentReservation gate.
+func PersistentReservationEnabled(spec *hcov1.HyperConvergedSpec) (enabled, set bool) {
 	if s := spec.Storage; s != nil && s.PersistentReservationConfiguration != nil && s.PersistentReservationConfiguration.Enabled != nil {
-		return *s.PersistentReservationConfiguration.Enabled
+		return *s.PersistentReservationConfiguration.Enabled, true
 	}
-	return Enabled(spec.FeatureGates, GatePersistentReservation)
+	if Enabled(spec.FeatureGates, GatePersistentReservation) {
+		return true, true
+	}
+	return false, false
 }
 
 // MultiArchBootImageImportEnabled is the effective multi-architecture golden
@@ -226,9 +227,6 @@ func ForKubeVirt(g hcov1.FeatureGates, opts Options) []string {
 			out = append(out, m.kubevirt...)
 		}
 	}
-	if opts.PersistentReservation {
-		out = append(out, PersistentReservation)
-	}
 	if opts.ConfigurableHypervisor {
 		out = append(out, ConfigurableHypervisor)
 	}
@@ -241,8 +239,8 @@ func ForKubeVirt(g hcov1.FeatureGates, opts Options) []string {
 	if opts.PasstBinding {
 		out = append(out, PasstBinding)
 	}
-	if opts.PCINUMAAwareTopology {
-		out = append(out, PCINUMAAwareTopology)
+	if opts.AIE {
+		out = append(out, GraceIOVirtualization, IOMMUFD, PCINUMAAwareTopology)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

@@ -16,13 +16,14 @@ import (
 func ptr[T any](v T) *T { return &v }
 
 // baseline is the v1 list with no gates set: the opinionated gates plus
-// upstream's beta gates, which are on by default.
-var baseline = []string{"CPUManager", "DecentralizedLiveMigration", "DeclarativeHotplugVolumes", "ExpandDisks", "HostDevices",
-	"HypervStrictCheck", "KubevirtSeccompProfile", "Snapshot", "Template", "VMExport"}
+// upstream's beta gates, which are on by default. As upstream at 03da3cf:
+// no ExpandDisks or VMExport (GA in KubeVirt v1.9.0).
+var baseline = []string{"CPUManager", "DecentralizedLiveMigration", "DeclarativeHotplugVolumes", "HostDevices",
+	"HypervStrictCheck", "KubevirtSeccompProfile", "Snapshot", "Template"}
 
 // offBaseline is the list with every beta gate listed "False" (what a
 // v1beta1 object with its CRD defaults converts to).
-var offBaseline = []string{"CPUManager", "ExpandDisks", "HostDevices", "HotplugVolumes", "HypervStrictCheck", "KubevirtSeccompProfile", "Snapshot", "VMExport"}
+var offBaseline = []string{"CPUManager", "HostDevices", "HotplugVolumes", "HypervStrictCheck", "KubevirtSeccompProfile", "Snapshot"}
 
 func betaOff() map[string]bool {
 	return map[string]bool{
@@ -68,8 +69,10 @@ func TestForKubeVirt(t *testing.T) {
 				featuregates.GateDeployKubeSecondaryDNS: true, "nonRoot": true, featuregates.GateObjectGraph: true,
 				featuregates.GateContainerPathVolumes: true, featuregates.GateIncrementalBackup: true,
 			}),
-			opts: featuregates.Options{PersistentReservation: true, ConfigurableHypervisor: true, RoleAggregationStrategy: true},
-			want: sorted(append(slices.Clone(baseline), "WithHostPassthroughCPU", "DownwardMetrics", "PersistentReservation", "AlignCPUs",
+			// persistentReservation sets KubeVirt's
+			// persistentReservationConfiguration, not a gate.
+			opts: featuregates.Options{ConfigurableHypervisor: true, RoleAggregationStrategy: true},
+			want: sorted(append(slices.Clone(baseline), "WithHostPassthroughCPU", "DownwardMetrics", "AlignCPUs",
 				"ObjectGraph", "ContainerPathVolumes", "IncrementalBackup", "UtilityVolumes", "ConfigurableHypervisor", "OptOutRoleAggregation")),
 		},
 		{
@@ -87,7 +90,8 @@ func TestForKubeVirt(t *testing.T) {
 		{name: "template False drops Template", gates: gates(map[string]bool{featuregates.GateTemplate: false}), want: without(baseline, "Template")},
 		{name: "s390x workloads add SecureExecution", opts: featuregates.Options{SecureExecution: true}, want: sorted(append(slices.Clone(baseline), "SecureExecution"))},
 		{name: "the passt annotation adds PasstBinding", opts: featuregates.Options{PasstBinding: true}, want: sorted(append(slices.Clone(baseline), "PasstBinding"))},
-		{name: "the AIE annotation adds PCINUMAAwareTopology", opts: featuregates.Options{PCINUMAAwareTopology: true}, want: sorted(append(slices.Clone(baseline), "PCINUMAAwareTopology"))},
+		{name: "the AIE annotation adds GraceIOVirtualization, IOMMUFD and PCINUMAAwareTopology", opts: featuregates.Options{AIE: true},
+			want: sorted(append(slices.Clone(baseline), "GraceIOVirtualization", "IOMMUFD", "PCINUMAAwareTopology"))},
 		{name: "KVM emulation drops HypervStrictCheck", opts: featuregates.Options{KVMEmulation: true}, want: without(baseline, "HypervStrictCheck")},
 	}
 	for _, tc := range tests {
@@ -141,7 +145,7 @@ func TestOptionsFor(t *testing.T) {
 	hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64", "s390x"}
 	got := featuregates.OptionsFor(hc, false)
 	assert.True(t, got.PasstBinding)
-	assert.True(t, got.PCINUMAAwareTopology)
+	assert.True(t, got.AIE)
 	assert.True(t, got.SecureExecution)
 	hc.Annotations[featuregates.DeployPasstNetworkBindingAnnotation] = "false"
 	hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64"}
@@ -161,10 +165,22 @@ func TestPersistentReservationEnabled(t *testing.T) {
 		}
 		return s
 	}
-	assert.False(t, featuregates.PersistentReservationEnabled(spec(nil, nil)))
-	assert.True(t, featuregates.PersistentReservationEnabled(spec(ptr(true), nil)))
-	assert.True(t, featuregates.PersistentReservationEnabled(spec(nil, ptr(true))))
-	assert.False(t, featuregates.PersistentReservationEnabled(spec(ptr(true), ptr(false))), "the field wins")
+	for _, tc := range []struct {
+		name         string
+		gate, field  *bool
+		enabled, set bool
+	}{
+		{name: "neither"},
+		{name: "the gate", gate: ptr(true), enabled: true, set: true},
+		{name: "the gate off", gate: ptr(false)},
+		{name: "the field", field: ptr(true), enabled: true, set: true},
+		{name: "the field off", field: ptr(false), set: true},
+		{name: "the field wins", gate: ptr(true), field: ptr(false), set: true},
+	} {
+		enabled, set := featuregates.PersistentReservationEnabled(spec(tc.gate, tc.field))
+		assert.Equal(t, tc.enabled, enabled, tc.name)
+		assert.Equal(t, tc.set, set, tc.name)
+	}
 }
 
 func TestMediatedDevicesEnabled(t *testing.T) {

@@ -72,6 +72,7 @@ spec:
 	//         garbageCollect: Outdated
 	//         importsToKeep: 1
 	//         managedDataSource: centos-stream10
+	//         retentionPolicy: None
 	//         schedule: 20 2/12 * * *
 	//         template:
 	//           spec:
@@ -90,6 +91,7 @@ spec:
 	//         garbageCollect: Outdated
 	//         importsToKeep: 1
 	//         managedDataSource: centos-stream9
+	//         retentionPolicy: None
 	//         schedule: 20 2/12 * * *
 	//         template:
 	//           spec:
@@ -108,6 +110,7 @@ spec:
 	//         garbageCollect: Outdated
 	//         importsToKeep: 1
 	//         managedDataSource: fedora
+	//         retentionPolicy: None
 	//         schedule: 20 2/12 * * *
 	//         template:
 	//           spec:

@@ -391,8 +391,8 @@ type HyperConvergedFeatureGates struct {
 	DisableMDevConfiguration *bool `json:"disableMDevConfiguration,omitempty"`
 
 	// PersistentReservation allows SCSI persistent reservation of LUNs; it
-	// redeploys virt-handler with a qemu-pr-helper container. Adds KubeVirt's
-	// "PersistentReservation" gate. Deprecated upstream: v1 has
+	// redeploys virt-handler with a qemu-pr-helper container. Sets KubeVirt's
+	// persistentReservationConfiguration.enabled. Deprecated upstream: v1 has
 	// spec.storage.persistentReservationConfiguration.enabled.
 	// +optional
 	PersistentReservation *bool `json:"persistentReservation,omitempty"`

@@ -147,7 +147,7 @@ func TestRenderReadsSMBIOSAndMachineTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"    smbios:\n      family: KubeVirt\n      product: None\n", "machineType: virt-rhel9.6.0", "ovmfPath: /usr/share/AAVMF"} {
+	for _, want := range []string{"    smbios:\n      family: KubeVirt\n      product: None\n", "machineType: virt-rhel9.6.0", "- virt*"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("render output lacks %q:\n%s", want, out)
 		}

@@ -22,8 +22,9 @@ const CRName = "cdi-kubevirt-hyperconverged"
 const ConfigAuthorityAnnotation = "cdi.kubevirt.io/configAuthority"
 
 // featureGates are the CDI gates the operator always enables, upstream's
-// three.
-var featureGates = []string{"HonorWaitForFirstConsumer", "DataVolumeClaimAdoption", "WebhookPvcRendering"}
+// two (controllers/handlers/cdi.go getDefaultFeatureGates at 03da3cf; no
+// longer WebhookPvcRendering).
+var featureGates = []string{"HonorWaitForFirstConsumer", "DataVolumeClaimAdoption"}
 
 // Operand builds the CDI CR.
 type Operand struct{}

@@ -171,12 +171,12 @@ func TestTLSSecurityProfile(t *testing.T) {
 
 func TestFeatureGates(t *testing.T) {
 	run(t, []fieldCase[[]string]{
-		{name: "upstream's three, whatever the HyperConverged says", want: []string{"HonorWaitForFirstConsumer", "DataVolumeClaimAdoption", "WebhookPvcRendering"}},
+		{name: "upstream's two, whatever the HyperConverged says", want: []string{"HonorWaitForFirstConsumer", "DataVolumeClaimAdoption"}},
 		{
 			name:    "HyperConverged gates do not reach CDI",
 			v1:      func(hc *hcov1.HyperConverged) { hc.Spec.FeatureGates.Set("downwardMetrics", true) },
 			v1beta1: func(hc *v1beta1.HyperConverged) { hc.Spec.FeatureGates.DownwardMetrics = ptr(true) },
-			want:    []string{"HonorWaitForFirstConsumer", "DataVolumeClaimAdoption", "WebhookPvcRendering"},
+			want:    []string{"HonorWaitForFirstConsumer", "DataVolumeClaimAdoption"},
 		},
 	}, func(c *cdiv1beta1.CDI) []string { return c.Spec.Config.FeatureGates })
 }

@@ -173,7 +173,7 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 		ControllerConfiguration:            rates.DeepCopy(),
 		HandlerConfiguration:               rates.DeepCopy(),
 		EvictionStrategy:                   EvictionStrategy(virt.EvictionStrategy, hc.Status.InfrastructureHighlyAvailable),
-		KSMConfiguration:                   virt.KSMConfiguration.DeepCopy(),
+		KSMConfiguration:                   ksmConfiguration(virt.KSMConfiguration),
 		ChangedBlockTrackingLabelSelectors: virt.ChangedBlockTrackingLabelSelectors.DeepCopy(),
 		LiveUpdateConfiguration:            virt.LiveUpdateConfiguration.DeepCopy(),
 		VirtualMachineOptions:              virtualMachineOptions(virt.VirtualMachineOptions),
@@ -192,8 +192,8 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 	for _, h := range virt.Hypervisors {
 		c.Hypervisors = append(c.Hypervisors, *h.DeepCopy())
 	}
-	if featuregates.PersistentReservationEnabled(spec) {
-		c.PersistentReservationConfiguration = &kvv1.PersistentReservationConfiguration{Enabled: ptr(true)}
+	if enabled, set := featuregates.PersistentReservationEnabled(spec); set {
+		c.PersistentReservationConfiguration = &kvv1.PersistentReservationConfiguration{Enabled: ptr(enabled)}
 	}
 	if s := spec.Storage; s != nil && s.VMStateStorageClass != nil {
 		c.VMStateStorageClass = *s.VMStateStorageClass
@@ -233,6 +233,17 @@ func mediatedDevices(spec *hcov1.HyperConvergedSpec) *kvv1.MediatedDevicesConfig
 	return out
 }
 
+// ksmConfiguration is KubeVirt's ksmConfiguration: the HyperConverged's,
+// and an empty one (no node label selector: KSM on no node) when it has
+// none, which is what upstream HCO's mutating webhook stores in every
+// HyperConverged it sees created (pkg/webhooks/mutator at 03da3cf).
+func ksmConfiguration(c *kvv1.KSMConfiguration) *kvv1.KSMConfiguration {
+	if c == nil {
+		return &kvv1.KSMConfiguration{}
+	}
+	return c.DeepCopy()
+}
+
 // virtualMachineOptions turns the two switches into KubeVirt's empty marker
 // structs; nil when neither is on.
 func virtualMachineOptions(o *hcov1.VirtualMachineOptions) *kvv1.VirtualMachineOptions {
@@ -266,28 +277,27 @@ func SMBIOS(raw string) (*kvv1.SMBiosConfiguration, error) {
 	return out, nil
 }
 
-// The firmware paths and emulated machines upstream HCO sets for an
-// architecture it has a machine type for.
-var archDefaults = map[string]kvv1.ArchSpecificConfiguration{
-	"amd64": {OVMFPath: "/usr/share/OVMF", EmulatedMachines: []string{"q35*", "pc-q35*"}},
-	"arm64": {OVMFPath: "/usr/share/AAVMF", EmulatedMachines: []string{"virt*"}},
-	"s390x": {OVMFPath: "", EmulatedMachines: []string{"s390-ccw-virtio*"}},
+// The emulated machines upstream HCO sets for an architecture it has a
+// machine type for. It sets no ovmfPath, leaving KubeVirt's (upstream's
+// #4521, at 03da3cf).
+var emulatedMachines = map[string][]string{
+	"amd64": {"q35*", "pc-q35*"},
+	"arm64": {"virt*"},
+	"s390x": {"s390-ccw-virtio*"},
 }
 
 // ArchitectureConfiguration returns KubeVirt's
 // configuration.architectureConfiguration for the default machine types by
 // architecture (hco.Environment.MachineTypes): for each of amd64, arm64 and
-// s390x with a machine type, that machine type with upstream HCO's OVMF
-// path and emulated machines. nil when none is set; other architectures
-// are ignored.
+// s390x with a machine type, that machine type with upstream HCO's
+// emulated machines. nil when none is set; other architectures are ignored.
 func ArchitectureConfiguration(machineTypes map[string]string) *kvv1.ArchConfiguration {
 	arch := func(name string) *kvv1.ArchSpecificConfiguration {
 		m := strings.TrimSpace(machineTypes[name])
 		if m == "" {
 			return nil
 		}
-		d := archDefaults[name]
-		return &kvv1.ArchSpecificConfiguration{MachineType: m, OVMFPath: d.OVMFPath, EmulatedMachines: slices.Clone(d.EmulatedMachines)}
+		return &kvv1.ArchSpecificConfiguration{MachineType: m, EmulatedMachines: slices.Clone(emulatedMachines[name])}
 	}
 	out := &kvv1.ArchConfiguration{Amd64: arch("amd64"), Arm64: arch("arm64"), S390x: arch("s390x")}
 	if out.Amd64 == nil && out.Arm64 == nil && out.S390x == nil {

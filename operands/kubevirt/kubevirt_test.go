@@ -139,6 +139,14 @@ func TestFields(t *testing.T) {
 			check: func(t *testing.T, kv *kvv1.KubeVirt) { assert.Equal(t, ksm, cfg(kv).KSMConfiguration) },
 		},
 		{
+			name: "ksmConfiguration unset is empty, as upstream stores it at creation",
+			v1:   func(*hcov1.HyperConverged) {},
+			beta: func(*v1beta1.HyperConverged) {},
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				assert.Equal(t, &kvv1.KSMConfiguration{}, cfg(kv).KSMConfiguration)
+			},
+		},
+		{
 			name: "changedBlockTrackingLabelSelectors",
 			v1:   func(hc *hcov1.HyperConverged) { hc.Spec.Virtualization.ChangedBlockTrackingLabelSelectors = cbt },
 			beta: func(hc *v1beta1.HyperConverged) { hc.Spec.ChangedBlockTrackingLabelSelectors = cbt },
@@ -206,8 +214,23 @@ func TestFields(t *testing.T) {
 			v1:   func(hc *hcov1.HyperConverged) { hc.Spec.FeatureGates.Set("persistentReservation", true) },
 			beta: func(hc *v1beta1.HyperConverged) { hc.Spec.FeatureGates.PersistentReservation = ptr(true) },
 			check: func(t *testing.T, kv *kvv1.KubeVirt) {
-				assert.Contains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "PersistentReservation")
+				// As upstream at 03da3cf: the configuration only, not
+				// KubeVirt's deprecated PersistentReservation gate.
+				assert.NotContains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "PersistentReservation")
 				assert.True(t, *cfg(kv).PersistentReservationConfiguration.Enabled)
+			},
+		},
+		{
+			name: "persistentReservationConfiguration.enabled false is passed on",
+			v1: func(hc *hcov1.HyperConverged) {
+				hc.Spec.Storage = &hcov1.StorageConfig{PersistentReservationConfiguration: &hcov1.PersistentReservationConfiguration{Enabled: ptr(false)}}
+			},
+			beta: func(hc *v1beta1.HyperConverged) {
+				hc.Spec.PersistentReservationConfiguration = &hcov1.PersistentReservationConfiguration{Enabled: ptr(false)}
+			},
+			check: func(t *testing.T, kv *kvv1.KubeVirt) {
+				require.NotNil(t, cfg(kv).PersistentReservationConfiguration)
+				assert.False(t, *cfg(kv).PersistentReservationConfiguration.Enabled)
 			},
 		},
 		{
@@ -296,7 +319,7 @@ func TestGatesFromAnnotationsAndNodes(t *testing.T) {
 			v1:   func(hc *hcov1.HyperConverged) { hc.Annotations = annotate(hc.Annotations) },
 			beta: func(hc *v1beta1.HyperConverged) { hc.Annotations = annotate(hc.Annotations) },
 			check: func(t *testing.T, kv *kvv1.KubeVirt) {
-				assert.Subset(t, cfg(kv).DeveloperConfiguration.FeatureGates, []string{"PasstBinding", "PCINUMAAwareTopology"})
+				assert.Subset(t, cfg(kv).DeveloperConfiguration.FeatureGates, []string{"PasstBinding", "GraceIOVirtualization", "IOMMUFD", "PCINUMAAwareTopology"})
 				assert.NotContains(t, cfg(kv).DeveloperConfiguration.DisabledFeatureGates, "PasstBinding")
 			},
 		},
@@ -360,7 +383,7 @@ func TestEnvironmentSMBIOSAndMachineTypes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &kvv1.SMBiosConfiguration{Family: "KubeVirt", Manufacturer: "KubeVirt", Product: "None"}, cfg(kv).SMBIOSConfig)
 	assert.Equal(t, &kvv1.ArchConfiguration{
-		Amd64: &kvv1.ArchSpecificConfiguration{MachineType: "pc-q35-rhel9.6.0", OVMFPath: "/usr/share/OVMF", EmulatedMachines: []string{"q35*", "pc-q35*"}},
+		Amd64: &kvv1.ArchSpecificConfiguration{MachineType: "pc-q35-rhel9.6.0", EmulatedMachines: []string{"q35*", "pc-q35*"}},
 		S390x: &kvv1.ArchSpecificConfiguration{MachineType: "s390-ccw-virtio-rhel9.6.0", EmulatedMachines: []string{"s390-ccw-virtio*"}},
 	}, cfg(kv).ArchitectureConfiguration)
 
@@ -368,7 +391,7 @@ func TestEnvironmentSMBIOSAndMachineTypes(t *testing.T) {
 	kv, err = kubevirt.Build(hc, e)
 	require.NoError(t, err)
 	assert.Equal(t, &kvv1.ArchConfiguration{
-		Arm64: &kvv1.ArchSpecificConfiguration{MachineType: "virt-rhel9.6.0", OVMFPath: "/usr/share/AAVMF", EmulatedMachines: []string{"virt*"}},
+		Arm64: &kvv1.ArchSpecificConfiguration{MachineType: "virt-rhel9.6.0", EmulatedMachines: []string{"virt*"}},
 	}, cfg(kv).ArchitectureConfiguration)
 
 	s, err := kubevirt.SMBIOS(`{"sku": "1", "version": "2"}`)

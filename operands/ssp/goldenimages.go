@@ -159,6 +159,10 @@ func DataImportSchedule(hc *hcov1.HyperConverged) string {
 //     schedule keeps the common one. Its labels are not taken;
 //   - the other enabled entries are the admin's own images. One named as a
 //     common image is dropped while the common images are off.
+//   - every image with a spec and no retentionPolicy or importsToKeep gets
+//     None and 1: upstream sets them on the common images as it loads them
+//     and its mutating webhook on the admin's entries as they are stored
+//     (CDI's own defaults, All and 3, would keep old imports for nothing);
 //   - with the enableMultiArchBootImageImport gate, an image's
 //     ArchitecturesAnnotation is narrowed to hc.Status.NodeInfo
 //     .WorkloadsArchitectures (the original kept in
@@ -219,6 +223,10 @@ func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCron
 		}
 	}
 
+	for i := range out {
+		keepOneImport(out[i].Spec)
+	}
+
 	archs := hc.Status.NodeInfo.WorkloadsArchitectures
 	if multiArch && len(archs) > 0 {
 		prev := map[string][]metav1.Condition{}
@@ -231,6 +239,22 @@ func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCron
 	}
 	slices.SortFunc(out, func(a, b hcov1.DataImportCronTemplateStatus) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+}
+
+// keepOneImport sets a golden image's retentionPolicy to None and its
+// importsToKeep to 1 where they are unset, as upstream HCO does
+// (controllers/handlers/golden-images/golden_images.go ensureDICTFields,
+// pkg/webhooks/mutator getDICTPatches at 03da3cf).
+func keepOneImport(spec *cdiv1beta1.DataImportCronSpec) {
+	if spec == nil {
+		return
+	}
+	if spec.RetentionPolicy == nil {
+		spec.RetentionPolicy = ptr.To(cdiv1beta1.DataImportCronRetainNone)
+	}
+	if spec.ImportsToKeep == nil {
+		spec.ImportsToKeep = ptr.To[int32](1)
+	}
 }
 
 // modifyCommon applies the admin's entry d to the common image st: d's

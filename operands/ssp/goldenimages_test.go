@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
@@ -119,6 +120,38 @@ func TestGoldenImageStatuses(t *testing.T) {
 	}
 	assert.Equal(t, "docker://quay.io/containerdisks/fedora:latest", *common[2].Spec.Template.Spec.Source.Registry.URL, "common is not changed")
 	assert.Equal(t, "0 */12 * * *", common[0].Spec.Schedule, "common is not changed")
+}
+
+// Every golden image keeps one import and none of its DataSource's old
+// ones unless it says otherwise, as upstream: the common ones, the admin's
+// modified and added ones (upstream's mutating webhook fills them in).
+func TestGoldenImageStatusesKeepOneImport(t *testing.T) {
+	common, err := ssp.DefaultGoldenImages()
+	require.NoError(t, err)
+	for i := range common {
+		common[i].Spec.ImportsToKeep = nil
+	}
+	kept := customImage("kept")
+	kept.Spec.RetentionPolicy = ptr.To(cdiv1beta1.DataImportCronRetainAll)
+	kept.Spec.ImportsToKeep = ptr.To[int32](3)
+	hc := newV1(func(hc *hcov1.HyperConverged) {
+		hc.Spec.WorkloadSources.DataImportCronTemplates = []hcov1.DataImportCronTemplate{
+			customImage("fedora-image-cron"), customImage("my-image"), kept,
+		}
+	})
+	got, err := ssp.GoldenImageStatuses(hc, common, metav1.Now())
+	require.NoError(t, err)
+	require.Len(t, got, len(common)+2)
+	for _, st := range got {
+		want, keep := cdiv1beta1.DataImportCronRetainNone, int32(1)
+		if st.Name == "kept" {
+			want, keep = cdiv1beta1.DataImportCronRetainAll, 3
+		}
+		assert.Equal(t, want, *st.Spec.RetentionPolicy, st.Name)
+		assert.Equal(t, keep, *st.Spec.ImportsToKeep, st.Name)
+	}
+	assert.Nil(t, hc.Spec.WorkloadSources.DataImportCronTemplates[0].Spec.RetentionPolicy, "hc is not changed")
+	assert.Nil(t, common[0].Spec.RetentionPolicy, "common is not changed")
 }
 
 func TestGoldenImageStatusesMultiArch(t *testing.T) {
