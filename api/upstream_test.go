@@ -21,11 +21,11 @@ const (
 	seed003    = "seed 003_bbf2f7447ec7d982.txt (live migration defaults: 64Mi, 800, 5, 2, 150)"
 	seed003PCI = "seed 003_bbf2f7447ec7d982.txt writes pciHostDevices with pciVendorSelector, the older spelling " +
 		"of pciDeviceSelector; v1beta1 takes either (exactly one), so the list cannot be keyed on, or require, pciDeviceSelector"
-	hppExtension  = "hcokit extension: the operator owns the HostPathProvisioner CR when it is set"
-	keptInV1beta1 = "a v1 field v1beta1 carries too, so that it survives an update through v1beta1"
-	keptGates     = "v1beta1 keeps a gate it has no field for (a v1 gate) as a key of featureGates, so that it survives an update through v1beta1"
-	sameMinimum   = "accepts the same: vmiCPUAllocationRatio has minimum 1 in both CRDs, which upstream's rule restates"
-	sameDefault   = "accepts the same: workloadUpdateMethods defaults to [\"LiveMigrate\"] in both CRDs, and the API server " +
+	hppExtension    = "hcokit extension: the operator owns the HostPathProvisioner CR when it is set"
+	keptInV1beta1   = "a v1 field v1beta1 carries too, so that it survives an update through v1beta1"
+	keptGates       = "v1beta1 keeps a gate it has no field for (a v1 gate) as a key of featureGates, so that it survives an update through v1beta1"
+	mdevEnabledOnly = "hcokit's v1beta1 carries v1's mediatedDevicesConfiguration.enabled, and {enabled: false} alone (no types) is valid there, as in v1"
+	sameDefault     = "accepts the same: workloadUpdateMethods defaults to [\"LiveMigrate\"] in both CRDs, and the API server " +
 		"defaults before it validates, so upstream's required is always met"
 )
 
@@ -59,7 +59,7 @@ var differences = []difference{
 	{"v1beta1", "spec.permittedHostDevices.pciHostDevices", "listType", `"atomic"`, `"map"`, seed003PCI},
 	{"v1beta1", "spec.permittedHostDevices.pciHostDevices", "listMapKeys", "absent", `["pciDeviceSelector"]`, seed003PCI},
 	{"v1beta1", "spec.permittedHostDevices.pciHostDevices[]", "required", `["resourceName"]`, `["pciDeviceSelector","resourceName"]`, seed003PCI},
-	{"v1beta1", "spec.resourceRequirements", "rules", "absent", `["!has(self.vmiCPUAllocationRatio) || self.vmiCPUAllocationRatio > 0"]`, sameMinimum},
+	{"v1beta1", "spec.mediatedDevicesConfiguration", "rules", "absent", `["(has(self.mediatedDeviceTypes) && size(self.mediatedDeviceTypes)>0) || (has(self.mediatedDevicesTypes) && size(self.mediatedDevicesTypes)>0)"]`, mdevEnabledOnly},
 	{"v1", "spec.virtualization.workloadUpdateStrategy", "required", "absent", `["workloadUpdateMethods"]`, sameDefault},
 	{"v1beta1", "spec.workloadUpdateStrategy", "required", "absent", `["workloadUpdateMethods"]`, sameDefault},
 	{"v1", "spec.virtualization.liveMigrationConfig.bandwidthPerMigration", defaultValue, `"64Mi"`, "absent", seed003},

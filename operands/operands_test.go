@@ -54,10 +54,6 @@ func fullHC() *hcov1.HyperConverged {
 	}
 	s.FeatureGates.Set(featuregates.GateWithHostPassthroughCPU, true)
 	s.FeatureGates.Set(featuregates.GateDeployKubeSecondaryDNS, true)
-	// v1beta1's CRD defaults these to false; v1 turns them on unless listed
-	// "False". The same configuration in both versions lists them.
-	s.FeatureGates.Set(featuregates.GateDecentralizedLiveMigration, false)
-	s.FeatureGates.Set(featuregates.GateDeclarativeHotplugVolumes, false)
 	v := &s.Virtualization
 	v.LiveMigrationConfig.Network = ptr("migration")
 	v.PermittedHostDevices = &hcov1.PermittedHostDevices{

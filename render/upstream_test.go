@@ -102,8 +102,6 @@ var upstreamDifferences = []upstreamDifference{
 	{except(), "KubeVirt", "spec.configuration.architectureConfiguration.defaultArchitecture", ``, `"amd64"`,
 		envDependent + ": the nodes' architectures; render has no nodes, and hcokit does not choose a default architecture yet " +
 			"(upstream: the control plane's when workload nodes have it, else the workload nodes' most common one)"},
-	{except(), "KubeVirt", "spec.configuration.migrations.allowWorkloadDisruption", ``, `false`,
-		"liveMigrationConfig.allowWorkloadDisruption (upstream's CRD defaults it to false) is being added to hcokit's API on main"},
 	{only("nri-ready"), "KubeVirt", "spec.configuration.developerConfiguration.featureGates",
 		`["CPUManager","DecentralizedLiveMigration","DeclarativeHotplugVolumes","HostDevices","HypervStrictCheck","KubevirtSeccompProfile","Snapshot","Template"]`,
 		`["CPUManager","DecentralizedLiveMigration","DeclarativeHotplugVolumes","ExternalNetResourceInjection","HostDevices","HypervStrictCheck","KubevirtSeccompProfile","Snapshot","Template"]`,
@@ -116,14 +114,6 @@ var upstreamDifferences = []upstreamDifference{
 		`["AlignCPUs","CPUManager","ContainerPathVolumes","DecentralizedLiveMigration","DeclarativeHotplugVolumes","DownwardMetrics","HostDevices","HypervStrictCheck","IncrementalBackup","KubevirtSeccompProfile","ObjectGraph","Snapshot","Template","UtilityVolumes","WithHostPassthroughCPU"]`,
 		`["AlignCPUs","CPUManager","ContainerPathVolumes","DecentralizedLiveMigration","DeclarativeHotplugVolumes","DownwardMetrics","HostDevices","HypervStrictCheck","IncrementalBackup","KubevirtSeccompProfile","ObjectGraph","Snapshot","Template","UtilityVolumes"]`,
 		seed003Gate},
-	{only("minimal-v1beta1"), "KubeVirt", "spec.configuration.developerConfiguration.featureGates",
-		`["CPUManager","HostDevices","HotplugVolumes","HypervStrictCheck","KubevirtSeccompProfile","Snapshot","Template"]`,
-		`["CPUManager","DecentralizedLiveMigration","DeclarativeHotplugVolumes","HostDevices","HypervStrictCheck","KubevirtSeccompProfile","Snapshot","Template"]`,
-		v1beta1GateDefaults},
-	{only("minimal-v1beta1"), "KubeVirt", "spec.configuration.developerConfiguration.disabledFeatureGates",
-		`["DeclarativeHotplugVolumes","ExternalNetResourceInjection","GPUsWithDRA","HostDevicesWithDRA","ImageVolume","LibvirtHooksServerAndClient","NodeRestriction","OptOutRoleAggregation","PasstBinding","PodSecondaryInterfaceNamingUpgrade","RebootPolicy","VmiMemoryOverheadReport","WorkloadEncryptionSEV"]`,
-		`["ExternalNetResourceInjection","GPUsWithDRA","HostDevicesWithDRA","ImageVolume","LibvirtHooksServerAndClient","NodeRestriction","OptOutRoleAggregation","PasstBinding","PodSecondaryInterfaceNamingUpgrade","RebootPolicy","VmiMemoryOverheadReport","WorkloadEncryptionSEV"]`,
-		v1beta1GateDefaults},
 }
 
 // TestRenderMatchesUpstream compares, path by path, the operand CRs hcokit

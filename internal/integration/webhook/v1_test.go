@@ -21,7 +21,8 @@ import (
 	"github.com/hcokit/hcokit/operands/kubevirt"
 )
 
-// TestUpstreamV1ManifestsApplyAndConverge: upstream's v1 sample and a v1
+// TestUpstreamV1ManifestsApplyAndConverge: upstream's v1 sample (commit
+// 03da3cf) and a v1
 // and a v1beta1 object as upstream stores them (every CRD default filled in)
 // are accepted with strict field validation, through the webhook, and the
 // operator reconciles them: the KubeVirt CR carries their values.
@@ -32,9 +33,10 @@ func TestUpstreamV1ManifestsApplyAndConverge(t *testing.T) {
 		completionTimeout int64
 		warnings          []string
 	}{
-		// The sample still lists videoConfig, which upstream's current v1
-		// has graduated (and KubeVirt v1.9.0 has GA).
-		{file: "upstream-v1-sample.yaml", completionTimeout: 150, warnings: []string{`spec.featureGates "videoConfig" is deprecated and ignored`}},
+		// Upstream's own v1 sample, deploy/hco.cr.yaml at commit 03da3cf,
+		// byte for byte (it names no namespace: applied with one, as
+		// kubectl apply -n does).
+		{file: "upstream-03da3cf-hco.cr.yaml", completionTimeout: 20},
 		{file: "upstream-v1-stored.yaml", completionTimeout: 20},
 		{file: "upstream-v1beta1-stored.yaml", completionTimeout: 150},
 	} {
@@ -44,6 +46,9 @@ func TestUpstreamV1ManifestsApplyAndConverge(t *testing.T) {
 			require.NoError(t, err)
 			u := &unstructured.Unstructured{}
 			require.NoError(t, yaml.Unmarshal(raw, &u.Object))
+			if u.GetNamespace() == "" {
+				u.SetNamespace(ns)
+			}
 			warnings.take()
 			require.NoError(t, k.Create(ctx, u, client.FieldValidation(metav1.FieldValidationStrict)))
 			t.Cleanup(func() { deleteHC(t, newHC(nil)) })
