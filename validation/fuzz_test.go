@@ -17,7 +17,7 @@ func FuzzValidate(f *testing.F) {
 		// v1
 		`{"spec":{"virtualization":{"liveMigrationConfig":{"bandwidthPerMigration":"-1e9"}},"security":{"certConfig":{"ca":{"duration":"1s","renewBefore":"-5h"},"server":{"duration":"0s"}}}}}`,
 		`{"spec":{"deployment":{"nodePlacements":{"workload":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Gt","values":["99999999999999999999"]}],"matchFields":[{"key":"x","operator":"Lt"}]}]}},"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchExpressions":[{"key":"k","operator":"In"}]}}]}},"tolerations":[{"operator":"Bogus","effect":"X"}]}}}}}`,
-		`{"spec":{"virtualization":{"permittedHostDevices":{"pciHostDevices":[{},{"pciDeviceSelector":"zz:yy"}]}},"featureGates":[{"name":"nonRoot"},{"name":"x","enabled":"False"},{"name":""}],"deployment":{"uninstallStrategy":"RemoveWorkloads"}}}`,
+		`{"spec":{"virtualization":{"permittedHostDevices":{"pciHostDevices":[{},{"pciDeviceSelector":"zz:yy"}]}},"observability":{"allowedAlerts":["none"]},"featureGates":[{"name":"nonRoot"},{"name":"x","state":"Disabled"},{"name":"y","state":"Enabled"},{"name":""}],"deployment":{"uninstallStrategy":"RemoveWorkloads"}}}`,
 		`{"spec":{"storage":{"hostpathProvisioner":{"storagePools":[{"name":"a","path":"/x"}]}},"workloadSources":{"commonTemplatesNamespace":""}}}`,
 		// v1beta1, converted
 		`{"spec":{"liveMigrationConfig":{"bandwidthPerMigration":"-1e9"},"certConfig":{"ca":{"duration":"1s","renewBefore":"-5h"},"server":{"duration":"0s"}}}}`,

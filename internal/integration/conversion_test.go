@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -140,34 +139,16 @@ func TestSameOperandsWhicheverVersionTheAdminWrote(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root, err := testenv.RepoRoot()
 			require.NoError(t, err)
-			fromV1 := operandSpecsFor(t, filepath.Join(root, "examples", name), v1beta1BetaGateDefaults())
-			fromV1beta1 := operandSpecsFor(t, filepath.Join(root, "examples", "v1beta1", name), nil)
+			fromV1 := operandSpecsFor(t, filepath.Join(root, "examples", name))
+			fromV1beta1 := operandSpecsFor(t, filepath.Join(root, "examples", "v1beta1", name))
 			assert.Equal(t, fromV1, fromV1beta1)
 		})
 	}
 }
 
-// v1beta1BetaGateDefaults are the beta gates (on by default in v1) that the
-// v1beta1 CRD defaults to false, as upstream's does: a v1beta1 file that
-// lists nothing turns them off, its v1 twin leaves them on.
-func v1beta1BetaGateDefaults() []string {
-	var old v1beta1.HyperConverged
-	v1beta1.Default(&old)
-	var hub hcov1.HyperConverged
-	_ = old.ConvertTo(&hub)
-	var out []string
-	for _, g := range hub.Spec.FeatureGates {
-		if !g.IsEnabled() && featuregates.Default(g.Name) {
-			out = append(out, g.Name)
-		}
-	}
-	return out
-}
-
-// operandSpecsFor applies the HyperConverged in file as written (with the
-// gates off listed, unless the file lists them), waits for the operand CRs,
-// returns their specs by kind, and deletes it again.
-func operandSpecsFor(t *testing.T, file string, off []string) map[string]any {
+// operandSpecsFor applies the HyperConverged in file as written, waits for
+// the operand CRs, returns their specs by kind, and deletes it again.
+func operandSpecsFor(t *testing.T, file string) map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	raw, err := os.ReadFile(file)
@@ -175,21 +156,6 @@ func operandSpecsFor(t *testing.T, file string, off []string) map[string]any {
 	u := &unstructured.Unstructured{}
 	require.NoError(t, yaml.Unmarshal(raw, &u.Object))
 	u.SetNamespace(ns)
-	if len(off) > 0 {
-		gates, _, _ := unstructured.NestedSlice(u.Object, "spec", "featureGates")
-		listed := map[string]bool{}
-		for _, g := range gates {
-			if m, ok := g.(map[string]any); ok {
-				listed[fmt.Sprint(m["name"])] = true
-			}
-		}
-		for _, name := range off {
-			if !listed[name] {
-				gates = append(gates, map[string]any{"name": name, "enabled": "False"})
-			}
-		}
-		require.NoError(t, unstructured.SetNestedSlice(u.Object, gates, "spec", "featureGates"))
-	}
 	require.NoError(t, k.Create(ctx, u, client.FieldValidation(metav1.FieldValidationStrict)))
 	specs := map[string]any{}
 	testenv.Eventually(t, "operand CRs of "+filepath.Base(file), func() error {
