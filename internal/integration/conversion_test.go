@@ -21,7 +21,6 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
-	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/internal/testenv"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 )
