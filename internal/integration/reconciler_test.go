@@ -77,7 +77,11 @@ func TestCreateGivesTheFourDefaultOperands(t *testing.T) {
 	assert.Equal(t, "1.0.0", kv.Labels[hco.LabelVersion])
 	assert.Equal(t, "64Mi", kv.Spec.Configuration.MigrationConfiguration.BandwidthPerMigration.String(), "CRD defaults reach KubeVirt")
 	assert.Equal(t, int64(800), *kv.Spec.Configuration.MigrationConfiguration.CompletionTimeoutPerGiB)
-	assert.Contains(t, kv.Spec.Configuration.DeveloperConfiguration.FeatureGates, "HotplugVolumes")
+	// A v1beta1 HyperConverged gets upstream's v1beta1 gate defaults (03da3cf):
+	// its beta gates on.
+	assert.Contains(t, kv.Spec.Configuration.DeveloperConfiguration.FeatureGates, "DeclarativeHotplugVolumes")
+	assert.Contains(t, kv.Spec.Configuration.DeveloperConfiguration.FeatureGates, "DecentralizedLiveMigration")
+	assert.NotContains(t, kv.Spec.Configuration.DeveloperConfiguration.FeatureGates, "HotplugVolumes")
 
 	cdiCR := get(t, cdiKey, &cdiv1beta1.CDI{})
 	assert.Equal(t, cdiv1beta1.CDIUninstallStrategyBlockUninstallIfWorkloadsExist, *cdiCR.Spec.UninstallStrategy)
