@@ -242,3 +242,35 @@ func BenchmarkForKubeVirt(b *testing.B) {
 		featuregates.ForKubeVirt(g, featuregates.Options{})
 	}
 }
+
+// Gate names compare case-insensitively, as the CRD's uniqueness rule does
+// (upstream's Index); a gate hcokit does not know is off even when listed.
+func TestEnabledNamesAndUnknownGates(t *testing.T) {
+	off := hcov1.FeatureGateDisabled
+	assert.False(t, featuregates.Enabled(hcov1.FeatureGates{{Name: "DeclarativeHotplugVolumes", State: &off}}, featuregates.GateDeclarativeHotplugVolumes))
+	assert.True(t, featuregates.Enabled(hcov1.FeatureGates{{Name: "DOWNWARDMETRICS"}}, featuregates.GateDownwardMetrics))
+	assert.False(t, featuregates.Enabled(hcov1.FeatureGates{{Name: "futureGate"}}, "futureGate"))
+}
+
+// spec.workloadSources.enableMultiArchBootImageImport decides when set; the
+// deprecated gate only when it is not (upstream's IsMultiArchEnabled, 03da3cf).
+func TestMultiArchBootImageImportEnabled(t *testing.T) {
+	for _, tc := range []struct {
+		field *bool
+		gate  *bool
+		want  bool
+	}{
+		{},
+		{gate: ptr(true), want: true},
+		{field: ptr(false), gate: ptr(true)},
+		{field: ptr(true), gate: ptr(false), want: true},
+		{field: ptr(true), want: true},
+	} {
+		var s hcov1.HyperConvergedSpec
+		s.WorkloadSources.EnableMultiArchBootImageImport = tc.field
+		if tc.gate != nil {
+			s.FeatureGates.Set(featuregates.GateEnableMultiArchBootImageImport, *tc.gate)
+		}
+		assert.Equal(t, tc.want, featuregates.MultiArchBootImageImportEnabled(&s), "field %v gate %v", tc.field, tc.gate)
+	}
+}

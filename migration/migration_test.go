@@ -40,8 +40,8 @@ func TestForKubeVirt(t *testing.T) {
 		{name: "unset stays unset", in: hcov1.LiveMigrationConfigurations{}, want: &kvv1.MigrationConfiguration{}},
 		{
 			name: "network and switches",
-			in:   hcov1.LiveMigrationConfigurations{Network: ptr("migration-net"), AllowAutoConverge: ptr(true), AllowPostCopy: ptr(false)},
-			want: &kvv1.MigrationConfiguration{Network: ptr("migration-net"), AllowAutoConverge: ptr(true), AllowPostCopy: ptr(false)},
+			in:   hcov1.LiveMigrationConfigurations{Network: ptr("migration-net"), AllowAutoConverge: ptr(true), AllowPostCopy: ptr(false), AllowWorkloadDisruption: ptr(true)},
+			want: &kvv1.MigrationConfiguration{Network: ptr("migration-net"), AllowAutoConverge: ptr(true), AllowPostCopy: ptr(false), AllowWorkloadDisruption: ptr(true)},
 		},
 	}
 	for _, tc := range tests {
