@@ -3,9 +3,10 @@
 // its operands in, the [Environment] read once in main and passed down, and
 // the helpers every operand shares (labels, jsonpatch annotations, status).
 //
-// Operands only compute: a HyperConverged plus an Environment in, desired
-// objects out; observed objects in, a [ComponentStatus] out. The reconciler
-// owns the one path that reads, creates, updates and deletes.
+// Operands only compute: a HyperConverged plus [Facts] (the Environment and
+// what is known of the cluster) in, desired objects out; observed objects
+// in, a [ComponentStatus] out. The reconciler owns the one path that reads,
+// creates, updates and deletes.
 //
 // # The write path
 //

@@ -1,8 +1,9 @@
 package hco
 
-// Environment is everything an operand needs besides the HyperConverged. It
-// is read once, from flags and environment variables, in main and passed down
-// by value; nothing below main reads the process environment.
+// Environment is what the operator is told about itself and its platform.
+// It is read once, from flags and environment variables, in main and passed
+// down by value, inside the Facts an operand gets; nothing below main reads
+// the process environment.
 type Environment struct {
 	// Namespace is the operator's namespace. Only the HyperConverged named
 	// v1beta1.HyperConvergedName in this namespace is reconciled.

@@ -21,12 +21,13 @@ type Operand interface {
 	// and lists them to delete what is no longer desired.
 	Kinds() []client.Object
 
-	// Desired returns the objects this operand wants for hc, fully built:
+	// Desired returns the objects this operand wants for hc, given the
+	// facts (the environment and what is known of the cluster), fully built:
 	// name, namespace (empty for cluster-scoped kinds), labels and spec. A nil
 	// slice with a nil error means the operand wants nothing for this hc. An
 	// error is a problem with hc that the admin must fix; its message names
 	// the field or annotation and ends up in a condition or a webhook denial.
-	Desired(hc *hcov1.HyperConverged, env Environment) ([]client.Object, error)
+	Desired(hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error)
 
 	// Status reads the component status from the observed objects: the
 	// objects Desired returned, as found in the cluster, in the same order.
@@ -47,13 +48,13 @@ type JSONPatcher interface {
 	JSONPatchAnnotation() string
 }
 
-// DesiredObjects returns what op wants for hc: op.Desired on a copy of hc,
+// DesiredObjects returns what op wants for hc and facts: op.Desired on a copy of hc,
 // then, when op is a JSONPatcher and hc carries its annotation, the patch
 // applied to the first object (see ApplyJSONPatchAnnotation). The
 // reconciler, Render and the webhook's validation all build objects through
 // it, so that they agree.
-func DesiredObjects(op Operand, hc *hcov1.HyperConverged, env Environment) ([]client.Object, error) {
-	objs, err := op.Desired(hc.DeepCopy(), env)
+func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error) {
+	objs, err := op.Desired(hc.DeepCopy(), facts)
 	if err != nil || len(objs) == 0 {
 		return objs, err
 	}

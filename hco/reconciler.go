@@ -70,12 +70,12 @@ type Adopter interface {
 // StatusContributor is an optional capability: an operand that reports
 // status fields of its own on the HyperConverged (the SSP operand: the
 // golden images it applied). ContributeStatus sets only the fields it owns
-// on st, from hc (as the operand's Desired saw it) alone; now stamps new
+// on st, from hc and facts (as the operand's Desired saw them); now stamps new
 // condition transitions. An error is logged and the fields are left as
 // they were; the operand's Desired is expected to refuse the same input and
 // so be reported as a failed operand.
 type StatusContributor interface {
-	ContributeStatus(hc *hcov1.HyperConverged, env Environment, now metav1.Time, st *hcov1.HyperConvergedStatus) error
+	ContributeStatus(hc *hcov1.HyperConverged, facts Facts, now metav1.Time, st *hcov1.HyperConvergedStatus) error
 }
 
 // DeletionOrderer is an optional capability: operands are deleted on
@@ -220,23 +220,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 
-	nodes := r.nodeFacts(hc)
-	// The operands see the node facts the status is about to report (the
-	// KubeVirt operand's default eviction strategy follows them).
-	seen := hc.DeepCopy()
-	setNodeStatus(&seen.Status, nodes)
-	// And, on OpenShift, the cluster's TLS profile where the HyperConverged
-	// has none, as upstream.
-	if r.clusterTLS && seen.Spec.Security.TLSSecurityProfile == nil {
-		p, err := ClusterTLSProfile(ctx, r.client)
-		if err != nil {
-			return reconcile.Result{}, err
-		}
-		seen.Spec.Security.TLSSecurityProfile = p
+	facts, err := r.facts(ctx, hc)
+	if err != nil {
+		return reconcile.Result{}, err
 	}
-
 	ops := r.registry.Operands()
-	outcomes := r.reconcileOperands(ctx, seen, ops)
+	outcomes := r.reconcileOperands(ctx, hc, facts, ops)
 	if storedFinalizer {
 		// The API server decides to delete an object at once from the object
 		// as it read it: a DELETE that read the HyperConverged before our
@@ -261,8 +250,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 	a, related, desiredKeys, errs := r.assess(ctx, hc, ops, outcomes, upgrading)
-	a.nodes = nodes
-	a.seen = seen
+	a.facts = facts
 	a.contributors = contributors(ops)
 	if err := r.prune(ctx, hc, desiredKeys); err != nil {
 		errs = append(errs, err)
@@ -351,11 +339,10 @@ type assessment struct {
 	// conflicted is true when a write met a conflict and the reconcile
 	// should run again soon.
 	conflicted bool
-	// nodes are the node facts the status reports.
-	nodes NodeFacts
-	// seen is the HyperConverged as the operands saw it, and contributors
-	// the operands that report status fields of their own from it.
-	seen         *hcov1.HyperConverged
+	// facts are those the operands were given; the status reports the
+	// node facts among them.
+	facts Facts
+	// contributors are the operands that report status fields of their own.
 	contributors []StatusContributor
 }
 
@@ -444,7 +431,7 @@ type written struct {
 // reconcileOperands reconciles the operands concurrently: they are
 // independent, so a create or update of each costs one round trip in all,
 // not one per operand. Outcomes are in the operands' order.
-func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, ops []Operand) []operandOutcome {
+func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, ops []Operand) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
 	for i, op := range ops {
@@ -459,7 +446,7 @@ func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConve
 				}
 				r.observe(op.Name(), result, start)
 			}()
-			out[i], result = r.reconcileOperand(ctx, hc, op)
+			out[i], result = r.reconcileOperand(ctx, hc, facts, op)
 		})
 	}
 	wg.Wait()
@@ -474,13 +461,13 @@ func (e *invalidConfig) Error() string { return e.err.Error() }
 // reconcileOperand applies one operand's desired objects and reads its
 // status. On an error, the status is read from the operand's objects as
 // they are.
-func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, op Operand) (operandOutcome, ApplyResult) {
+func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, op Operand) (operandOutcome, ApplyResult) {
 	var o operandOutcome
 	existing := func() {
 		objs, refs := r.observeExisting(ctx, op, hc)
 		o.status, o.refs = op.Status(objs), refs
 	}
-	desired, err := DesiredObjects(op, hc, r.env)
+	desired, err := DesiredObjects(op, hc, facts)
 	if err != nil {
 		existing()
 		o.err = &invalidConfig{err: err}
@@ -711,10 +698,10 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	next.Status.ObservedGeneration = hc.Generation
 	next.Status.RelatedObjects = related
 	next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
-	setNodeStatus(&next.Status, a.nodes)
+	setNodeStatus(&next.Status, a.facts.Nodes)
 	for _, c := range a.contributors {
 		st := *next.Status.DeepCopy()
-		if err := c.ContributeStatus(a.seen, r.env, metav1.NewTime(r.now()), &st); err != nil {
+		if err := c.ContributeStatus(hc, a.facts, metav1.NewTime(r.now()), &st); err != nil {
 			log.FromContext(ctx).Error(err, "status contribution failed")
 			continue
 		}
@@ -808,17 +795,29 @@ func (r *Reconciler) refuse(ctx context.Context, hc *hcov1.HyperConverged) error
 	return r.client.Status().Patch(ctx, next, client.MergeFrom(hc))
 }
 
-// nodeFacts reads the node facts from the node index (empty for a
-// reconciler not set up with a manager).
-func (r *Reconciler) nodeFacts(hc *hcov1.HyperConverged) NodeFacts {
-	if r.nodes == nil {
-		return NodeFacts{}
+// facts gathers what the operands are given besides hc: the environment,
+// the node facts from the node index, and, on OpenShift, the cluster's TLS
+// profile (from the cache).
+func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts, error) {
+	nodes := r.nodes.facts(hc.Spec.WorkloadPlacement())
+	f := Facts{Environment: r.env, Nodes: &nodes}
+	if r.clusterTLS {
+		p, err := ClusterTLSProfile(ctx, r.client)
+		if err != nil {
+			return f, err
+		}
+		f.ClusterTLSProfile = p
 	}
-	return r.nodes.facts(hc.Spec.WorkloadPlacement())
+	return f, nil
 }
 
-// setNodeStatus writes the node facts into a status.
-func setNodeStatus(s *hcov1.HyperConvergedStatus, f NodeFacts) {
+// setNodeStatus writes the node facts into a status; unknown facts leave
+// it as it is.
+func setNodeStatus(s *hcov1.HyperConvergedStatus, nodes *NodeFacts) {
+	if nodes == nil {
+		return
+	}
+	f := *nodes
 	ha, cpHA := f.InfrastructureHighlyAvailable(), f.ControlPlaneHighlyAvailable()
 	s.InfrastructureHighlyAvailable, s.ControlPlaneHighlyAvailable = &ha, &cpHA
 	s.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: f.WorkloadArchitectures, ControlPlaneArchitectures: f.ControlPlaneArchitectures}
