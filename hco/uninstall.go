@@ -2,6 +2,7 @@ package hco
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -132,9 +133,16 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, hc *hcov1.HyperConverg
 	if i < 0 {
 		return false, nil
 	}
-	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/uid","value":%q},{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`,
-		hc.UID, i, FinalizerName, i)
-	err = r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, []byte(patch)))
+	at := fmt.Sprintf("/metadata/finalizers/%d", i)
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/uid", "value": hc.UID},
+		{"op": "test", "path": at, "value": FinalizerName},
+		{"op": "remove", "path": at},
+	})
+	if err != nil {
+		return false, err
+	}
+	err = r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, patch))
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil // gone
