@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"slices"
 	"strings"
 	"sync"
@@ -182,10 +182,11 @@ func (r *Reconciler) singleton() types.NamespacedName {
 	return types.NamespacedName{Namespace: r.env.Namespace, Name: hcov1.HyperConvergedName}
 }
 
-// Reconcile implements reconcile.Reconciler. It writes the status on every
-// path that reaches the operands: an operand that fails is reported in the
-// conditions, the others' status still is, and the error requeues.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+// Reconcile implements reconcile.Reconciler. Every step records what it
+// found into one assessment, and the status is patched once, at the end, on
+// every path (when it changed): a step that fails is reported in the
+// conditions, naming its object, and its error requeues.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, err error) {
 	hc := &hcov1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
 		if apierrors.IsNotFound(err) && req.NamespacedName == r.singleton() {
@@ -193,94 +194,57 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if req.NamespacedName != r.singleton() {
-		return reconcile.Result{}, r.refuse(ctx, hc)
-	}
-	if !hc.DeletionTimestamp.IsZero() {
-		return r.uninstall(ctx, hc)
+	a := &assessment{Assessment: Assessment{Generation: hc.Generation, Upgrading: r.upgrading(hc), ObservedVersions: map[string]string{}}}
+	defer func() { result, err = r.patchStatus(ctx, hc, a) }()
+	switch {
+	case req.NamespacedName != r.singleton():
+		want := r.singleton()
+		a.ProblemReason, a.ProblemMessage = ReasonInvalidRequest,
+			fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace)
+		return
+	case !hc.DeletionTimestamp.IsZero():
+		r.uninstall(ctx, hc, a)
+		return
 	}
 	// The finalizer before any operand object, so that uninstall always
 	// runs and finds them all by label. The mutating webhook usually set it
 	// at create already.
 	storedFinalizer := !controllerutil.ContainsFinalizer(hc, FinalizerName)
-	if err := r.addFinalizer(ctx, hc); err != nil {
-		if apierrors.IsConflict(err) {
-			// A cache behind our own or someone else's write: its event
-			// brings us back.
-			return reconcile.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+	if !a.record(r.addFinalizer(ctx, hc)) {
+		return
 	}
-
-	upgrading := r.upgrading(hc)
-	if upgrading {
-		adopted, err := r.adopt(ctx, hc)
-		if err != nil || adopted {
-			return reconcile.Result{}, err
+	if a.Upgrading {
+		// An update of the HyperConverged brings the next reconcile.
+		if adopted, adoptErr := r.adopt(ctx, hc); !a.record(adoptErr) || adopted {
+			return
 		}
 	}
-
-	facts, err := r.facts(ctx, hc)
-	if err != nil {
-		return reconcile.Result{}, err
+	facts, factsErr := r.facts(ctx, hc)
+	if !a.record(factsErr) {
+		return
 	}
 	ops := r.registry.Operands()
 	outcomes := r.reconcileOperands(ctx, hc, facts, ops)
-	if storedFinalizer {
-		// The API server decides to delete an object at once from the object
-		// as it read it: a DELETE that read the HyperConverged before our
-		// finalizer was stored removes it, finalizer and all, without an
-		// uninstall. Only the reconcile that stored the finalizer can have
-		// met that, so it checks, once, past the cache, and takes back what
-		// it created.
-		gone, err := r.deletedMeanwhile(ctx, hc)
-		if err != nil {
-			// No answer proves nothing: try again, deleting nothing.
-			return reconcile.Result{}, err
-		}
-		if gone {
-			return reconcile.Result{}, r.deleteCreated(ctx, hc, outcomes)
-		}
+	if storedFinalizer && r.deletedMeanwhile(ctx, hc, outcomes, a) {
+		return
 	}
-	// Events after all the writes, so that they do not compete with the
-	// last of them at the API server.
-	for _, o := range outcomes {
-		for _, w := range o.writes {
-			r.announce(hc, w.kind, w.obj, w.result)
-		}
-	}
-	a, related, desiredKeys, errs := r.assess(ctx, hc, ops, outcomes, upgrading)
-	a.facts = facts
-	a.contributors = contributors(ops)
-	if err := r.prune(ctx, hc, desiredKeys); err != nil {
-		errs = append(errs, err)
-		a.Failures = append(a.Failures, err.Error())
-	}
+	r.announce(hc, outcomes)
+	desiredKeys := r.assess(ctx, hc, ops, outcomes, a)
+	a.record(r.prune(ctx, hc, desiredKeys))
+	a.full, a.facts, a.contributors = true, facts, contributors(ops)
 	r.recordUnsafe(hc)
-	statusBehind, err := r.writeStatus(ctx, hc, a, related)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	result := reconcile.Result{}
-	if a.conflicted || statusBehind {
-		result.RequeueAfter = conflictRequeue
-	}
-	return result, errors.Join(errs...)
+	return
 }
 
 // conflictRequeue is how soon a reconcile that met a conflict (a cache
 // behind a write) runs again, should no event bring it back first.
 const conflictRequeue = 100 * time.Millisecond
 
-// assess turns the operands' outcomes into the status findings, the related
-// objects and the keys of what is desired (a key with an empty name
-// protects a whole kind from pruning). Failures are in the assessment and
-// returned as errors, so that they requeue.
-func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops []Operand, outcomes []operandOutcome, upgrading bool) (assessment, []corev1.ObjectReference, map[objectKey]bool, []error) {
+// assess records the operands' outcomes into a (the status findings and
+// the related objects) and returns the keys of what is desired (a key with
+// an empty name protects a whole kind from pruning).
+func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops []Operand, outcomes []operandOutcome, a *assessment) map[objectKey]bool {
 	logger := log.FromContext(ctx)
-	a := assessment{Assessment: Assessment{Generation: hc.Generation, Upgrading: upgrading, ObservedVersions: map[string]string{}}}
-	var related []corev1.ObjectReference
-	var errs []error
 	var problems []string
 	desiredKeys := map[objectKey]bool{}
 	for i, op := range ops {
@@ -291,13 +255,10 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 			logger.Info("invalid HyperConverged configuration", "operand", op.Name(), "error", invalid.err.Error())
 			problems = append(problems, invalid.err.Error())
 		case apierrors.IsConflict(o.err):
-			// A cache behind a write: not a failure, the next reconcile
-			// sees the object as it is.
 			a.conflicted = true
 		case o.err != nil:
 			logger.Error(o.err, "operand reconcile failed", "operand", op.Name())
-			errs = append(errs, fmt.Errorf("operand %s: %w", op.Name(), o.err))
-			a.Failures = append(a.Failures, fmt.Sprintf("operand %s: %v", op.Name(), o.err))
+			a.record(fmt.Errorf("operand %s: %w", op.Name(), o.err))
 		}
 		if o.err != nil {
 			// Keep what exists: nothing of this operand is pruned.
@@ -311,7 +272,7 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 			a.Components = append(a.Components, o.status)
 			a.ObservedVersions[op.Name()] = o.status.ObservedVersion
 		}
-		related = append(related, o.refs...)
+		a.related = append(a.related, o.refs...)
 		for _, k := range o.keys {
 			desiredKeys[k] = true
 		}
@@ -330,20 +291,54 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", a.ProblemMessage)
 		}
 	}
-	return a, related, desiredKeys, errs
+	return desiredKeys
 }
 
-// assessment is an Assessment plus what only the reconcile needs.
+// assessment is one reconcile's record: an Assessment plus what only the
+// reconcile needs. Every step records into it; patchStatus turns it into
+// the status and the result.
 type assessment struct {
 	Assessment
+	// full is true once the operands were reconciled: every condition is
+	// computed. Otherwise (an earlier step failed, uninstall, a refused
+	// HyperConverged) only ReconcileComplete is, from the failures or the
+	// problem, and nothing is written when there is neither.
+	full bool
+	// errs are returned, so that the reconcile is retried with backoff.
+	errs []error
 	// conflicted is true when a write met a conflict and the reconcile
 	// should run again soon.
 	conflicted bool
+	// gone is true when the HyperConverged no longer exists (or is about
+	// to): there is no status to write.
+	gone bool
+	// requeueAfter asks for another reconcile (a deletion in progress).
+	requeueAfter time.Duration
+	related      []corev1.ObjectReference
 	// facts are those the operands were given; the status reports the
 	// node facts among them.
 	facts Facts
 	// contributors are the operands that report status fields of their own.
 	contributors []StatusContributor
+}
+
+// record notes the error of a step, which names its object, and reports
+// whether there was none. A conflict (a cache behind a write) is not a
+// failure: the next reconcile, soon, sees the object as it is. A
+// HyperConverged gone meanwhile has no status to report.
+func (a *assessment) record(err error) bool {
+	switch {
+	case err == nil:
+		return true
+	case apierrors.IsConflict(err):
+		a.conflicted = true
+	case apierrors.IsNotFound(err):
+		a.gone = true
+	default:
+		a.errs = append(a.errs, err)
+		a.Failures = append(a.Failures, err.Error())
+	}
+	return false
 }
 
 func contributors(ops []Operand) []StatusContributor {
@@ -375,17 +370,27 @@ func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged)
 }
 
 // deletedMeanwhile reports whether hc is gone from the API server, or
-// replaced by another object of the same name.
-func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *hcov1.HyperConverged) (bool, error) {
+// replaced by another object of the same name, and then takes back what
+// this reconcile created. The API server decides to delete an object at
+// once from the object as it read it: a DELETE that read the HyperConverged
+// before our finalizer was stored removes it, finalizer and all, without an
+// uninstall. Only the reconcile that stored the finalizer can have met
+// that, so it checks, once, past the cache. No answer proves nothing: it is
+// recorded, and nothing is deleted.
+func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *hcov1.HyperConverged, outcomes []operandOutcome, a *assessment) bool {
 	current := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: hcov1.GroupVersion.String(), Kind: "HyperConverged"}}
 	err := r.reader.Get(ctx, client.ObjectKeyFromObject(hc), current)
 	switch {
 	case apierrors.IsNotFound(err):
-		return true, nil
 	case err != nil:
-		return false, fmt.Errorf("check that HyperConverged %s still exists: %w", client.ObjectKeyFromObject(hc), err)
+		a.record(fmt.Errorf("check that HyperConverged %s still exists: %w", client.ObjectKeyFromObject(hc), err))
+		return false
+	case current.UID == hc.UID:
+		return false
 	}
-	return current.UID != hc.UID, nil
+	a.gone = true
+	a.record(r.deleteCreated(ctx, hc, outcomes))
+	return true
 }
 
 // deleteCreated deletes the objects this reconcile created, each only if it
@@ -548,7 +553,18 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 	return corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
 }
 
-func (r *Reconciler) announce(hc *hcov1.HyperConverged, kind string, obj client.Object, res ApplyResult) {
+// announce emits an Event for every object the operands created or
+// updated, after all the writes, so that the Events do not compete with the
+// last of them at the API server.
+func (r *Reconciler) announce(hc *hcov1.HyperConverged, outcomes []operandOutcome) {
+	for _, o := range outcomes {
+		for _, w := range o.writes {
+			r.announceWrite(hc, w.kind, w.obj, w.result)
+		}
+	}
+}
+
+func (r *Reconciler) announceWrite(hc *hcov1.HyperConverged, kind string, obj client.Object, res ApplyResult) {
 	name := obj.GetName()
 	switch res {
 	case ResultCreated:
@@ -686,41 +702,51 @@ func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged) (bool,
 	return true, nil
 }
 
-// writeStatus computes the status and writes it only if it differs from the
-// status hc (as the cache has it) carries. When the cache is behind this
-// operator's last status write, the cached status is not what is stored: a
-// status equal to what was written is skipped, any other is not written over
-// the stale copy, and behind says to come back (the status watch filters out
-// the event that would bring the cache up to date).
-func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a assessment, related []corev1.ObjectReference) (behind bool, err error) {
+// patchStatus is the one status writer: it turns the assessment into the
+// status, patches it only if it differs from the status hc (as the cache
+// has it) carries, and returns the reconcile's result. When the cache is
+// behind this operator's last status write, the cached status is not what
+// is stored: a status equal to what was written is skipped, any other is
+// not written over the stale copy, and the reconcile comes back soon (the
+// status watch filters out the event that would bring the cache up to
+// date).
+func (r *Reconciler) patchStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (reconcile.Result, error) {
+	behind, err := r.writeStatus(ctx, hc, a)
+	if err != nil {
+		a.errs = append(a.errs, err)
+	}
+	if len(a.errs) > 0 {
+		return reconcile.Result{}, errors.Join(a.errs...)
+	}
+	if a.conflicted || behind {
+		return reconcile.Result{RequeueAfter: conflictRequeue}, nil
+	}
+	return reconcile.Result{RequeueAfter: a.requeueAfter}, nil
+}
+
+func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (behind bool, err error) {
+	if a.gone || (!a.full && len(a.Failures) == 0 && a.ProblemReason == "") {
+		return false, nil
+	}
 	next := hc.DeepCopy()
-	MergeConditions(&next.Status.Conditions, Conditions(a.Assessment), metav1.NewTime(r.now()))
-	next.Status.ObservedGeneration = hc.Generation
-	next.Status.RelatedObjects = related
-	next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
-	setNodeStatus(&next.Status, a.facts.Nodes)
-	for _, c := range a.contributors {
-		st := *next.Status.DeepCopy()
-		if err := c.ContributeStatus(hc, a.facts, metav1.NewTime(r.now()), &st); err != nil {
-			log.FromContext(ctx).Error(err, "status contribution failed")
-			continue
-		}
-		next.Status = st
-	}
+	now := metav1.NewTime(r.now())
 	upgraded := false
-	if versions, done := r.versions(a.Assessment); done {
-		upgraded = a.Upgrading && !reflect.DeepEqual(hc.Status.Versions, versions)
-		next.Status.Versions = versions
-	}
-	if r.metrics != nil {
-		r.metrics.SystemHealthStatus.Set(healthValue(next.Status.SystemHealthStatus))
+	if a.full {
+		r.fullStatus(ctx, hc, a, &next.Status, now)
+		upgraded = a.Upgrading && !equality.Semantic.DeepEqual(hc.Status.Versions, next.Status.Versions)
+	} else {
+		// Only ReconcileComplete is known: the others stay as they were.
+		rc := Conditions(a.Assessment)[0]
+		MergeConditions(&next.Status.Conditions, append(withoutType(hc.Status.Conditions, rc.Type), rc), now)
+		next.Status.ObservedGeneration = hc.Generation
+		next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
 	}
 	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
 	h := statusHash(next.Status)
 	if written, behind := r.applier.statusBehind(key, hc.ResourceVersion); behind {
 		return written != h, nil
 	}
-	if reflect.DeepEqual(hc.Status, next.Status) {
+	if equality.Semantic.DeepEqual(hc.Status, next.Status) {
 		return false, nil
 	}
 	if upgraded {
@@ -731,6 +757,32 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	}
 	r.applier.statusWritten(key, h, hc.ResourceVersion)
 	return false, nil
+}
+
+// fullStatus computes, into st, the status of a reconcile that reached the
+// operands: every condition, the related objects, the node facts, the
+// operands' own fields and, once every operand reports the expected
+// version, the versions.
+func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment, st *hcov1.HyperConvergedStatus, now metav1.Time) {
+	MergeConditions(&st.Conditions, Conditions(a.Assessment), now)
+	st.ObservedGeneration = hc.Generation
+	st.RelatedObjects = a.related
+	st.SystemHealthStatus = SystemHealth(st.Conditions)
+	setNodeStatus(st, a.facts.Nodes)
+	for _, c := range a.contributors {
+		next := *st.DeepCopy()
+		if err := c.ContributeStatus(hc, a.facts, now, &next); err != nil {
+			log.FromContext(ctx).Error(err, "status contribution failed")
+			continue
+		}
+		*st = next
+	}
+	if versions, done := r.versions(a.Assessment); done {
+		st.Versions = versions
+	}
+	if r.metrics != nil {
+		r.metrics.SystemHealthStatus.Set(healthValue(st.SystemHealthStatus))
+	}
 }
 
 // statusHash hashes a status without its conditions' transition times, which
@@ -777,22 +829,6 @@ func versionOf(vs []hcov1.Version, name string) string {
 		}
 	}
 	return ""
-}
-
-// refuse marks a HyperConverged that is not the singleton.
-func (r *Reconciler) refuse(ctx context.Context, hc *hcov1.HyperConverged) error {
-	want := r.singleton()
-	next := hc.DeepCopy()
-	MergeConditions(&next.Status.Conditions, []metav1.Condition{{
-		Type: hcov1.ConditionReconcileComplete, Status: metav1.ConditionFalse, Reason: ReasonInvalidRequest, ObservedGeneration: hc.Generation,
-		Message: fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace),
-	}}, metav1.NewTime(r.now()))
-	next.Status.ObservedGeneration = hc.Generation
-	next.Status.SystemHealthStatus = hcov1.SystemHealthError
-	if reflect.DeepEqual(hc.Status, next.Status) {
-		return nil
-	}
-	return r.client.Status().Patch(ctx, next, client.MergeFrom(hc))
 }
 
 // facts gathers what the operands are given besides hc: the environment,

@@ -34,29 +34,29 @@ const uninstallPoll = 2 * time.Second
 // carries our finalizer (another controller's may hold it), and the
 // finalizer is stored before any operand object is created, so nothing
 // escapes it.
-func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged) (reconcile.Result, error) {
+func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) {
 	remaining, err := r.deleteOperands(ctx, hc, r.reader, "the HyperConverged is being deleted")
-	if err != nil {
-		return reconcile.Result{}, err
+	if !a.record(err) {
+		return
 	}
 	if len(remaining) > 0 {
-		if err := r.reportUninstall(ctx, hc, remaining); err != nil {
-			return reconcile.Result{}, err
-		}
-		return reconcile.Result{RequeueAfter: uninstallPoll}, nil
+		r.reportUninstall(hc, remaining, a)
+		a.requeueAfter = uninstallPoll
+		return
 	}
 	moved, err := r.removeFinalizer(ctx, hc)
-	if err != nil {
-		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
-	}
-	if moved {
+	switch {
+	case err != nil:
+		a.record(fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
+	case moved:
 		// The cache is behind (another finalizer went, or it is another
 		// object), or admission refused the patch: finalizer changes bring
 		// no event, so come back, with the rate limiter's backoff.
-		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: it no longer matches what was read (%w); reading it again",
-			client.ObjectKeyFromObject(hc), errFinalizerMoved)
+		a.errs = append(a.errs, fmt.Errorf("remove finalizer from HyperConverged %s: it no longer matches what was read (%w); reading it again",
+			client.ObjectKeyFromObject(hc), errFinalizerMoved))
+	default:
+		a.gone = true
 	}
-	return reconcile.Result{}, nil
 }
 
 // sweepOrphans deletes the managed operand objects of a HyperConverged that
@@ -106,7 +106,7 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 						continue // replaced meanwhile: not the object listed
 					}
 					if client.IgnoreNotFound(err) != nil {
-						return nil, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
+						return nil, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, displayName(client.ObjectKeyFromObject(obj)), err)
 					}
 					r.applier.forget(k.gvk, client.ObjectKeyFromObject(obj))
 					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", k.gvk.Kind, obj.GetName(), why)
@@ -188,7 +188,7 @@ func (r *Reconciler) deletionGroups() [][]Operand {
 
 // reportUninstall makes a deletion in progress visible, and a deletion that
 // has waited longer than DeletionTimeout visible as blocked.
-func (r *Reconciler) reportUninstall(ctx context.Context, hc *hcov1.HyperConverged, remaining []client.Object) error {
+func (r *Reconciler) reportUninstall(hc *hcov1.HyperConverged, remaining []client.Object, a *assessment) {
 	names := make([]string, 0, len(remaining))
 	for _, obj := range remaining {
 		n := obj.GetObjectKind().GroupVersionKind().Kind + " " + obj.GetName()
@@ -197,25 +197,17 @@ func (r *Reconciler) reportUninstall(ctx context.Context, hc *hcov1.HyperConverg
 		}
 		names = append(names, n)
 	}
-	reason, msg := ReasonDeleting, "waiting for "+strings.Join(names, ", ")+" to be deleted"
+	a.ProblemReason, a.ProblemMessage = ReasonDeleting, "waiting for "+strings.Join(names, ", ")+" to be deleted"
 	if r.now().Sub(hc.DeletionTimestamp.Time) > r.DeletionTimeout {
 		// A stable message, so that a stuck deletion is written once, not
 		// on every poll.
-		reason = ReasonDeletionBlocked
-		msg = fmt.Sprintf("deletion requested at %s has waited more than %s for %s; check the component operators and the finalizers named",
+		a.ProblemReason = ReasonDeletionBlocked
+		a.ProblemMessage = fmt.Sprintf("deletion requested at %s has waited more than %s for %s; check the component operators and the finalizers named",
 			hc.DeletionTimestamp.UTC().Format(time.RFC3339), r.DeletionTimeout, strings.Join(names, ", "))
 		if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete); c == nil || c.Reason != ReasonDeletionBlocked {
-			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventDeletionBlocked, "Delete", "%s", msg)
+			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventDeletionBlocked, "Delete", "%s", a.ProblemMessage)
 		}
 	}
-	next := hc.DeepCopy()
-	MergeConditions(&next.Status.Conditions, append(withoutType(hc.Status.Conditions, hcov1.ConditionReconcileComplete),
-		metav1.Condition{Type: hcov1.ConditionReconcileComplete, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: hc.Generation}),
-		metav1.NewTime(r.now()))
-	if equalConditions(hc.Status.Conditions, next.Status.Conditions) {
-		return nil
-	}
-	return client.IgnoreNotFound(r.client.Status().Patch(ctx, next, client.MergeFrom(hc)))
 }
 
 func withoutType(conds []metav1.Condition, t string) []metav1.Condition {
@@ -226,10 +218,4 @@ func withoutType(conds []metav1.Condition, t string) []metav1.Condition {
 		}
 	}
 	return out
-}
-
-func equalConditions(a, b []metav1.Condition) bool {
-	return slices.EqualFunc(a, b, func(x, y metav1.Condition) bool {
-		return x.Type == y.Type && x.Status == y.Status && x.Reason == y.Reason && x.Message == y.Message && x.ObservedGeneration == y.ObservedGeneration
-	})
 }
