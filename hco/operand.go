@@ -3,6 +3,7 @@ package hco
 import (
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -46,6 +47,33 @@ type Operand interface {
 type JSONPatcher interface {
 	// JSONPatchAnnotation is the annotation key, e.g. "kubevirt.kubevirt.io/jsonpatch".
 	JSONPatchAnnotation() string
+}
+
+// Adopter is an optional capability: an operand that carries a setting
+// forward from objects that existed before this operator version managed
+// them. It is called only while the operator upgrades (status.versions
+// differs from the Environment's version). Adopt may change hc's metadata
+// and reports whether it did; the reconciler then updates the HyperConverged.
+type Adopter interface {
+	Adopt(hc *hcov1.HyperConverged, observed []client.Object) bool
+}
+
+// StatusContributor is an optional capability: an operand that reports
+// status fields of its own on the HyperConverged (the SSP operand: the
+// golden images it applied). ContributeStatus sets only the fields it owns
+// on st, from hc and facts (as the operand's Desired saw them); now stamps new
+// condition transitions. An error is logged and the fields are left as
+// they were; the operand's Desired is expected to refuse the same input and
+// so be reported as a failed operand.
+type StatusContributor interface {
+	ContributeStatus(hc *hcov1.HyperConverged, facts Facts, now metav1.Time, st *hcov1.HyperConvergedStatus) error
+}
+
+// DeletionOrderer is an optional capability: operands are deleted on
+// uninstall in ascending DeletionOrder (default 0), each group gone before
+// the next starts.
+type DeletionOrderer interface {
+	DeletionOrder() int
 }
 
 // DesiredObjects returns what op wants for hc and facts: op.Desired on a copy of hc,

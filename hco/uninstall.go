@@ -1,6 +1,7 @@
 package hco
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -165,23 +167,14 @@ func (r *Reconciler) deletionGroups() [][]Operand {
 		}
 		return 0
 	}
-	ops := r.registry.Operands()
-	var orders []int
-	for _, op := range ops {
-		if o := order(op); !slices.Contains(orders, o) {
-			orders = append(orders, o)
+	ops := slices.Clone(r.registry.Operands())
+	slices.SortStableFunc(ops, func(a, b Operand) int { return cmp.Compare(order(a), order(b)) })
+	var groups [][]Operand
+	for i, op := range ops {
+		if i == 0 || order(op) != order(ops[i-1]) {
+			groups = append(groups, nil)
 		}
-	}
-	slices.Sort(orders)
-	groups := make([][]Operand, 0, len(orders))
-	for _, o := range orders {
-		var g []Operand
-		for _, op := range ops {
-			if order(op) == o {
-				g = append(g, op)
-			}
-		}
-		groups = append(groups, g)
+		groups[len(groups)-1] = append(groups[len(groups)-1], op)
 	}
 	return groups
 }
@@ -210,12 +203,70 @@ func (r *Reconciler) reportUninstall(hc *hcov1.HyperConverged, remaining []clien
 	}
 }
 
-func withoutType(conds []metav1.Condition, t string) []metav1.Condition {
-	out := make([]metav1.Condition, 0, len(conds))
-	for _, c := range conds {
-		if c.Type != t {
-			out = append(out, c)
+// Finalizer is set on the HyperConverged so that its operand objects, some of
+// them cluster-scoped and so beyond garbage collection, are removed first.
+const FinalizerName = "kubevirt.io/hyperconverged"
+
+// addFinalizer stores the finalizer on hc if it lacks it, and updates hc to
+// the object stored.
+func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged) error {
+	if controllerutil.ContainsFinalizer(hc, FinalizerName) {
+		return nil
+	}
+	// A patch, not an update: an update would write back the whole object
+	// as this Go type knows it, dropping what it does not (an unknown
+	// feature gate kept by the CRD). The optimistic lock keeps a finalizer
+	// another controller added meanwhile.
+	orig := hc.DeepCopy()
+	controllerutil.AddFinalizer(hc, FinalizerName)
+	if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
+	}
+	return nil
+}
+
+// deletedMeanwhile reports whether hc is gone from the API server, or
+// replaced by another object of the same name, and then takes back what
+// this reconcile created. The API server decides to delete an object at
+// once from the object as it read it: a DELETE that read the HyperConverged
+// before our finalizer was stored removes it, finalizer and all, without an
+// uninstall. Only the reconcile that stored the finalizer can have met
+// that, so it checks, once, past the cache. No answer proves nothing: it is
+// recorded, and nothing is deleted.
+func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *hcov1.HyperConverged, outcomes []operandOutcome, a *assessment) bool {
+	current := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: hcov1.GroupVersion.String(), Kind: "HyperConverged"}}
+	err := r.reader.Get(ctx, client.ObjectKeyFromObject(hc), current)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		a.record(fmt.Errorf("check that HyperConverged %s still exists: %w", client.ObjectKeyFromObject(hc), err))
+		return false
+	case current.UID == hc.UID:
+		return false
+	}
+	a.gone = true
+	a.record(r.deleteCreated(ctx, hc, outcomes))
+	return true
+}
+
+// deleteCreated deletes the objects this reconcile created, each only if it
+// is still the same object.
+func (r *Reconciler) deleteCreated(ctx context.Context, hc *hcov1.HyperConverged, outcomes []operandOutcome) error {
+	var errs []error
+	for _, o := range outcomes {
+		for _, w := range o.writes {
+			if w.result != ResultCreated {
+				continue
+			}
+			err := r.client.Delete(ctx, w.obj, client.Preconditions{UID: ptr.To(w.obj.GetUID())})
+			if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+				errs = append(errs, fmt.Errorf("delete %s %s created for a HyperConverged deleted meanwhile: %w", w.kind, w.obj.GetName(), err))
+				continue
+			}
+			gvk := w.obj.GetObjectKind().GroupVersionKind()
+			r.applier.forget(gvk, client.ObjectKeyFromObject(w.obj))
+			r.events.Eventf(hc, w.obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: its HyperConverged was deleted as the finalizer was stored", w.kind, w.obj.GetName())
 		}
 	}
-	return out
+	return errors.Join(errs...)
 }
