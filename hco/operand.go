@@ -106,3 +106,19 @@ func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]client
 	objs[0] = patched
 	return objs, nil
 }
+
+// Render returns the desired objects of every enabled operand in reg, in
+// registration order, jsonpatch annotations applied (see DesiredObjects).
+// The first operand error stops it; the error names the operand. Without
+// a cluster, facts are OfflineFacts.
+func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error) {
+	var out []client.Object
+	for _, op := range reg.Operands() {
+		objs, err := DesiredObjects(op, hc, facts)
+		if err != nil {
+			return nil, fmt.Errorf("operand %s: %w", op.Name(), err)
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
