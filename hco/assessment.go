@@ -56,10 +56,14 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 		for _, k := range o.keys {
 			desiredKeys[k] = true
 		}
-		if p, ok := op.(JSONPatcher); ok && o.err == nil && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
+		if p, ok := op.(JSONPatcher); ok {
+			key := p.JSONPatchAnnotation()
 			// In effect only when the patch applied: a broken one is reported
-			// as InvalidConfiguration instead.
-			a.Tainted = true
+			// as InvalidConfiguration instead, and counts no operation.
+			a.Tainted = a.Tainted || (o.err == nil && HasJSONPatch(hc, key))
+			if patch, _ := ParseJSONPatch(key, hc.GetAnnotations()[key]); r.metrics != nil {
+				r.metrics.UnsafeModifications.WithLabelValues(key).Set(float64(len(patch)))
+			}
 		}
 	}
 	if len(problems) > 0 {

@@ -180,20 +180,3 @@ func (r *Reconciler) observe(operand string, result ApplyResult, start time.Time
 	r.metrics.OperandReconciles.WithLabelValues(operand, string(result)).Inc()
 	r.metrics.OperandReconcileSeconds.WithLabelValues(operand).Observe(r.now().Sub(start).Seconds())
 }
-
-func (r *Reconciler) recordUnsafe(hc *hcov1.HyperConverged) {
-	if r.metrics == nil {
-		return
-	}
-	for _, op := range r.registry.Operands() {
-		p, ok := op.(JSONPatcher)
-		if !ok {
-			continue
-		}
-		n := 0
-		if patch, err := ParseJSONPatch(p.JSONPatchAnnotation(), hc.GetAnnotations()[p.JSONPatchAnnotation()]); err == nil {
-			n = len(patch)
-		}
-		r.metrics.UnsafeModifications.WithLabelValues(p.JSONPatchAnnotation()).Set(float64(n))
-	}
-}

@@ -173,7 +173,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	desiredKeys := r.assess(ctx, hc, ops, outcomes, a)
 	a.record(r.prune(ctx, hc, desiredKeys))
 	a.full, a.facts = true, facts
-	r.recordUnsafe(hc)
 	return
 }
 
