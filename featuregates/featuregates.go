@@ -83,8 +83,8 @@ type Options struct {
 	// OptOutRoleAggregation.
 	RoleAggregationStrategy bool
 
-	// SecureExecution is true when a workload node is s390x
-	// (status.nodeInfo.workloadsArchitectures); it adds SecureExecution
+	// SecureExecution is true when a workload node is s390x (the node
+	// facts' workload architectures); it adds SecureExecution
 	// (IBM Z Secure Execution), as upstream HCO does.
 	SecureExecution bool
 
@@ -107,15 +107,16 @@ const (
 	DeployAIEAnnotation                 = "hco.kubevirt.io/deployAIE"
 )
 
-// OptionsFor returns the options that hc implies (its spec, annotations and
-// status.nodeInfo), with the cluster's KVM emulation.
-func OptionsFor(hc *hcov1.HyperConverged, kvmEmulation bool) Options {
+// OptionsFor returns the options that hc implies (its spec and annotations),
+// with the cluster's KVM emulation and the architectures of its workload
+// nodes (nil while unknown).
+func OptionsFor(hc *hcov1.HyperConverged, kvmEmulation bool, workloadArchitectures []string) Options {
 	spec := &hc.Spec
 	return Options{
 		KVMEmulation:            kvmEmulation,
 		ConfigurableHypervisor:  len(spec.Virtualization.Hypervisors) > 0,
 		RoleAggregationStrategy: spec.Virtualization.RoleAggregationStrategy != nil,
-		SecureExecution:         slices.Contains(hc.Status.NodeInfo.WorkloadsArchitectures, "s390x"),
+		SecureExecution:         slices.Contains(workloadArchitectures, "s390x"),
 		PasstBinding:            hc.Annotations[DeployPasstNetworkBindingAnnotation] == "true",
 		AIE:                     hc.Annotations[DeployAIEAnnotation] == "true",
 	}

@@ -137,19 +137,17 @@ func TestKubeVirtBetaIsKubeVirt19(t *testing.T) {
 
 func TestOptionsFor(t *testing.T) {
 	hc := &hcov1.HyperConverged{}
-	assert.Equal(t, featuregates.Options{KVMEmulation: true}, featuregates.OptionsFor(hc, true))
+	assert.Equal(t, featuregates.Options{KVMEmulation: true}, featuregates.OptionsFor(hc, true, nil))
 	hc.Annotations = map[string]string{
 		featuregates.DeployPasstNetworkBindingAnnotation: "true",
 		featuregates.DeployAIEAnnotation:                 "true",
 	}
-	hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64", "s390x"}
-	got := featuregates.OptionsFor(hc, false)
+	got := featuregates.OptionsFor(hc, false, []string{"amd64", "s390x"})
 	assert.True(t, got.PasstBinding)
 	assert.True(t, got.AIE)
 	assert.True(t, got.SecureExecution)
 	hc.Annotations[featuregates.DeployPasstNetworkBindingAnnotation] = "false"
-	hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64"}
-	got = featuregates.OptionsFor(hc, false)
+	got = featuregates.OptionsFor(hc, false, []string{"amd64"})
 	assert.False(t, got.PasstBinding, "only \"true\" turns it on")
 	assert.False(t, got.SecureExecution)
 }

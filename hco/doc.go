@@ -3,9 +3,10 @@
 // its operands in, the [Environment] read once in main and passed down, and
 // the helpers every operand shares (labels, jsonpatch annotations, status).
 //
-// Operands only compute: a HyperConverged plus an Environment in, desired
-// objects out; observed objects in, a [ComponentStatus] out. The reconciler
-// owns the one path that reads, creates, updates and deletes.
+// Operands only compute: a HyperConverged plus [Facts] (the Environment and
+// what is known of the cluster) in, desired objects out; observed objects
+// in, a [ComponentStatus] out. The reconciler owns the one path that reads,
+// creates, updates and deletes.
 //
 // # The write path
 //
@@ -34,7 +35,22 @@
 // version has not caught up, and its event is on its way). After a restart
 // that costs at most one update per object, which the server answers
 // without storing anything. The same memo holds the HyperConverged's last
-// status write.
+// status write. The node index (nodes.go) is the one other, deliberate,
+// memory: the Nodes' labels, without which the node facts would cost a
+// list of every Node per reconcile.
+//
+// # Follow one field
+//
+// From spec.virtualization.liveMigrationConfig.parallelMigrationsPerCluster
+// to the API server:
+//
+//  1. [Reconciler.Reconcile] reads the HyperConverged, gathers the [Facts];
+//  2. reconcileOperands runs reconcileOperand for each operand, concurrently;
+//  3. [DesiredObjects] calls the operand's Desired (kubevirt.Build, where
+//     migration.ForKubeVirt translates the field), applies the jsonpatch;
+//  4. applier.apply turns the object into its wire form once, compares it
+//     with the cached object, and Updates (or Creates) it;
+//  5. patchStatus, deferred in Reconcile, reports the outcome.
 //
 // The finalizer is stored before any operand object exists (a mutating
 // webhook adds it at create; the reconciler adds it first otherwise), so

@@ -1,8 +1,13 @@
 package hco
 
-// Environment is everything an operand needs besides the HyperConverged. It
-// is read once, from flags and environment variables, in main and passed down
-// by value; nothing below main reads the process environment.
+import (
+	ocpconfigv1 "github.com/openshift/api/config/v1"
+)
+
+// Environment is what the operator is told about itself and its platform.
+// It is read once, from flags and environment variables, in main and passed
+// down by value, inside the Facts an operand gets; nothing below main reads
+// the process environment.
 type Environment struct {
 	// Namespace is the operator's namespace. Only the HyperConverged named
 	// v1beta1.HyperConvergedName in this namespace is reconciled.
@@ -46,3 +51,30 @@ type Environment struct {
 // DefaultCommonTemplatesNamespace is upstream's default for
 // Environment.CommonTemplatesNamespace.
 const DefaultCommonTemplatesNamespace = "openshift"
+
+// Facts is everything an operand's Desired is given besides the admin's
+// HyperConverged: the Environment read in main, and what the reconciler
+// learns about the cluster. It is a plain value, passed down; the
+// HyperConverged an operand gets is the admin's, never edited to carry
+// facts (status.nodeInfo and the like are what the status writer reports
+// from these same facts, not an input).
+type Facts struct {
+	Environment
+
+	// Nodes are the node facts (node roles and architectures, from the node
+	// index); nil when unknown, as in an offline render: an operand then
+	// takes the cluster for a highly available one and assumes no
+	// architecture.
+	Nodes *NodeFacts
+
+	// ClusterTLSProfile is the cluster's TLS profile (on OpenShift, the
+	// APIServer configuration "cluster"); nil when there is none. The
+	// HyperConverged's spec.security.tlsSecurityProfile wins over it
+	// (tlsprofile.Resolve).
+	ClusterTLSProfile *ocpconfigv1.TLSSecurityProfile
+}
+
+// OfflineFacts are the facts of a render without a cluster: env, nodes
+// unknown (Nodes nil) and no cluster TLS profile. render and the webhook's
+// validation build objects with them.
+func OfflineFacts(env Environment) Facts { return Facts{Environment: env} }

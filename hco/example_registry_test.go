@@ -18,9 +18,9 @@ import (
 // method overridden.
 type quietSSP struct{ ssp.Operand }
 
-func (quietSSP) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	env.CommonTemplatesNamespace = "templates"
-	return ssp.Operand{}.Desired(hc, env)
+func (quietSSP) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
+	facts.CommonTemplatesNamespace = "templates"
+	return ssp.Operand{}.Desired(hc, facts)
 }
 
 // A distribution assembles its operands in main: the stock ones, then

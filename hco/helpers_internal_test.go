@@ -13,7 +13,7 @@ type namedOperand string
 
 func (n namedOperand) Name() string           { return string(n) }
 func (n namedOperand) Kinds() []client.Object { return []client.Object{&corev1.ConfigMap{}} }
-func (n namedOperand) Desired(*hcov1.HyperConverged, Environment) ([]client.Object, error) {
+func (n namedOperand) Desired(*hcov1.HyperConverged, Facts) ([]client.Object, error) {
 	return nil, nil
 }
 func (n namedOperand) Status([]client.Object) ComponentStatus { return StatusNotFound(string(n)) }

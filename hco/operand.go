@@ -3,6 +3,7 @@ package hco
 import (
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -21,12 +22,13 @@ type Operand interface {
 	// and lists them to delete what is no longer desired.
 	Kinds() []client.Object
 
-	// Desired returns the objects this operand wants for hc, fully built:
+	// Desired returns the objects this operand wants for hc, given the
+	// facts (the environment and what is known of the cluster), fully built:
 	// name, namespace (empty for cluster-scoped kinds), labels and spec. A nil
 	// slice with a nil error means the operand wants nothing for this hc. An
 	// error is a problem with hc that the admin must fix; its message names
 	// the field or annotation and ends up in a condition or a webhook denial.
-	Desired(hc *hcov1.HyperConverged, env Environment) ([]client.Object, error)
+	Desired(hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error)
 
 	// Status reads the component status from the observed objects: the
 	// objects Desired returned, as found in the cluster, in the same order.
@@ -47,13 +49,40 @@ type JSONPatcher interface {
 	JSONPatchAnnotation() string
 }
 
-// DesiredObjects returns what op wants for hc: op.Desired on a copy of hc,
+// Adopter is an optional capability: an operand that carries a setting
+// forward from objects that existed before this operator version managed
+// them. It is called only while the operator upgrades (status.versions
+// differs from the Environment's version). Adopt may change hc's metadata
+// and reports whether it did; the reconciler then updates the HyperConverged.
+type Adopter interface {
+	Adopt(hc *hcov1.HyperConverged, observed []client.Object) bool
+}
+
+// StatusContributor is an optional capability: an operand that reports
+// status fields of its own on the HyperConverged (the SSP operand: the
+// golden images it applied). ContributeStatus sets only the fields it owns
+// on st, from hc and facts (as the operand's Desired saw them); now stamps new
+// condition transitions. An error is logged and the fields are left as
+// they were; the operand's Desired is expected to refuse the same input and
+// so be reported as a failed operand.
+type StatusContributor interface {
+	ContributeStatus(hc *hcov1.HyperConverged, facts Facts, now metav1.Time, st *hcov1.HyperConvergedStatus) error
+}
+
+// DeletionOrderer is an optional capability: operands are deleted on
+// uninstall in ascending DeletionOrder (default 0), each group gone before
+// the next starts.
+type DeletionOrderer interface {
+	DeletionOrder() int
+}
+
+// DesiredObjects returns what op wants for hc and facts: op.Desired on a copy of hc,
 // then, when op is a JSONPatcher and hc carries its annotation, the patch
 // applied to the first object (see ApplyJSONPatchAnnotation). The
 // reconciler, Render and the webhook's validation all build objects through
 // it, so that they agree.
-func DesiredObjects(op Operand, hc *hcov1.HyperConverged, env Environment) ([]client.Object, error) {
-	objs, err := op.Desired(hc.DeepCopy(), env)
+func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error) {
+	objs, err := op.Desired(hc.DeepCopy(), facts)
 	if err != nil || len(objs) == 0 {
 		return objs, err
 	}
@@ -76,4 +105,20 @@ func DesiredObjects(op Operand, hc *hcov1.HyperConverged, env Environment) ([]cl
 	}
 	objs[0] = patched
 	return objs, nil
+}
+
+// Render returns the desired objects of every enabled operand in reg, in
+// registration order, jsonpatch annotations applied (see DesiredObjects).
+// The first operand error stops it; the error names the operand. Without
+// a cluster, facts are OfflineFacts.
+func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error) {
+	var out []client.Object
+	for _, op := range reg.Operands() {
+		objs, err := DesiredObjects(op, hc, facts)
+		if err != nil {
+			return nil, fmt.Errorf("operand %s: %w", op.Name(), err)
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
 }

@@ -2,88 +2,29 @@ package hco
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/metadata"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
-
-// Finalizer is set on the HyperConverged so that its operand objects, some of
-// them cluster-scoped and so beyond garbage collection, are removed first.
-const FinalizerName = "kubevirt.io/hyperconverged"
-
-// Event reasons emitted on the HyperConverged.
-const (
-	EventCreated          = "Created"
-	EventUpdated          = "Updated"
-	EventOverwritten      = "Overwritten"
-	EventDeleted          = "Deleted"
-	EventInvalidConfig    = "InvalidConfiguration"
-	EventUpgradeCompleted = "UpgradeCompleted"
-	EventDeletionBlocked  = "DeletionBlocked"
-)
-
-// OperatorVersionName is the status.versions entry of the operator itself.
-const OperatorVersionName = "operator"
-
-// EventRecorder emits events.k8s.io/v1 Events; the manager's
-// GetEventRecorder returns one.
-type EventRecorder interface {
-	Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any)
-}
-
-// Adopter is an optional capability: an operand that carries a setting
-// forward from objects that existed before this operator version managed
-// them. It is called only while the operator upgrades (status.versions
-// differs from the Environment's version). Adopt may change hc's metadata
-// and reports whether it did; the reconciler then updates the HyperConverged.
-type Adopter interface {
-	Adopt(hc *hcov1.HyperConverged, observed []client.Object) bool
-}
-
-// StatusContributor is an optional capability: an operand that reports
-// status fields of its own on the HyperConverged (the SSP operand: the
-// golden images it applied). ContributeStatus sets only the fields it owns
-// on st, from hc (as the operand's Desired saw it) alone; now stamps new
-// condition transitions. An error is logged and the fields are left as
-// they were; the operand's Desired is expected to refuse the same input and
-// so be reported as a failed operand.
-type StatusContributor interface {
-	ContributeStatus(hc *hcov1.HyperConverged, env Environment, now metav1.Time, st *hcov1.HyperConvergedStatus) error
-}
-
-// DeletionOrderer is an optional capability: operands are deleted on
-// uninstall in ascending DeletionOrder (default 0), each group gone before
-// the next starts.
-type DeletionOrderer interface {
-	DeletionOrder() int
-}
 
 // Reconciler reconciles the HyperConverged singleton: it stores its
 // finalizer, applies every enabled operand's desired objects, deletes what
@@ -182,10 +123,11 @@ func (r *Reconciler) singleton() types.NamespacedName {
 	return types.NamespacedName{Namespace: r.env.Namespace, Name: hcov1.HyperConvergedName}
 }
 
-// Reconcile implements reconcile.Reconciler. It writes the status on every
-// path that reaches the operands: an operand that fails is reported in the
-// conditions, the others' status still is, and the error requeues.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+// Reconcile implements reconcile.Reconciler. Every step records what it
+// found into one assessment, and the status is patched once, at the end, on
+// every path (when it changed): a step that fails is reported in the
+// conditions, naming its object, and its error requeues.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, err error) {
 	hc := &hcov1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
 		if apierrors.IsNotFound(err) && req.NamespacedName == r.singleton() {
@@ -193,235 +135,50 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	if req.NamespacedName != r.singleton() {
-		return reconcile.Result{}, r.refuse(ctx, hc)
-	}
-	if !hc.DeletionTimestamp.IsZero() {
-		return r.uninstall(ctx, hc)
+	a := &assessment{Assessment: Assessment{Generation: hc.Generation, Upgrading: r.upgrading(hc), ObservedVersions: map[string]string{}}}
+	defer func() { result, err = r.patchStatus(ctx, hc, a) }()
+	switch {
+	case req.NamespacedName != r.singleton():
+		want := r.singleton()
+		a.ProblemReason, a.ProblemMessage = ReasonInvalidRequest,
+			fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace)
+		return
+	case !hc.DeletionTimestamp.IsZero():
+		r.uninstall(ctx, hc, a)
+		return
 	}
 	// The finalizer before any operand object, so that uninstall always
 	// runs and finds them all by label. The mutating webhook usually set it
 	// at create already.
 	storedFinalizer := !controllerutil.ContainsFinalizer(hc, FinalizerName)
-	if err := r.addFinalizer(ctx, hc); err != nil {
-		if apierrors.IsConflict(err) {
-			// A cache behind our own or someone else's write: its event
-			// brings us back.
-			return reconcile.Result{RequeueAfter: conflictRequeue}, nil
-		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+	if !a.record(r.addFinalizer(ctx, hc)) {
+		return
 	}
-
-	upgrading := r.upgrading(hc)
-	if upgrading {
-		adopted, err := r.adopt(ctx, hc)
-		if err != nil || adopted {
-			return reconcile.Result{}, err
+	if a.Upgrading {
+		// An update of the HyperConverged brings the next reconcile.
+		if adopted, adoptErr := r.adopt(ctx, hc); !a.record(adoptErr) || adopted {
+			return
 		}
 	}
-
-	nodes := r.nodeFacts(hc)
-	// The operands see the node facts the status is about to report (the
-	// KubeVirt operand's default eviction strategy follows them).
-	seen := hc.DeepCopy()
-	setNodeStatus(&seen.Status, nodes)
-	// And, on OpenShift, the cluster's TLS profile where the HyperConverged
-	// has none, as upstream.
-	if r.clusterTLS && seen.Spec.Security.TLSSecurityProfile == nil {
-		p, err := ClusterTLSProfile(ctx, r.client)
-		if err != nil {
-			return reconcile.Result{}, err
-		}
-		seen.Spec.Security.TLSSecurityProfile = p
+	facts, factsErr := r.facts(ctx, hc)
+	if !a.record(factsErr) {
+		return
 	}
-
 	ops := r.registry.Operands()
-	outcomes := r.reconcileOperands(ctx, seen, ops)
-	if storedFinalizer {
-		// The API server decides to delete an object at once from the object
-		// as it read it: a DELETE that read the HyperConverged before our
-		// finalizer was stored removes it, finalizer and all, without an
-		// uninstall. Only the reconcile that stored the finalizer can have
-		// met that, so it checks, once, past the cache, and takes back what
-		// it created.
-		gone, err := r.deletedMeanwhile(ctx, hc)
-		if err != nil {
-			// No answer proves nothing: try again, deleting nothing.
-			return reconcile.Result{}, err
-		}
-		if gone {
-			return reconcile.Result{}, r.deleteCreated(ctx, hc, outcomes)
-		}
+	outcomes := r.reconcileOperands(ctx, hc, facts, ops)
+	if storedFinalizer && r.deletedMeanwhile(ctx, hc, outcomes, a) {
+		return
 	}
-	// Events after all the writes, so that they do not compete with the
-	// last of them at the API server.
-	for _, o := range outcomes {
-		for _, w := range o.writes {
-			r.announce(hc, w.kind, w.obj, w.result)
-		}
-	}
-	a, related, desiredKeys, errs := r.assess(ctx, hc, ops, outcomes, upgrading)
-	a.nodes = nodes
-	a.seen = seen
-	a.contributors = contributors(ops)
-	if err := r.prune(ctx, hc, desiredKeys); err != nil {
-		errs = append(errs, err)
-		a.Failures = append(a.Failures, err.Error())
-	}
-	r.recordUnsafe(hc)
-	statusBehind, err := r.writeStatus(ctx, hc, a, related)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	result := reconcile.Result{}
-	if a.conflicted || statusBehind {
-		result.RequeueAfter = conflictRequeue
-	}
-	return result, errors.Join(errs...)
+	r.announce(hc, outcomes)
+	desiredKeys := r.assess(ctx, hc, ops, outcomes, a)
+	a.record(r.prune(ctx, hc, desiredKeys))
+	a.full, a.facts = true, facts
+	return
 }
 
 // conflictRequeue is how soon a reconcile that met a conflict (a cache
 // behind a write) runs again, should no event bring it back first.
 const conflictRequeue = 100 * time.Millisecond
-
-// assess turns the operands' outcomes into the status findings, the related
-// objects and the keys of what is desired (a key with an empty name
-// protects a whole kind from pruning). Failures are in the assessment and
-// returned as errors, so that they requeue.
-func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops []Operand, outcomes []operandOutcome, upgrading bool) (assessment, []corev1.ObjectReference, map[objectKey]bool, []error) {
-	logger := log.FromContext(ctx)
-	a := assessment{Assessment: Assessment{Generation: hc.Generation, Upgrading: upgrading, ObservedVersions: map[string]string{}}}
-	var related []corev1.ObjectReference
-	var errs []error
-	var problems []string
-	desiredKeys := map[objectKey]bool{}
-	for i, op := range ops {
-		o := outcomes[i]
-		var invalid *invalidConfig
-		switch {
-		case errors.As(o.err, &invalid):
-			logger.Info("invalid HyperConverged configuration", "operand", op.Name(), "error", invalid.err.Error())
-			problems = append(problems, invalid.err.Error())
-		case apierrors.IsConflict(o.err):
-			// A cache behind a write: not a failure, the next reconcile
-			// sees the object as it is.
-			a.conflicted = true
-		case o.err != nil:
-			logger.Error(o.err, "operand reconcile failed", "operand", op.Name())
-			errs = append(errs, fmt.Errorf("operand %s: %w", op.Name(), o.err))
-			a.Failures = append(a.Failures, fmt.Sprintf("operand %s: %v", op.Name(), o.err))
-		}
-		if o.err != nil {
-			// Keep what exists: nothing of this operand is pruned.
-			for _, k := range r.kinds {
-				if slices.Contains(k.operands, op.Name()) {
-					desiredKeys[objectKey{gvk: k.gvk}] = true
-				}
-			}
-		}
-		if o.status.Kind != "" {
-			a.Components = append(a.Components, o.status)
-			a.ObservedVersions[op.Name()] = o.status.ObservedVersion
-		}
-		related = append(related, o.refs...)
-		for _, k := range o.keys {
-			desiredKeys[k] = true
-		}
-		if p, ok := op.(JSONPatcher); ok && o.err == nil && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
-			// In effect only when the patch applied: a broken one is reported
-			// as InvalidConfiguration instead.
-			a.Tainted = true
-		}
-	}
-	if len(problems) > 0 {
-		a.ProblemReason, a.ProblemMessage = ReasonInvalidConfiguration, strings.Join(problems, "; ")
-		// Announce a problem once, when it appears, not on every reconcile
-		// while it lasts.
-		prev := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete)
-		if prev == nil || prev.Reason != a.ProblemReason || prev.Message != a.ProblemMessage {
-			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", a.ProblemMessage)
-		}
-	}
-	return a, related, desiredKeys, errs
-}
-
-// assessment is an Assessment plus what only the reconcile needs.
-type assessment struct {
-	Assessment
-	// conflicted is true when a write met a conflict and the reconcile
-	// should run again soon.
-	conflicted bool
-	// nodes are the node facts the status reports.
-	nodes NodeFacts
-	// seen is the HyperConverged as the operands saw it, and contributors
-	// the operands that report status fields of their own from it.
-	seen         *hcov1.HyperConverged
-	contributors []StatusContributor
-}
-
-func contributors(ops []Operand) []StatusContributor {
-	var out []StatusContributor
-	for _, op := range ops {
-		if c, ok := op.(StatusContributor); ok {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// addFinalizer stores the finalizer on hc if it lacks it, and updates hc to
-// the object stored.
-func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged) error {
-	if controllerutil.ContainsFinalizer(hc, FinalizerName) {
-		return nil
-	}
-	// A patch, not an update: an update would write back the whole object
-	// as this Go type knows it, dropping what it does not (an unknown
-	// feature gate kept by the CRD). The optimistic lock keeps a finalizer
-	// another controller added meanwhile.
-	orig := hc.DeepCopy()
-	controllerutil.AddFinalizer(hc, FinalizerName)
-	if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
-	}
-	return nil
-}
-
-// deletedMeanwhile reports whether hc is gone from the API server, or
-// replaced by another object of the same name.
-func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *hcov1.HyperConverged) (bool, error) {
-	current := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: hcov1.GroupVersion.String(), Kind: "HyperConverged"}}
-	err := r.reader.Get(ctx, client.ObjectKeyFromObject(hc), current)
-	switch {
-	case apierrors.IsNotFound(err):
-		return true, nil
-	case err != nil:
-		return false, fmt.Errorf("check that HyperConverged %s still exists: %w", client.ObjectKeyFromObject(hc), err)
-	}
-	return current.UID != hc.UID, nil
-}
-
-// deleteCreated deletes the objects this reconcile created, each only if it
-// is still the same object.
-func (r *Reconciler) deleteCreated(ctx context.Context, hc *hcov1.HyperConverged, outcomes []operandOutcome) error {
-	var errs []error
-	for _, o := range outcomes {
-		for _, w := range o.writes {
-			if w.result != ResultCreated {
-				continue
-			}
-			err := r.client.Delete(ctx, w.obj, client.Preconditions{UID: ptr.To(w.obj.GetUID())})
-			if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
-				errs = append(errs, fmt.Errorf("delete %s %s created for a HyperConverged deleted meanwhile: %w", w.kind, w.obj.GetName(), err))
-				continue
-			}
-			gvk := w.obj.GetObjectKind().GroupVersionKind()
-			r.applier.forget(gvk, client.ObjectKeyFromObject(w.obj))
-			r.events.Eventf(hc, w.obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: its HyperConverged was deleted as the finalizer was stored", w.kind, w.obj.GetName())
-		}
-	}
-	return errors.Join(errs...)
-}
 
 // operandOutcome is what reconciling one operand found.
 type operandOutcome struct {
@@ -444,7 +201,7 @@ type written struct {
 // reconcileOperands reconciles the operands concurrently: they are
 // independent, so a create or update of each costs one round trip in all,
 // not one per operand. Outcomes are in the operands' order.
-func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, ops []Operand) []operandOutcome {
+func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, ops []Operand) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
 	for i, op := range ops {
@@ -459,7 +216,7 @@ func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConve
 				}
 				r.observe(op.Name(), result, start)
 			}()
-			out[i], result = r.reconcileOperand(ctx, hc, op)
+			out[i], result = r.reconcileOperand(ctx, hc, facts, op)
 		})
 	}
 	wg.Wait()
@@ -474,13 +231,13 @@ func (e *invalidConfig) Error() string { return e.err.Error() }
 // reconcileOperand applies one operand's desired objects and reads its
 // status. On an error, the status is read from the operand's objects as
 // they are.
-func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, op Operand) (operandOutcome, ApplyResult) {
+func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, op Operand) (operandOutcome, ApplyResult) {
 	var o operandOutcome
 	existing := func() {
 		objs, refs := r.observeExisting(ctx, op, hc)
 		o.status, o.refs = op.Status(objs), refs
 	}
-	desired, err := DesiredObjects(op, hc, r.env)
+	desired, err := DesiredObjects(op, hc, facts)
 	if err != nil {
 		existing()
 		o.err = &invalidConfig{err: err}
@@ -561,46 +318,6 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 	return corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
 }
 
-func (r *Reconciler) announce(hc *hcov1.HyperConverged, kind string, obj client.Object, res ApplyResult) {
-	name := obj.GetName()
-	switch res {
-	case ResultCreated:
-		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventCreated, "Create", "Created %s %s", kind, name)
-	case ResultUpdated:
-		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventUpdated, "Update", "Updated %s %s", kind, name)
-	case ResultOverwritten:
-		r.events.Eventf(hc, obj, corev1.EventTypeWarning, EventOverwritten, "Update", "Overwrote an out-of-band change to %s %s", kind, name)
-		if r.metrics != nil {
-			r.metrics.OutOfBandModifications.WithLabelValues(strings.ToLower(kind) + "/" + name).Inc()
-		}
-	}
-}
-
-func (r *Reconciler) observe(operand string, result ApplyResult, start time.Time) {
-	if r.metrics == nil {
-		return
-	}
-	r.metrics.OperandReconciles.WithLabelValues(operand, string(result)).Inc()
-	r.metrics.OperandReconcileSeconds.WithLabelValues(operand).Observe(r.now().Sub(start).Seconds())
-}
-
-func (r *Reconciler) recordUnsafe(hc *hcov1.HyperConverged) {
-	if r.metrics == nil {
-		return
-	}
-	for _, op := range r.registry.Operands() {
-		p, ok := op.(JSONPatcher)
-		if !ok {
-			continue
-		}
-		n := 0
-		if patch, err := ParseJSONPatch(p.JSONPatchAnnotation(), hc.GetAnnotations()[p.JSONPatchAnnotation()]); err == nil {
-			n = len(patch)
-		}
-		r.metrics.UnsafeModifications.WithLabelValues(p.JSONPatchAnnotation()).Set(float64(n))
-	}
-}
-
 // prune deletes managed objects of the enabled operands' kinds that no
 // operand wants any more (e.g. the HostPathProvisioner once
 // spec.storage.hostpathProvisioner is removed). A key with an empty name protects a
@@ -654,172 +371,18 @@ func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *o
 	return list.Items, nil
 }
 
-// upgrading reports whether the operator version differs from the one the
-// HyperConverged's status records.
-func (r *Reconciler) upgrading(hc *hcov1.HyperConverged) bool {
-	if r.env.Version == "" {
-		return false
-	}
-	prev := versionOf(hc.Status.Versions, OperatorVersionName)
-	return prev != "" && prev != r.env.Version
-}
-
-// AdoptedAnnotation records on the HyperConverged the operator version that
-// carried settings forward, so that adoption happens once per upgrade: an
-// admin who then changes an adopted setting is not overruled.
-const AdoptedAnnotation = "hco.kubevirt.io/adopted-for-version"
-
-// adopt lets Adopter operands carry settings forward, once per operator
-// version, and updates the HyperConverged if one did.
-func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged) (bool, error) {
-	if hc.GetAnnotations()[AdoptedAnnotation] == r.env.Version {
-		return false, nil
-	}
-	changed := hc.DeepCopy()
-	adopted := false
-	for _, op := range r.registry.Operands() {
-		ad, ok := op.(Adopter)
-		if !ok {
-			continue
+// facts gathers what the operands are given besides hc: the environment,
+// the node facts from the node index, and, on OpenShift, the cluster's TLS
+// profile (from the cache).
+func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts, error) {
+	nodes := r.nodes.facts(hc.Spec.WorkloadPlacement())
+	f := Facts{Environment: r.env, Nodes: &nodes}
+	if r.clusterTLS {
+		p, err := ClusterTLSProfile(ctx, r.client)
+		if err != nil {
+			return f, err
 		}
-		if observed, _ := r.observeExisting(ctx, op, hc); ad.Adopt(changed, observed) {
-			adopted = true
-		}
+		f.ClusterTLSProfile = p
 	}
-	if !adopted {
-		return false, nil
-	}
-	if changed.Annotations == nil {
-		changed.Annotations = map[string]string{}
-	}
-	changed.Annotations[AdoptedAnnotation] = r.env.Version
-	if err := r.client.Patch(ctx, changed, client.MergeFrom(hc)); err != nil {
-		return false, fmt.Errorf("patch HyperConverged %s while adopting settings: %w", client.ObjectKeyFromObject(hc), err)
-	}
-	return true, nil
-}
-
-// writeStatus computes the status and writes it only if it differs from the
-// status hc (as the cache has it) carries. When the cache is behind this
-// operator's last status write, the cached status is not what is stored: a
-// status equal to what was written is skipped, any other is not written over
-// the stale copy, and behind says to come back (the status watch filters out
-// the event that would bring the cache up to date).
-func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a assessment, related []corev1.ObjectReference) (behind bool, err error) {
-	next := hc.DeepCopy()
-	MergeConditions(&next.Status.Conditions, Conditions(a.Assessment), metav1.NewTime(r.now()))
-	next.Status.ObservedGeneration = hc.Generation
-	next.Status.RelatedObjects = related
-	next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
-	setNodeStatus(&next.Status, a.nodes)
-	for _, c := range a.contributors {
-		st := *next.Status.DeepCopy()
-		if err := c.ContributeStatus(a.seen, r.env, metav1.NewTime(r.now()), &st); err != nil {
-			log.FromContext(ctx).Error(err, "status contribution failed")
-			continue
-		}
-		next.Status = st
-	}
-	upgraded := false
-	if versions, done := r.versions(a.Assessment); done {
-		upgraded = a.Upgrading && !reflect.DeepEqual(hc.Status.Versions, versions)
-		next.Status.Versions = versions
-	}
-	if r.metrics != nil {
-		r.metrics.SystemHealthStatus.Set(healthValue(next.Status.SystemHealthStatus))
-	}
-	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
-	h := statusHash(next.Status)
-	if written, behind := r.applier.statusBehind(key, hc.ResourceVersion); behind {
-		return written != h, nil
-	}
-	if reflect.DeepEqual(hc.Status, next.Status) {
-		return false, nil
-	}
-	if upgraded {
-		r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
-	}
-	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(hc)); err != nil {
-		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
-	}
-	r.applier.statusWritten(key, h, hc.ResourceVersion)
-	return false, nil
-}
-
-// statusHash hashes a status without its conditions' transition times, which
-// a status computed again from an older one moves.
-func statusHash(s hcov1.HyperConvergedStatus) [sha256.Size]byte {
-	s = *s.DeepCopy()
-	for i := range s.Conditions {
-		s.Conditions[i].LastTransitionTime = metav1.Time{}
-	}
-	data, _ := json.Marshal(s)
-	return sha256.Sum256(data)
-}
-
-// versions returns the status.versions to record and whether every operand
-// reports the version the environment expects (so they can be recorded).
-func (r *Reconciler) versions(a Assessment) ([]hcov1.Version, bool) {
-	if r.env.Version == "" || a.ProblemReason != "" || len(a.Failures) > 0 {
-		return nil, false
-	}
-	out := []hcov1.Version{{Name: OperatorVersionName, Version: r.env.Version}}
-	for _, op := range r.registry.Operands() {
-		want, ok := r.env.OperandVersions[op.Name()]
-		if !ok {
-			continue
-		}
-		got, reports := a.ObservedVersions[op.Name()]
-		if !reports {
-			// The operand wants nothing for this HyperConverged, so no
-			// component will report a version.
-			continue
-		}
-		if got != want {
-			return nil, false
-		}
-		out = append(out, hcov1.Version{Name: op.Name(), Version: want})
-	}
-	return out, true
-}
-
-func versionOf(vs []hcov1.Version, name string) string {
-	for _, v := range vs {
-		if v.Name == name {
-			return v.Version
-		}
-	}
-	return ""
-}
-
-// refuse marks a HyperConverged that is not the singleton.
-func (r *Reconciler) refuse(ctx context.Context, hc *hcov1.HyperConverged) error {
-	want := r.singleton()
-	next := hc.DeepCopy()
-	MergeConditions(&next.Status.Conditions, []metav1.Condition{{
-		Type: hcov1.ConditionReconcileComplete, Status: metav1.ConditionFalse, Reason: ReasonInvalidRequest, ObservedGeneration: hc.Generation,
-		Message: fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace),
-	}}, metav1.NewTime(r.now()))
-	next.Status.ObservedGeneration = hc.Generation
-	next.Status.SystemHealthStatus = hcov1.SystemHealthError
-	if reflect.DeepEqual(hc.Status, next.Status) {
-		return nil
-	}
-	return r.client.Status().Patch(ctx, next, client.MergeFrom(hc))
-}
-
-// nodeFacts reads the node facts from the node index (empty for a
-// reconciler not set up with a manager).
-func (r *Reconciler) nodeFacts(hc *hcov1.HyperConverged) NodeFacts {
-	if r.nodes == nil {
-		return NodeFacts{}
-	}
-	return r.nodes.facts(hc.Spec.WorkloadPlacement())
-}
-
-// setNodeStatus writes the node facts into a status.
-func setNodeStatus(s *hcov1.HyperConvergedStatus, f NodeFacts) {
-	ha, cpHA := f.InfrastructureHighlyAvailable(), f.ControlPlaneHighlyAvailable()
-	s.InfrastructureHighlyAvailable, s.ControlPlaneHighlyAvailable = &ha, &cpHA
-	s.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: f.WorkloadArchitectures, ControlPlaneArchitectures: f.ControlPlaneArchitectures}
+	return f, nil
 }

@@ -22,11 +22,11 @@ type fakeOperand struct {
 
 func (f fakeOperand) Name() string           { return f.name }
 func (f fakeOperand) Kinds() []client.Object { return []client.Object{&corev1.ConfigMap{}} }
-func (f fakeOperand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (f fakeOperand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: f.name + f.variant, Namespace: env.Namespace, Labels: hco.Labels(hc, env, "test")}}}, nil
+	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: f.name + f.variant, Namespace: facts.Namespace, Labels: hco.Labels(hc, facts.Environment, "test")}}}, nil
 }
 func (f fakeOperand) Status([]client.Object) hco.ComponentStatus { return hco.StatusNotFound(f.name) }
 
@@ -88,7 +88,7 @@ func TestRegistryDisableAndOnly(t *testing.T) {
 
 func TestRenderInRegistrationOrderAndNamesTheFailingOperand(t *testing.T) {
 	hc := &hcov1.HyperConverged{}
-	env := hco.Environment{Namespace: "ns"}
+	env := hco.OfflineFacts(hco.Environment{Namespace: "ns"})
 	r, err := hco.NewRegistry(fakeOperand{name: "b"}, fakeOperand{name: "a"})
 	require.NoError(t, err)
 	objs, err := hco.Render(r, hc, env)
@@ -108,7 +108,7 @@ func TestRenderInRegistrationOrderAndNamesTheFailingOperand(t *testing.T) {
 // the HyperConverged.
 func TestDesiredObjectsNeedTheManagedLabels(t *testing.T) {
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName}}
-	_, err := hco.DesiredObjects(unlabelled{}, hc, hco.Environment{Namespace: "ns"})
+	_, err := hco.DesiredObjects(unlabelled{}, hc, hco.OfflineFacts(hco.Environment{Namespace: "ns"}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `operand unlabelled builds *v1.ConfigMap "x" without the labels`)
 	assert.Contains(t, err.Error(), "hco.Labels")
@@ -118,7 +118,7 @@ type unlabelled struct{}
 
 func (unlabelled) Name() string           { return "unlabelled" }
 func (unlabelled) Kinds() []client.Object { return []client.Object{&corev1.ConfigMap{}} }
-func (unlabelled) Desired(*hcov1.HyperConverged, hco.Environment) ([]client.Object, error) {
+func (unlabelled) Desired(*hcov1.HyperConverged, hco.Facts) ([]client.Object, error) {
 	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}}, nil
 }
 func (unlabelled) Status([]client.Object) hco.ComponentStatus { return hco.StatusNotFound("x") }

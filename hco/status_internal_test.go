@@ -32,27 +32,27 @@ func TestStatusWriterWhileTheCacheIsBehind(t *testing.T) {
 			patches++
 			return c.SubResource(sub).Patch(ctx, obj, p, o...)
 		}}).Build()
-	r := &Reconciler{client: c, applier: newApplier(c, c, c, scheme), now: time.Now, events: discardEvents{}}
-	healthy := assessment{Assessment: Assessment{Generation: 1, Components: []ComponentStatus{StatusFromConditions("KubeVirt", []OperandCondition{
+	r := &Reconciler{client: c, registry: &Registry{}, applier: newApplier(c, c, c, scheme), now: time.Now, events: discardEvents{}}
+	healthy := &assessment{full: true, Assessment: Assessment{Generation: 1, Components: []ComponentStatus{StatusFromConditions("KubeVirt", []OperandCondition{
 		{Type: "Available", Status: "True"}, {Type: "Progressing", Status: "False"}, {Type: "Degraded", Status: "False"},
 	}, "")}}}
-	degraded := assessment{Assessment: Assessment{Generation: 1, Components: []ComponentStatus{StatusNotFound("KubeVirt")}}}
+	degraded := &assessment{full: true, Assessment: Assessment{Generation: 1, Components: []ComponentStatus{StatusNotFound("KubeVirt")}}}
 	ctx := context.Background()
 
 	// Written over the cached copy at resourceVersion 1.
-	behind, err := r.writeStatus(ctx, stale.DeepCopy(), degraded, nil)
+	behind, err := r.writeStatus(ctx, stale.DeepCopy(), degraded)
 	require.NoError(t, err)
 	assert.False(t, behind)
 	assert.Equal(t, 1, patches)
 
 	// The cache still shows resourceVersion 1. The same status again: nothing to do.
-	behind, err = r.writeStatus(ctx, stale.DeepCopy(), degraded, nil)
+	behind, err = r.writeStatus(ctx, stale.DeepCopy(), degraded)
 	require.NoError(t, err)
 	assert.False(t, behind, "what it would write is what it wrote")
 	assert.Equal(t, 1, patches)
 
 	// A different status against the stale copy: not written over it, come back.
-	behind, err = r.writeStatus(ctx, stale.DeepCopy(), healthy, nil)
+	behind, err = r.writeStatus(ctx, stale.DeepCopy(), healthy)
 	require.NoError(t, err)
 	assert.True(t, behind, "the cache is behind the last write: come back rather than trust it")
 	assert.Equal(t, 1, patches)
@@ -60,7 +60,7 @@ func TestStatusWriterWhileTheCacheIsBehind(t *testing.T) {
 	// Once the cache has caught up (a newer resourceVersion), it is written.
 	current := &hcov1.HyperConverged{}
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(stale), current))
-	behind, err = r.writeStatus(ctx, current, healthy, nil)
+	behind, err = r.writeStatus(ctx, current, healthy)
 	require.NoError(t, err)
 	assert.False(t, behind)
 	assert.Equal(t, 2, patches)

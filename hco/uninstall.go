@@ -1,7 +1,9 @@
 package hco
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -33,29 +36,29 @@ const uninstallPoll = 2 * time.Second
 // carries our finalizer (another controller's may hold it), and the
 // finalizer is stored before any operand object is created, so nothing
 // escapes it.
-func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged) (reconcile.Result, error) {
+func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) {
 	remaining, err := r.deleteOperands(ctx, hc, r.reader, "the HyperConverged is being deleted")
-	if err != nil {
-		return reconcile.Result{}, err
+	if !a.record(err) {
+		return
 	}
 	if len(remaining) > 0 {
-		if err := r.reportUninstall(ctx, hc, remaining); err != nil {
-			return reconcile.Result{}, err
-		}
-		return reconcile.Result{RequeueAfter: uninstallPoll}, nil
+		r.reportUninstall(hc, remaining, a)
+		a.requeueAfter = uninstallPoll
+		return
 	}
 	moved, err := r.removeFinalizer(ctx, hc)
-	if err != nil {
-		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
-	}
-	if moved {
+	switch {
+	case err != nil:
+		a.record(fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
+	case moved:
 		// The cache is behind (another finalizer went, or it is another
 		// object), or admission refused the patch: finalizer changes bring
 		// no event, so come back, with the rate limiter's backoff.
-		return reconcile.Result{}, fmt.Errorf("remove finalizer from HyperConverged %s: it no longer matches what was read (%w); reading it again",
-			client.ObjectKeyFromObject(hc), errFinalizerMoved)
+		a.errs = append(a.errs, fmt.Errorf("remove finalizer from HyperConverged %s: it no longer matches what was read (%w); reading it again",
+			client.ObjectKeyFromObject(hc), errFinalizerMoved))
+	default:
+		a.gone = true
 	}
-	return reconcile.Result{}, nil
 }
 
 // sweepOrphans deletes the managed operand objects of a HyperConverged that
@@ -105,7 +108,7 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 						continue // replaced meanwhile: not the object listed
 					}
 					if client.IgnoreNotFound(err) != nil {
-						return nil, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, client.ObjectKeyFromObject(obj), err)
+						return nil, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, displayName(client.ObjectKeyFromObject(obj)), err)
 					}
 					r.applier.forget(k.gvk, client.ObjectKeyFromObject(obj))
 					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", k.gvk.Kind, obj.GetName(), why)
@@ -132,9 +135,16 @@ func (r *Reconciler) removeFinalizer(ctx context.Context, hc *hcov1.HyperConverg
 	if i < 0 {
 		return false, nil
 	}
-	patch := fmt.Sprintf(`[{"op":"test","path":"/metadata/uid","value":%q},{"op":"test","path":"/metadata/finalizers/%d","value":%q},{"op":"remove","path":"/metadata/finalizers/%d"}]`,
-		hc.UID, i, FinalizerName, i)
-	err = r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, []byte(patch)))
+	at := fmt.Sprintf("/metadata/finalizers/%d", i)
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "test", "path": "/metadata/uid", "value": hc.UID},
+		{"op": "test", "path": at, "value": FinalizerName},
+		{"op": "remove", "path": at},
+	})
+	if err != nil {
+		return false, err
+	}
+	err = r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, patch))
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil // gone
@@ -157,30 +167,21 @@ func (r *Reconciler) deletionGroups() [][]Operand {
 		}
 		return 0
 	}
-	ops := r.registry.Operands()
-	var orders []int
-	for _, op := range ops {
-		if o := order(op); !slices.Contains(orders, o) {
-			orders = append(orders, o)
+	ops := slices.Clone(r.registry.Operands())
+	slices.SortStableFunc(ops, func(a, b Operand) int { return cmp.Compare(order(a), order(b)) })
+	var groups [][]Operand
+	for i, op := range ops {
+		if i == 0 || order(op) != order(ops[i-1]) {
+			groups = append(groups, nil)
 		}
-	}
-	slices.Sort(orders)
-	groups := make([][]Operand, 0, len(orders))
-	for _, o := range orders {
-		var g []Operand
-		for _, op := range ops {
-			if order(op) == o {
-				g = append(g, op)
-			}
-		}
-		groups = append(groups, g)
+		groups[len(groups)-1] = append(groups[len(groups)-1], op)
 	}
 	return groups
 }
 
 // reportUninstall makes a deletion in progress visible, and a deletion that
 // has waited longer than DeletionTimeout visible as blocked.
-func (r *Reconciler) reportUninstall(ctx context.Context, hc *hcov1.HyperConverged, remaining []client.Object) error {
+func (r *Reconciler) reportUninstall(hc *hcov1.HyperConverged, remaining []client.Object, a *assessment) {
 	names := make([]string, 0, len(remaining))
 	for _, obj := range remaining {
 		n := obj.GetObjectKind().GroupVersionKind().Kind + " " + obj.GetName()
@@ -189,39 +190,83 @@ func (r *Reconciler) reportUninstall(ctx context.Context, hc *hcov1.HyperConverg
 		}
 		names = append(names, n)
 	}
-	reason, msg := ReasonDeleting, "waiting for "+strings.Join(names, ", ")+" to be deleted"
+	a.ProblemReason, a.ProblemMessage = ReasonDeleting, "waiting for "+strings.Join(names, ", ")+" to be deleted"
 	if r.now().Sub(hc.DeletionTimestamp.Time) > r.DeletionTimeout {
 		// A stable message, so that a stuck deletion is written once, not
 		// on every poll.
-		reason = ReasonDeletionBlocked
-		msg = fmt.Sprintf("deletion requested at %s has waited more than %s for %s; check the component operators and the finalizers named",
+		a.ProblemReason = ReasonDeletionBlocked
+		a.ProblemMessage = fmt.Sprintf("deletion requested at %s has waited more than %s for %s; check the component operators and the finalizers named",
 			hc.DeletionTimestamp.UTC().Format(time.RFC3339), r.DeletionTimeout, strings.Join(names, ", "))
 		if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete); c == nil || c.Reason != ReasonDeletionBlocked {
-			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventDeletionBlocked, "Delete", "%s", msg)
+			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventDeletionBlocked, "Delete", "%s", a.ProblemMessage)
 		}
 	}
-	next := hc.DeepCopy()
-	MergeConditions(&next.Status.Conditions, append(withoutType(hc.Status.Conditions, hcov1.ConditionReconcileComplete),
-		metav1.Condition{Type: hcov1.ConditionReconcileComplete, Status: metav1.ConditionFalse, Reason: reason, Message: msg, ObservedGeneration: hc.Generation}),
-		metav1.NewTime(r.now()))
-	if equalConditions(hc.Status.Conditions, next.Status.Conditions) {
+}
+
+// Finalizer is set on the HyperConverged so that its operand objects, some of
+// them cluster-scoped and so beyond garbage collection, are removed first.
+const FinalizerName = "kubevirt.io/hyperconverged"
+
+// addFinalizer stores the finalizer on hc if it lacks it, and updates hc to
+// the object stored.
+func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged) error {
+	if controllerutil.ContainsFinalizer(hc, FinalizerName) {
 		return nil
 	}
-	return client.IgnoreNotFound(r.client.Status().Patch(ctx, next, client.MergeFrom(hc)))
+	// A patch, not an update: an update would write back the whole object
+	// as this Go type knows it, dropping what it does not (an unknown
+	// feature gate kept by the CRD). The optimistic lock keeps a finalizer
+	// another controller added meanwhile.
+	orig := hc.DeepCopy()
+	controllerutil.AddFinalizer(hc, FinalizerName)
+	if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
+	}
+	return nil
 }
 
-func withoutType(conds []metav1.Condition, t string) []metav1.Condition {
-	out := make([]metav1.Condition, 0, len(conds))
-	for _, c := range conds {
-		if c.Type != t {
-			out = append(out, c)
+// deletedMeanwhile reports whether hc is gone from the API server, or
+// replaced by another object of the same name, and then takes back what
+// this reconcile created. The API server decides to delete an object at
+// once from the object as it read it: a DELETE that read the HyperConverged
+// before our finalizer was stored removes it, finalizer and all, without an
+// uninstall. Only the reconcile that stored the finalizer can have met
+// that, so it checks, once, past the cache. No answer proves nothing: it is
+// recorded, and nothing is deleted.
+func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *hcov1.HyperConverged, outcomes []operandOutcome, a *assessment) bool {
+	current := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: hcov1.GroupVersion.String(), Kind: "HyperConverged"}}
+	err := r.reader.Get(ctx, client.ObjectKeyFromObject(hc), current)
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		a.record(fmt.Errorf("check that HyperConverged %s still exists: %w", client.ObjectKeyFromObject(hc), err))
+		return false
+	case current.UID == hc.UID:
+		return false
+	}
+	a.gone = true
+	a.record(r.deleteCreated(ctx, hc, outcomes))
+	return true
+}
+
+// deleteCreated deletes the objects this reconcile created, each only if it
+// is still the same object.
+func (r *Reconciler) deleteCreated(ctx context.Context, hc *hcov1.HyperConverged, outcomes []operandOutcome) error {
+	var errs []error
+	for _, o := range outcomes {
+		for _, w := range o.writes {
+			if w.result != ResultCreated {
+				continue
+			}
+			err := r.client.Delete(ctx, w.obj, client.Preconditions{UID: ptr.To(w.obj.GetUID())})
+			if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+				errs = append(errs, fmt.Errorf("delete %s %s created for a HyperConverged deleted meanwhile: %w", w.kind, w.obj.GetName(), err))
+				continue
+			}
+			gvk := w.obj.GetObjectKind().GroupVersionKind()
+			r.applier.forget(gvk, client.ObjectKeyFromObject(w.obj))
+			r.events.Eventf(hc, w.obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: its HyperConverged was deleted as the finalizer was stored", w.kind, w.obj.GetName())
 		}
 	}
-	return out
-}
-
-func equalConditions(a, b []metav1.Condition) bool {
-	return slices.EqualFunc(a, b, func(x, y metav1.Condition) bool {
-		return x.Type == y.Type && x.Status == y.Status && x.Reason == y.Reason && x.Message == y.Message && x.ObservedGeneration == y.ObservedGeneration
-	})
+	return errors.Join(errs...)
 }

@@ -32,7 +32,7 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-var env = hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.0.0"}
+var env = hco.Facts{Environment: hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.0.0"}}
 
 func newHC() *hcov1.HyperConverged {
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
@@ -200,7 +200,7 @@ func TestFullHyperConvergedPropagates(t *testing.T) {
 	assert.Equal(t, "templates", sspCR.Spec.CommonTemplates.Namespace)
 	assert.Equal(t, "infra", sspCR.Spec.TemplateValidator.Placement.NodeSelector["nodeType"], "SSP gets infra placement")
 
-	hppCR := hpp.Build(hc, env)
+	hppCR := hpp.Build(hc, env.Environment)
 	require.NotNil(t, hppCR)
 	assert.Equal(t, "nested-virtualization", hppCR.Spec.Workload.NodeSelector["nodeType"], "HPP gets workloads placement")
 	assert.Equal(t, []hppv1beta1.StoragePool{{Name: "local", Path: "/var/hpp"}}, hppCR.Spec.StoragePools)
@@ -256,10 +256,10 @@ func TestDeployOVSOnlyWhenTrue(t *testing.T) {
 }
 
 func TestSSPTemplatesNamespaceFallbacks(t *testing.T) {
-	sspCR, err := ssp.Build(newHC(), hco.Environment{})
+	sspCR, err := ssp.Build(newHC(), hco.Facts{})
 	require.NoError(t, err)
 	assert.Equal(t, "openshift", sspCR.Spec.CommonTemplates.Namespace)
-	sspCR, err = ssp.Build(newHC(), hco.Environment{CommonTemplatesNamespace: "kubevirt-os-images"})
+	sspCR, err = ssp.Build(newHC(), hco.Facts{Environment: hco.Environment{CommonTemplatesNamespace: "kubevirt-os-images"}})
 	require.NoError(t, err)
 	assert.Equal(t, "kubevirt-os-images", sspCR.Spec.CommonTemplates.Namespace)
 }

@@ -167,7 +167,10 @@ func isBlank(doc []byte) bool {
 // operator namespace env.Namespace (hcov1.DefaultNamespace when that is
 // empty too). It is then validated as the webhook would, minus the checks
 // that need a cluster (validation.Identity and validation.Spec), and every
-// enabled operand of reg runs, in registration order. hc is not changed.
+// enabled operand of reg runs, in registration order, with the facts of no
+// cluster, hco.OfflineFacts(env): node facts unknown (a highly available
+// cluster of no known architecture) and no cluster TLS profile. hc is not
+// changed.
 //
 // The error for invalid input names every field or annotation to fix.
 func Objects(reg *hco.Registry, hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
@@ -187,7 +190,7 @@ func Objects(reg *hco.Registry, hc *hcov1.HyperConverged, env hco.Environment) (
 	if len(errs) > 0 {
 		return nil, &InvalidError{Errors: errs}
 	}
-	objs, err := hco.Render(reg, hc, env)
+	objs, err := hco.Render(reg, hc, hco.OfflineFacts(env))
 	if err != nil {
 		return nil, fmt.Errorf("invalid HyperConverged %s/%s: %w", hc.Namespace, hc.Name, err)
 	}

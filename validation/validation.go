@@ -146,7 +146,7 @@ func jsonPatches(hc *hcov1.HyperConverged, opts Options, specHasErrors bool) fie
 	for _, op := range opts.Registry.Operands() {
 		// Through the library's one path, so that a patch is checked as the
 		// reconciler applies it. It works on a copy of hc.
-		if _, err := hco.DesiredObjects(op, hc, opts.Environment); err != nil {
+		if _, err := hco.DesiredObjects(op, hc, hco.OfflineFacts(opts.Environment)); err != nil {
 			var pe *hco.JSONPatchError
 			switch {
 			case errors.As(err, &pe):

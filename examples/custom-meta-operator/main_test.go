@@ -150,13 +150,13 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	// applied every operand once status.observedGeneration reaches the new
 	// generation (status is written last).
 	got := &hcov1.HyperConverged{}
-	if err := k.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
-		t.Fatal(err)
-	}
-	got.Spec.Virtualization.LiveMigrationConfig.ProgressTimeout = ptr.To[int64](200)
-	if err := k.Update(ctx, got); err != nil {
-		t.Fatal(err)
-	}
+	testenv.Eventually(t, "update the HyperConverged (a status write of the operator may conflict)", func() error {
+		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
+			return err
+		}
+		got.Spec.Virtualization.LiveMigrationConfig.ProgressTimeout = ptr.To[int64](200)
+		return k.Update(ctx, got)
+	})
 	testenv.Eventually(t, "the change reconciled", func() error {
 		now := &hcov1.HyperConverged{}
 		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), now); err != nil {

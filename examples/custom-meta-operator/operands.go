@@ -33,9 +33,9 @@ var _ hco.Operand = acmeSSP{}
 
 // Desired builds the stock SSP with Acme's defaults: the templates
 // namespace (a HyperConverged that sets one still wins) and the support label.
-func (a acmeSSP) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	env.CommonTemplatesNamespace = templatesNamespace
-	cr, err := a.Build(hc, env)
+func (a acmeSSP) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
+	facts.CommonTemplatesNamespace = templatesNamespace
+	cr, err := a.Build(hc, facts)
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +58,11 @@ func (distributionInfo) Kinds() []client.Object {
 }
 
 // Desired is the ConfigMap, in the HyperConverged's namespace.
-func (d distributionInfo) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+func (d distributionInfo) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
 	return []client.Object{&corev1.ConfigMap{
 		TypeMeta:   d.Kinds()[0].(*corev1.ConfigMap).TypeMeta,
-		ObjectMeta: metav1.ObjectMeta{Name: infoName, Namespace: hc.Namespace, Labels: hco.Labels(hc, env, hco.ComponentDeployment)},
-		Data:       map[string]string{"distribution": distributionName, "version": env.Version},
+		ObjectMeta: metav1.ObjectMeta{Name: infoName, Namespace: hc.Namespace, Labels: hco.Labels(hc, facts.Environment, hco.ComponentDeployment)},
+		Data:       map[string]string{"distribution": distributionName, "version": facts.Version},
 	}}, nil
 }
 

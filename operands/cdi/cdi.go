@@ -52,13 +52,13 @@ func typeMeta() metav1.TypeMeta {
 }
 
 // Desired implements hco.Operand.
-func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	return []client.Object{Build(hc, env)}, nil
+func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
+	return []client.Object{Build(hc, facts)}, nil
 }
 
 // Build returns the CDI CR for hc. The jsonpatch annotation is applied by
 // the library (hco.DesiredObjects), not here.
-func Build(hc *hcov1.HyperConverged, env hco.Environment) *cdiv1beta1.CDI {
+func Build(hc *hcov1.HyperConverged, facts hco.Facts) *cdiv1beta1.CDI {
 	spec := &hc.Spec
 	storage := spec.StorageOrEmpty()
 	infra, workload := placement.ForCDI(spec.InfraPlacement(), spec.WorkloadPlacement())
@@ -72,9 +72,8 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) *cdiv1beta1.CDI {
 		FeatureGates:             append([]string(nil), featureGates...),
 		ScratchSpaceStorageClass: copyPtr(storage.ScratchSpaceStorageClass),
 		FilesystemOverhead:       storage.FilesystemOverhead.DeepCopy(),
-		// The cluster's profile (OpenShift's APIServer) is not known to the
-		// Environment yet: unset in the HyperConverged means Intermediate.
-		TLSSecurityProfile: tlsprofile.ForCDI(tlsprofile.Resolve(spec.Security.TLSSecurityProfile, nil)),
+		// Unset in the HyperConverged means the cluster's profile, else Intermediate.
+		TLSSecurityProfile: tlsprofile.ForCDI(tlsprofile.Resolve(spec.Security.TLSSecurityProfile, facts.ClusterTLSProfile)),
 	}
 	if lv := spec.Deployment.LogVerbosityConfig; lv != nil {
 		config.LogVerbosity = copyPtr(lv.CDI)
@@ -90,7 +89,7 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) *cdiv1beta1.CDI {
 		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        CRName,
-			Labels:      hco.Labels(hc, env, hco.ComponentStorage),
+			Labels:      hco.Labels(hc, facts.Environment, hco.ComponentStorage),
 			Annotations: map[string]string{ConfigAuthorityAnnotation: ""},
 		},
 		Spec: cdiv1beta1.CDISpec{

@@ -15,7 +15,7 @@ import (
 	"github.com/hcokit/hcokit/operands/cdi"
 )
 
-var env = hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.0.0"}
+var env = hco.Facts{Environment: hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.0.0"}}
 
 func ptr[T any](v T) *T { return &v }
 

@@ -64,8 +64,9 @@ func serviceType() metav1.TypeMeta {
 }
 
 // Desired implements hco.Operand: the Deployment then the Service, or nothing
-// when env has no image for ImageKey.
-func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+// when the environment has no image for ImageKey.
+func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
+	env := facts.Environment
 	image := env.Images[ImageKey]
 	if image == "" {
 		return nil, nil

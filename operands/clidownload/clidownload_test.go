@@ -32,7 +32,7 @@ func TestDisabledWithoutImage(t *testing.T) {
 		"empty image": {Namespace: "virt", Images: map[string]string{clidownload.ImageKey: ""}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			objs, err := clidownload.New().Desired(newHC(), env)
+			objs, err := clidownload.New().Desired(newHC(), hco.Facts{Environment: env})
 			if err != nil || objs != nil {
 				t.Fatalf("Desired = %v, %v; want nil, nil", objs, err)
 			}
@@ -41,7 +41,7 @@ func TestDisabledWithoutImage(t *testing.T) {
 }
 
 func TestDesiredDeploymentAndService(t *testing.T) {
-	objs, err := clidownload.New().Desired(newHC(), envWithImage())
+	objs, err := clidownload.New().Desired(newHC(), hco.Facts{Environment: envWithImage()})
 	if err != nil {
 		t.Fatal(err)
 	}

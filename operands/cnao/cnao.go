@@ -56,8 +56,8 @@ func DeploysOVS(hc *hcov1.HyperConverged) bool {
 }
 
 // Desired implements hco.Operand.
-func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	nac, err := Build(hc, env)
+func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
+	nac, err := Build(hc, facts)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.
 // (checked whether or not KubeSecondaryDNS is deployed, as upstream does).
 // The jsonpatch annotation is applied by the library (hco.DesiredObjects),
 // not here.
-func Build(hc *hcov1.HyperConverged, env hco.Environment) (*cnaov1.NetworkAddonsConfig, error) {
+func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*cnaov1.NetworkAddonsConfig, error) {
 	spec := &hc.Spec
 	networking := spec.Networking
 	if networking == nil {
@@ -85,7 +85,7 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) (*cnaov1.NetworkAddons
 		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   CRName,
-			Labels: hco.Labels(hc, env, hco.ComponentNetwork),
+			Labels: hco.Labels(hc, facts.Environment, hco.ComponentNetwork),
 		},
 		Spec: cnaov1.NetworkAddonsConfigSpec{
 			Multus:                 &cnaov1.Multus{},
@@ -103,9 +103,8 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) (*cnaov1.NetworkAddons
 			// ("openshift-ovn-kubernetes"); the Environment does not say
 			// whether the cluster is OpenShift yet, so it is left empty.
 			KubevirtIpamController: &cnaov1.KubevirtIpamController{},
-			// The cluster's profile (OpenShift's APIServer) is not known to
-			// the Environment yet: unset in the HyperConverged means Intermediate.
-			TLSSecurityProfile: tlsprofile.Resolve(spec.Security.TLSSecurityProfile, nil),
+			// Unset in the HyperConverged means the cluster's profile, else Intermediate.
+			TLSSecurityProfile: tlsprofile.Resolve(spec.Security.TLSSecurityProfile, facts.ClusterTLSProfile),
 		},
 	}
 	if DeploysOVS(hc) {

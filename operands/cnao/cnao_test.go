@@ -16,7 +16,7 @@ import (
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 )
 
-var env = hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.0.0"}
+var env = hco.Facts{Environment: hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.0.0"}}
 
 func ptr[T any](v T) *T { return &v }
 

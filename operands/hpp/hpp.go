@@ -44,8 +44,8 @@ func typeMeta() metav1.TypeMeta {
 
 // Desired implements hco.Operand. It returns nothing when hc does not set
 // spec.storage.hostpathProvisioner.
-func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	hpp := Build(hc, env)
+func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
+	hpp := Build(hc, facts.Environment)
 	if hpp == nil {
 		return nil, nil
 	}

@@ -72,8 +72,8 @@ func typeMeta() metav1.TypeMeta {
 }
 
 // Desired implements hco.Operand.
-func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	kv, err := Build(hc, env)
+func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
+	kv, err := Build(hc, facts)
 	if err != nil {
 		return nil, err
 	}
@@ -82,21 +82,21 @@ func (Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.
 
 // Build returns the KubeVirt CR for hc. The jsonpatch annotation is applied by
 // the library (hco.DesiredObjects), not here.
-func Build(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error) {
+func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirt, error) {
 	spec := &hc.Spec
-	config, err := configuration(hc, env)
+	config, err := configuration(hc, facts)
 	if err != nil {
 		return nil, err
 	}
 	infra, workloads := placement.ForKubeVirt(spec.InfraPlacement(), spec.WorkloadPlacement())
-	infra = InfraForControlPlane(infra, hc.Status)
+	infra = InfraForControlPlane(infra, facts.Nodes)
 
 	kv := &kvv1.KubeVirt{
 		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        CRName,
 			Namespace:   hc.Namespace,
-			Labels:      hco.Labels(hc, env, hco.ComponentCompute),
+			Labels:      hco.Labels(hc, facts.Environment, hco.ComponentCompute),
 			Annotations: annotations(spec),
 		},
 		Spec: kvv1.KubeVirtSpec{
@@ -107,7 +107,7 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirt, error
 			CertificateRotationStrategy: certRotation(spec.Security.CertConfig),
 			WorkloadUpdateStrategy:      workloadUpdateStrategy(spec.Virtualization.WorkloadUpdateStrategy),
 			ProductName:                 hco.PartOfValue,
-			ProductVersion:              env.Version,
+			ProductVersion:              facts.Version,
 			ProductComponent:            hco.ComponentCompute,
 			// Upstream has KubeVirt's ServiceMonitor in its own namespace.
 			ServiceMonitorNamespace: hc.Namespace,
@@ -125,7 +125,7 @@ func annotations(spec *hcov1.HyperConvergedSpec) map[string]string {
 	return map[string]string{kvv1.EmulatorThreadCompleteToEvenParity: ""}
 }
 
-func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVirtConfiguration, error) {
+func configuration(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirtConfiguration, error) {
 	spec := &hc.Spec
 	virt := &spec.Virtualization
 	migrations, err := migration.ForKubeVirt(virt.LiveMigrationConfig)
@@ -140,8 +140,8 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 	if err != nil {
 		return nil, err
 	}
-	gates := featuregates.ForKubeVirt(spec.FeatureGates, featuregates.OptionsFor(hc, env.KVMEmulation))
-	smbios, err := SMBIOS(env.SMBIOS)
+	gates := featuregates.ForKubeVirt(spec.FeatureGates, featuregates.OptionsFor(hc, facts.KVMEmulation, workloadArchitectures(facts.Nodes)))
+	smbios, err := SMBIOS(facts.SMBIOS)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 		FeatureGates:         gates,
 		DisabledFeatureGates: featuregates.DisabledForKubeVirt(gates),
 		DiskVerification:     &kvv1.DiskVerification{MemoryLimit: ptr(diskVerificationMemoryLimit.DeepCopy())},
-		UseEmulation:         env.KVMEmulation,
+		UseEmulation:         facts.KVMEmulation,
 	}
 	if d := virt.HigherWorkloadDensity; d != nil {
 		dev.MemoryOvercommit = d.MemoryOvercommitPercentage
@@ -167,12 +167,12 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 		PermittedHostDevices:               devices,
 		MediatedDevicesConfiguration:       mediatedDevices(spec),
 		ObsoleteCPUModels:                  obsoleteCPUs(virt.ObsoleteCPUModels),
-		TLSConfiguration:                   tlsprofile.ForKubeVirt(tlsprofile.Resolve(spec.Security.TLSSecurityProfile, nil)),
+		TLSConfiguration:                   tlsprofile.ForKubeVirt(tlsprofile.Resolve(spec.Security.TLSSecurityProfile, facts.ClusterTLSProfile)),
 		APIConfiguration:                   rates.DeepCopy(),
 		WebhookConfiguration:               rates.DeepCopy(),
 		ControllerConfiguration:            rates.DeepCopy(),
 		HandlerConfiguration:               rates.DeepCopy(),
-		EvictionStrategy:                   EvictionStrategy(virt.EvictionStrategy, hc.Status.InfrastructureHighlyAvailable),
+		EvictionStrategy:                   EvictionStrategy(virt.EvictionStrategy, infrastructureHighlyAvailable(facts.Nodes)),
 		KSMConfiguration:                   ksmConfiguration(virt.KSMConfiguration),
 		ChangedBlockTrackingLabelSelectors: virt.ChangedBlockTrackingLabelSelectors.DeepCopy(),
 		LiveUpdateConfiguration:            virt.LiveUpdateConfiguration.DeepCopy(),
@@ -187,7 +187,7 @@ func configuration(hc *hcov1.HyperConverged, env hco.Environment) (*kvv1.KubeVir
 		},
 		VMRolloutStrategy:         ptr(kvv1.VMRolloutStrategyLiveUpdate),
 		SMBIOSConfig:              smbios,
-		ArchitectureConfiguration: ArchitectureConfiguration(env.MachineTypes),
+		ArchitectureConfiguration: ArchitectureConfiguration(facts.MachineTypes),
 	}
 	for _, h := range virt.Hypervisors {
 		c.Hypervisors = append(c.Hypervisors, *h.DeepCopy())
@@ -331,11 +331,8 @@ func NetworkBindings(n *hcov1.NetworkingConfig) map[string]kvv1.InterfaceBinding
 // when set; otherwise None on a cluster with a single worker node and
 // LiveMigrate on any other, as upstream HCO does.
 //
-// highlyAvailable is the seam for the node count: hcokit passes
-// status.infrastructureHighlyAvailable, which nothing fills yet, so unset
-// (nil) means LiveMigrate. Once the reconciler counts worker nodes and writes
-// that status field (or an hco.Environment field), single-worker clusters
-// get None with no change here.
+// highlyAvailable is the node facts' InfrastructureHighlyAvailable; nil
+// (node facts unknown, as in an offline render) means LiveMigrate.
 func EvictionStrategy(set *kvv1.EvictionStrategy, highlyAvailable *bool) *kvv1.EvictionStrategy {
 	if set != nil {
 		return ptr(*set)
@@ -449,17 +446,15 @@ func copyPtr[T any](p *T) *T {
 func (Operand) DeletionOrder() int { return 10 }
 
 // InfraForControlPlane adapts KubeVirt's spec.infra (infra, from the infra
-// placement) to the control plane the status reports, as upstream HCO does:
+// placement) to the cluster's control plane (nodes), as upstream HCO does:
 // without three control-plane nodes (or two and an arbiter) KubeVirt's
 // control plane runs one replica; without any control-plane node and
 // without an infra placement, an empty placement lets it run anywhere (one
-// replica unless there are two workers). A status without node facts (render,
-// or before the first reconcile) is taken for a highly available cluster,
-// which leaves KubeVirt's defaults. A control-plane node is known by its
-// architecture in status.nodeInfo.
-func InfraForControlPlane(infra *kvv1.ComponentConfig, status hcov1.HyperConvergedStatus) *kvv1.ComponentConfig {
-	known := status.ControlPlaneHighlyAvailable != nil
-	controlPlaneHA := !known || *status.ControlPlaneHighlyAvailable
+// replica unless there are two workers). Unknown node facts (nil, as in an
+// offline render) are taken for a highly available cluster, which leaves
+// KubeVirt's defaults. A control-plane node is known by its architecture.
+func InfraForControlPlane(infra *kvv1.ComponentConfig, nodes *hco.NodeFacts) *kvv1.ComponentConfig {
+	controlPlaneHA := nodes == nil || nodes.ControlPlaneHighlyAvailable()
 	if infra == nil && controlPlaneHA {
 		return nil
 	}
@@ -467,9 +462,9 @@ func InfraForControlPlane(infra *kvv1.ComponentConfig, status hcov1.HyperConverg
 	if out == nil {
 		out = &kvv1.ComponentConfig{}
 	}
-	if infra == nil && known && len(status.NodeInfo.ControlPlaneArchitectures) == 0 {
+	if infra == nil && nodes != nil && len(nodes.ControlPlaneArchitectures) == 0 {
 		out.NodePlacement = &kvv1.NodePlacement{}
-		if ha := status.InfrastructureHighlyAvailable; ha != nil && !*ha {
+		if !nodes.InfrastructureHighlyAvailable() {
 			out.Replicas = ptr[uint8](1)
 		}
 		return out
@@ -478,4 +473,20 @@ func InfraForControlPlane(infra *kvv1.ComponentConfig, status hcov1.HyperConverg
 		out.Replicas = ptr[uint8](1)
 	}
 	return out
+}
+
+// infrastructureHighlyAvailable is the node facts' rule, nil while unknown.
+func infrastructureHighlyAvailable(nodes *hco.NodeFacts) *bool {
+	if nodes == nil {
+		return nil
+	}
+	return ptr(nodes.InfrastructureHighlyAvailable())
+}
+
+// workloadArchitectures are the architectures VMs can run on, nil while unknown.
+func workloadArchitectures(nodes *hco.NodeFacts) []string {
+	if nodes == nil {
+		return nil
+	}
+	return nodes.WorkloadArchitectures
 }

@@ -13,11 +13,12 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/tlsprofile"
 )
 
 func ptr[T any](v T) *T { return &v }
 
-var env = hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.0.0"}
+var env = hco.Facts{Environment: hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.0.0"}}
 
 // fieldCase sets one field in each version and checks the KubeVirt CR.
 type fieldCase struct {
@@ -25,6 +26,8 @@ type fieldCase struct {
 	v1    func(*hcov1.HyperConverged)
 	beta  func(*v1beta1.HyperConverged)
 	check func(*testing.T, *kvv1.KubeVirt)
+	// facts, when set, are the facts the CR is built with instead of env.
+	facts *hco.Facts
 }
 
 // run builds the KubeVirt CR from the v1 object and from the v1beta1 object
@@ -32,11 +35,15 @@ type fieldCase struct {
 func run(t *testing.T, cases []fieldCase) {
 	t.Helper()
 	for _, tc := range cases {
+		facts := env
+		if tc.facts != nil {
+			facts = *tc.facts
+		}
 		t.Run(tc.name+"/v1", func(t *testing.T) {
 			hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
 			hcov1.Default(hc)
 			tc.v1(hc)
-			kv, err := kubevirt.Build(hc, env)
+			kv, err := kubevirt.Build(hc, facts)
 			require.NoError(t, err)
 			tc.check(t, kv)
 		})
@@ -46,7 +53,7 @@ func run(t *testing.T, cases []fieldCase) {
 			tc.beta(old)
 			hub := &hcov1.HyperConverged{}
 			require.NoError(t, old.ConvertTo(hub))
-			kv, err := kubevirt.Build(hub, env)
+			kv, err := kubevirt.Build(hub, facts)
 			require.NoError(t, err)
 			tc.check(t, kv)
 		})
@@ -302,8 +309,8 @@ func TestV1BetaGateDefaults(t *testing.T) {
 	assert.NotContains(t, kv.Annotations, kvv1.EmulatorThreadCompleteToEvenParity)
 }
 
-// Fields that come from the HyperConverged's annotations, status and
-// namespace rather than its spec, in both versions.
+// Fields that come from the HyperConverged's annotations and namespace, and
+// from the node facts, rather than its spec, in both versions.
 func TestGatesFromAnnotationsAndNodes(t *testing.T) {
 	annotate := func(m map[string]string) map[string]string {
 		if m == nil {
@@ -325,12 +332,8 @@ func TestGatesFromAnnotationsAndNodes(t *testing.T) {
 		},
 		{
 			name: "s390x workload nodes",
-			v1: func(hc *hcov1.HyperConverged) {
-				hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64", "s390x"}
-			},
-			beta: func(hc *v1beta1.HyperConverged) {
-				hc.Status.NodeInfo.WorkloadsArchitectures = []string{"amd64", "s390x"}
-			},
+			v1:   func(*hcov1.HyperConverged) {}, beta: func(*v1beta1.HyperConverged) {},
+			facts: &hco.Facts{Environment: env.Environment, Nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"amd64", "s390x"}}},
 			check: func(t *testing.T, kv *kvv1.KubeVirt) {
 				assert.Contains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "SecureExecution")
 			},
@@ -422,19 +425,28 @@ func TestEvictionStrategySeam(t *testing.T) {
 }
 
 // TestInfraFollowsTheControlPlane: KubeVirt's spec.infra as upstream builds
-// it from the node facts of the status.
+// it from the node facts.
 func TestInfraFollowsTheControlPlane(t *testing.T) {
 	yes, no := true, false
 	one := uint8(1)
 	placed := &kvv1.ComponentConfig{NodePlacement: &kvv1.NodePlacement{NodeSelector: map[string]string{"infra": "yes"}}}
-	status := func(cpHA, infraHA *bool, cpArchs ...string) hcov1.HyperConvergedStatus {
-		return hcov1.HyperConvergedStatus{ControlPlaneHighlyAvailable: cpHA, InfrastructureHighlyAvailable: infraHA,
-			NodeInfo: hcov1.NodeInfoStatus{ControlPlaneArchitectures: cpArchs}}
+	status := func(cpHA, infraHA *bool, cpArchs ...string) *hco.NodeFacts {
+		if cpHA == nil {
+			return nil
+		}
+		f := &hco.NodeFacts{ControlPlane: len(cpArchs), Workers: 1, ControlPlaneArchitectures: cpArchs}
+		if *cpHA {
+			f.ControlPlane = 3
+		}
+		if *infraHA {
+			f.Workers = 2
+		}
+		return f
 	}
 	for _, tc := range []struct {
 		name   string
 		infra  *kvv1.ComponentConfig
-		status hcov1.HyperConvergedStatus
+		status *hco.NodeFacts
 		want   *kvv1.ComponentConfig
 	}{
 		{name: "no node facts (render): KubeVirt's defaults", status: status(nil, nil)},
@@ -458,9 +470,40 @@ func TestInfraFollowsTheControlPlane(t *testing.T) {
 
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
 	hcov1.Default(hc)
-	hc.Status = status(&no, &yes, "amd64")
-	kv, err := kubevirt.Build(hc, hco.Environment{})
+	kv, err := kubevirt.Build(hc, hco.Facts{Nodes: status(&no, &yes, "amd64")})
 	require.NoError(t, err)
 	assert.Equal(t, &one, kv.Spec.Infra.Replicas, "Build applies it")
 	assert.Nil(t, kv.Spec.Workloads, "the workloads are not the control plane's")
+}
+
+// TestFactsAreAnArgument: node facts and the cluster's TLS profile reach the
+// KubeVirt CR as the facts argument, with no status on the HyperConverged.
+func TestFactsAreAnArgument(t *testing.T) {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
+	hcov1.Default(hc)
+	require.Equal(t, hcov1.HyperConvergedStatus{}, hc.Status)
+	old := ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileOldType, Old: &ocpconfigv1.OldTLSProfile{}}
+	facts := hco.Facts{
+		Environment:       env.Environment,
+		Nodes:             &hco.NodeFacts{Workers: 1, ControlPlane: 1, WorkloadArchitectures: []string{"s390x"}, ControlPlaneArchitectures: []string{"amd64"}},
+		ClusterTLSProfile: &old,
+	}
+	objs, err := kubevirt.New().Desired(hc, facts)
+	require.NoError(t, err)
+	kv := objs[0].(*kvv1.KubeVirt)
+	assert.Equal(t, kvv1.EvictionStrategyNone, *cfg(kv).EvictionStrategy, "one worker")
+	assert.Equal(t, ptr(uint8(1)), kv.Spec.Infra.Replicas, "one control-plane node")
+	assert.Contains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "SecureExecution", "s390x workload nodes")
+	assert.Equal(t, tlsprofile.ForKubeVirt(&old), cfg(kv).TLSConfiguration, "the cluster's profile")
+	assert.Equal(t, hcov1.HyperConvergedStatus{}, hc.Status, "nothing written into the HyperConverged")
+
+	hc.Spec.Security.TLSSecurityProfile = &ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileModernType, Modern: &ocpconfigv1.ModernTLSProfile{}}
+	objs, err = kubevirt.New().Desired(hc, facts)
+	require.NoError(t, err)
+	assert.Equal(t, tlsprofile.ForKubeVirt(hc.Spec.Security.TLSSecurityProfile), cfg(objs[0].(*kvv1.KubeVirt)).TLSConfiguration, "the HyperConverged's profile wins")
+
+	objs, err = kubevirt.New().Desired(hc, hco.OfflineFacts(env.Environment))
+	require.NoError(t, err)
+	assert.Equal(t, kvv1.EvictionStrategyLiveMigrate, *cfg(objs[0].(*kvv1.KubeVirt)).EvictionStrategy, "unknown nodes: highly available")
+	assert.Nil(t, objs[0].(*kvv1.KubeVirt).Spec.Infra)
 }

@@ -164,8 +164,8 @@ func DataImportSchedule(hc *hcov1.HyperConverged) string {
 //     and its mutating webhook on the admin's entries as they are stored
 //     (CDI's own defaults, All and 3, would keep old imports for nothing);
 //   - with the enableMultiArchBootImageImport gate, an image's
-//     ArchitecturesAnnotation is narrowed to hc.Status.NodeInfo
-//     .WorkloadsArchitectures (the original kept in
+//     ArchitecturesAnnotation is narrowed to workloadArchitectures (the
+//     node facts' architectures of the workload nodes; the original kept in
 //     OriginalSupportedArchitectures); when none is left, ConditionDeployed
 //     is False and SSP does not get the image. While the workload
 //     architectures are unknown (empty, e.g. an offline render) nothing is
@@ -176,7 +176,7 @@ func DataImportSchedule(hc *hcov1.HyperConverged) string {
 // not already hold (a held one keeps its time). An error names the entry of
 // spec.workloadSources.dataImportCronTemplates to fix: no name, a name used
 // twice, or an enabled entry without a spec.
-func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCronTemplate, now metav1.Time) ([]hcov1.DataImportCronTemplateStatus, error) {
+func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCronTemplate, workloadArchitectures []string, now metav1.Time) ([]hcov1.DataImportCronTemplateStatus, error) {
 	ws := hc.Spec.WorkloadSources
 	custom := map[string]hcov1.DataImportCronTemplate{}
 	for i, d := range ws.DataImportCronTemplates {
@@ -227,7 +227,7 @@ func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCron
 		keepOneImport(out[i].Spec)
 	}
 
-	archs := hc.Status.NodeInfo.WorkloadsArchitectures
+	archs := workloadArchitectures
 	if multiArch && len(archs) > 0 {
 		prev := map[string][]metav1.Condition{}
 		for _, p := range hc.Status.DataImportCronTemplates {

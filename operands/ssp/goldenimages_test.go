@@ -97,7 +97,7 @@ func TestGoldenImageStatuses(t *testing.T) {
 			modified, customImage("my-image"), disabled("centos-stream9-image-cron", "false"),
 		}
 	})
-	got, err := ssp.GoldenImageStatuses(hc, common, now)
+	got, err := ssp.GoldenImageStatuses(hc, common, nil, now)
 	require.NoError(t, err)
 	type flags struct{ common, modified bool }
 	want := map[string]flags{
@@ -139,7 +139,7 @@ func TestGoldenImageStatusesKeepOneImport(t *testing.T) {
 			customImage("fedora-image-cron"), customImage("my-image"), kept,
 		}
 	})
-	got, err := ssp.GoldenImageStatuses(hc, common, metav1.Now())
+	got, err := ssp.GoldenImageStatuses(hc, common, nil, metav1.Now())
 	require.NoError(t, err)
 	require.Len(t, got, len(common)+2)
 	for _, st := range got {
@@ -166,7 +166,6 @@ func TestGoldenImageStatusesMultiArch(t *testing.T) {
 	hc := newV1(func(hc *hcov1.HyperConverged) {
 		hc.Spec.FeatureGates = hcov1.FeatureGates{{Name: ssp.GateMultiArchBootImageImport}}
 		hc.Spec.WorkloadSources.DataImportCronTemplates = []hcov1.DataImportCronTemplate{ownRegistry, sameRegistry}
-		hc.Status.NodeInfo.WorkloadsArchitectures = []string{"ppc64le"}
 		hc.Status.DataImportCronTemplates = []hcov1.DataImportCronTemplateStatus{{
 			DataImportCronTemplate: hcov1.DataImportCronTemplate{ObjectMeta: metav1.ObjectMeta{Name: "centos-stream10-image-cron"}},
 			Status: hcov1.DataImportCronStatus{Conditions: []metav1.Condition{{
@@ -174,7 +173,7 @@ func TestGoldenImageStatusesMultiArch(t *testing.T) {
 			}}},
 		}}
 	})
-	got, err := ssp.GoldenImageStatuses(hc, common, now)
+	got, err := ssp.GoldenImageStatuses(hc, common, []string{"ppc64le"}, now)
 	require.NoError(t, err)
 	byName := map[string]hcov1.DataImportCronTemplateStatus{}
 	for _, st := range got {
@@ -202,8 +201,7 @@ func TestGoldenImageStatusesMultiArch(t *testing.T) {
 	assert.Equal(t, []string{"centos-stream9-image-cron"}, names(ssp.ForSSP(got, true)), "images for none of the workload architectures do not reach SSP")
 	assert.Len(t, ssp.ForSSP(got, false), 3, "without the gate nothing is left out")
 
-	hc.Status.NodeInfo.WorkloadsArchitectures = nil
-	got, err = ssp.GoldenImageStatuses(hc, common, now)
+	got, err = ssp.GoldenImageStatuses(hc, common, nil, now)
 	require.NoError(t, err)
 	for _, st := range got {
 		assert.Empty(t, st.Status.Conditions, "%s: unknown workload architectures narrow nothing", st.Name)
@@ -228,19 +226,19 @@ func TestContributeStatus(t *testing.T) {
 	})
 	st := hc.Status.DeepCopy()
 	st.ObservedGeneration = 7
-	require.NoError(t, ssp.New().ContributeStatus(hc, hco.Environment{}, metav1.Now(), st))
+	require.NoError(t, ssp.New().ContributeStatus(hc, hco.Facts{}, metav1.Now(), st))
 	assert.Equal(t, ssp.DataImportSchedule(hc), st.DataImportSchedule)
 	assert.Len(t, st.DataImportCronTemplates, len(commonNames)+1)
 	assert.Equal(t, int64(7), st.ObservedGeneration, "nothing else changes")
 
 	// What SSP gets is what the status says was applied.
-	got, err := ssp.Build(hc, hco.Environment{})
+	got, err := ssp.Build(hc, hco.Facts{})
 	require.NoError(t, err)
 	assert.Equal(t, names(ssp.ForSSP(st.DataImportCronTemplates, false)), names(got.Spec.CommonTemplates.DataImportCronTemplates))
 
 	bad := hc.DeepCopy()
 	bad.Spec.WorkloadSources.DataImportCronTemplates = append(bad.Spec.WorkloadSources.DataImportCronTemplates, customImage("my-image"))
 	st = hc.Status.DeepCopy()
-	require.Error(t, ssp.New().ContributeStatus(bad, hco.Environment{}, metav1.Now(), st))
+	require.Error(t, ssp.New().ContributeStatus(bad, hco.Facts{}, metav1.Now(), st))
 	assert.Empty(t, st.DataImportCronTemplates, "nothing set on an error")
 }

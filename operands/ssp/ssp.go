@@ -89,8 +89,8 @@ func typeMeta() metav1.TypeMeta {
 }
 
 // Desired implements hco.Operand.
-func (o Operand) Desired(hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
-	ssp, err := o.Build(hc, env)
+func (o Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
+	ssp, err := o.Build(hc, facts)
 	if err != nil {
 		return nil, err
 	}
@@ -110,23 +110,28 @@ func (o Operand) GoldenImages() ([]hcov1.DataImportCronTemplate, error) {
 }
 
 // GoldenImageStatuses is GoldenImageStatuses with the operand's common
-// golden images: what status.dataImportCronTemplates should say.
-func (o Operand) GoldenImageStatuses(hc *hcov1.HyperConverged, now metav1.Time) ([]hcov1.DataImportCronTemplateStatus, error) {
+// golden images and the workload architectures of facts: what
+// status.dataImportCronTemplates should say.
+func (o Operand) GoldenImageStatuses(hc *hcov1.HyperConverged, facts hco.Facts, now metav1.Time) ([]hcov1.DataImportCronTemplateStatus, error) {
 	common, err := o.GoldenImages()
 	if err != nil {
 		return nil, err
 	}
-	return GoldenImageStatuses(hc, common, now)
+	var archs []string
+	if facts.Nodes != nil {
+		archs = facts.Nodes.WorkloadArchitectures
+	}
+	return GoldenImageStatuses(hc, common, archs, now)
 }
 
 // ContributeStatus sets the HyperConverged status fields that come from
-// SSP's configuration, computed from hc alone: dataImportSchedule
+// SSP's configuration, computed from hc and facts: dataImportSchedule
 // (DataImportSchedule) and dataImportCronTemplates (GoldenImageStatuses;
 // now is the time of a new Deployed condition). It changes nothing else
 // in st and nothing on an error. It is meant for an optional capability of
 // package hco, called with the status about to be written.
-func (o Operand) ContributeStatus(hc *hcov1.HyperConverged, _ hco.Environment, now metav1.Time, st *hcov1.HyperConvergedStatus) error {
-	statuses, err := o.GoldenImageStatuses(hc, now)
+func (o Operand) ContributeStatus(hc *hcov1.HyperConverged, facts hco.Facts, now metav1.Time, st *hcov1.HyperConvergedStatus) error {
+	statuses, err := o.GoldenImageStatuses(hc, facts, now)
 	if err != nil {
 		return err
 	}
@@ -136,8 +141,8 @@ func (o Operand) ContributeStatus(hc *hcov1.HyperConverged, _ hco.Environment, n
 }
 
 // Build returns the stock SSP CR for hc; see Operand.Build.
-func Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1beta3.SSP, error) {
-	return Operand{}.Build(hc, env)
+func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*sspv1beta3.SSP, error) {
+	return Operand{}.Build(hc, facts)
 }
 
 // Build returns the SSP CR for hc, set as upstream HCO sets it. The
@@ -145,28 +150,27 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1beta3.SSP, erro
 // here.
 //
 //   - commonTemplates.namespace: spec.workloadSources.commonTemplatesNamespace,
-//     else env.CommonTemplatesNamespace, else upstream's "openshift".
+//     else facts.CommonTemplatesNamespace, else upstream's "openshift".
 //   - commonTemplates.dataImportCronTemplates: the golden images
 //     (GoldenImageStatuses, then ForSSP).
 //   - templateValidator: 2 replicas (upstream's value) and the infra placement.
 //   - enableMultipleArchitectures: the enableMultiArchBootImageImport gate.
-//   - cluster: the architectures of hc.Status.NodeInfo, when known.
-//   - tlsSecurityProfile: spec.security.tlsSecurityProfile, else
-//     Intermediate (upstream would take the OpenShift APIServer's first;
-//     hcokit does not read it).
+//   - cluster: the architectures of the node facts, when known.
+//   - tlsSecurityProfile: spec.security.tlsSecurityProfile, else the
+//     cluster's (facts.ClusterTLSProfile), else Intermediate.
 //   - tokenGenerationService: spec.deployment.deployVmConsoleProxy, when set.
 //
 // An error names the field of hc to fix, or the distribution's golden images.
-func (o Operand) Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1beta3.SSP, error) {
+func (o Operand) Build(hc *hcov1.HyperConverged, facts hco.Facts) (*sspv1beta3.SSP, error) {
 	ns := hco.DefaultCommonTemplatesNamespace
-	if env.CommonTemplatesNamespace != "" {
-		ns = env.CommonTemplatesNamespace
+	if facts.CommonTemplatesNamespace != "" {
+		ns = facts.CommonTemplatesNamespace
 	}
 	if hc.Spec.WorkloadSources.CommonTemplatesNamespace != nil && *hc.Spec.WorkloadSources.CommonTemplatesNamespace != "" {
 		ns = *hc.Spec.WorkloadSources.CommonTemplatesNamespace
 	}
 	// The transition time of a Deployed condition does not reach SSP.
-	statuses, err := o.GoldenImageStatuses(hc, metav1.Time{})
+	statuses, err := o.GoldenImageStatuses(hc, facts, metav1.Time{})
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +180,7 @@ func (o Operand) Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1bet
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      CRName,
 			Namespace: hc.Namespace,
-			Labels:    hco.Labels(hc, env, hco.ComponentSchedule),
+			Labels:    hco.Labels(hc, facts.Environment, hco.ComponentSchedule),
 		},
 		Spec: sspv1beta3.SSPSpec{
 			EnableMultipleArchitectures: ptr.To(multiArch),
@@ -184,12 +188,12 @@ func (o Operand) Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1bet
 				Replicas:  ptr.To(TemplateValidatorReplicas),
 				Placement: placement.ForSSP(hc.Spec.InfraPlacement()),
 			},
-			Cluster: cluster(hc.Status.NodeInfo),
+			Cluster: cluster(facts.Nodes),
 			CommonTemplates: sspv1beta3.CommonTemplates{
 				Namespace:               ns,
 				DataImportCronTemplates: ForSSP(statuses, multiArch),
 			},
-			TLSSecurityProfile: tlsprofile.Resolve(hc.Spec.Security.TLSSecurityProfile, nil),
+			TLSSecurityProfile: tlsprofile.Resolve(hc.Spec.Security.TLSSecurityProfile, facts.ClusterTLSProfile),
 		},
 	}
 	if p := hc.Spec.Deployment.DeployVMConsoleProxy; p != nil {
@@ -203,12 +207,12 @@ func (o Operand) Build(hc *hcov1.HyperConverged, env hco.Environment) (*sspv1bet
 const TemplateValidatorReplicas = int32(2)
 
 // cluster is SSP's view of the node architectures, nil while unknown.
-func cluster(n hcov1.NodeInfoStatus) *sspv1beta3.Cluster {
-	if len(n.WorkloadsArchitectures) == 0 && len(n.ControlPlaneArchitectures) == 0 {
+func cluster(n *hco.NodeFacts) *sspv1beta3.Cluster {
+	if n == nil || len(n.WorkloadArchitectures) == 0 && len(n.ControlPlaneArchitectures) == 0 {
 		return nil
 	}
 	return &sspv1beta3.Cluster{
-		WorkloadArchitectures:     slices.Clone(n.WorkloadsArchitectures),
+		WorkloadArchitectures:     slices.Clone(n.WorkloadArchitectures),
 		ControlPlaneArchitectures: slices.Clone(n.ControlPlaneArchitectures),
 	}
 }

@@ -33,6 +33,8 @@ type fieldCase struct {
 	v1      func(*hcov1.HyperConverged)
 	v1beta1 func(*hcov1beta1.HyperConverged)
 	check   func(t *testing.T, hc *hcov1.HyperConverged, got *sspv1beta3.SSP)
+	// nodes are the node facts the SSP is built with; nil: unknown.
+	nodes *hco.NodeFacts
 }
 
 // newV1 is a v1 HyperConverged as the API server stores it: defaulted.
@@ -67,7 +69,7 @@ func runBoth(t *testing.T, cases []fieldCase) {
 				"v1beta1": newV1beta1(t, tc.v1beta1),
 			} {
 				t.Run(version, func(t *testing.T) {
-					objs, err := ssp.New().Desired(hc.DeepCopy(), hco.Environment{})
+					objs, err := ssp.New().Desired(hc.DeepCopy(), hco.Facts{Nodes: tc.nodes})
 					require.NoError(t, err)
 					require.Len(t, objs, 1)
 					got, ok := objs[0].(*sspv1beta3.SSP)
@@ -270,12 +272,11 @@ func TestSSPFieldsFromHyperConverged(t *testing.T) {
 		name: "enableMultiArchBootImageImport: enableMultipleArchitectures, cluster, architectures narrowed",
 		v1: func(hc *hcov1.HyperConverged) {
 			hc.Spec.FeatureGates = hcov1.FeatureGates{{Name: ssp.GateMultiArchBootImageImport}}
-			hc.Status.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}}
 		},
 		v1beta1: func(hc *hcov1beta1.HyperConverged) {
 			hc.Spec.FeatureGates.Others = map[string]bool{ssp.GateMultiArchBootImageImport: true}
-			hc.Status.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}}
 		},
+		nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}},
 		check: func(t *testing.T, _ *hcov1.HyperConverged, got *sspv1beta3.SSP) {
 			assert.Equal(t, ptr.To(true), got.Spec.EnableMultipleArchitectures)
 			assert.Equal(t, &sspv1beta3.Cluster{WorkloadArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}}, got.Spec.Cluster)
@@ -290,13 +291,12 @@ func TestSSPFieldsFromHyperConverged(t *testing.T) {
 		v1: func(hc *hcov1.HyperConverged) {
 			hc.Spec.FeatureGates = hcov1.FeatureGates{{Name: ssp.GateMultiArchBootImageImport}}
 			hc.Spec.WorkloadSources.DataImportCronTemplates = []hcov1.DataImportCronTemplate{customImage("my-image")}
-			hc.Status.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: []string{"ppc64le"}}
 		},
 		v1beta1: func(hc *hcov1beta1.HyperConverged) {
 			hc.Spec.FeatureGates.Others = map[string]bool{ssp.GateMultiArchBootImageImport: true}
 			hc.Spec.DataImportCronTemplates = []hcov1.DataImportCronTemplate{customImage("my-image")}
-			hc.Status.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: []string{"ppc64le"}}
 		},
+		nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"ppc64le"}},
 		check: func(t *testing.T, _ *hcov1.HyperConverged, got *sspv1beta3.SSP) {
 			assert.Equal(t, []string{"my-image"}, names(got.Spec.CommonTemplates.DataImportCronTemplates), "an image without architectures is not narrowed")
 		},
@@ -304,12 +304,11 @@ func TestSSPFieldsFromHyperConverged(t *testing.T) {
 		name: "enableMultiArchBootImageImport off: the gate listed as False",
 		v1: func(hc *hcov1.HyperConverged) {
 			hc.Spec.FeatureGates = hcov1.FeatureGates{{Name: ssp.GateMultiArchBootImageImport, State: ptr.To(hcov1.FeatureGateDisabled)}}
-			hc.Status.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: []string{"ppc64le"}}
 		},
 		v1beta1: func(hc *hcov1beta1.HyperConverged) {
 			hc.Spec.FeatureGates.Others = map[string]bool{ssp.GateMultiArchBootImageImport: false}
-			hc.Status.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: []string{"ppc64le"}}
 		},
+		nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"ppc64le"}},
 		check: func(t *testing.T, _ *hcov1.HyperConverged, got *sspv1beta3.SSP) {
 			assert.Equal(t, ptr.To(false), got.Spec.EnableMultipleArchitectures)
 			assert.Equal(t, commonNames, names(got.Spec.CommonTemplates.DataImportCronTemplates), "nothing is narrowed")
@@ -320,7 +319,7 @@ func TestSSPFieldsFromHyperConverged(t *testing.T) {
 
 func TestDeployVMConsoleProxyUnset(t *testing.T) {
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: testNamespace}}
-	got, err := ssp.Build(hc, hco.Environment{})
+	got, err := ssp.Build(hc, hco.Facts{})
 	require.NoError(t, err)
 	assert.Nil(t, got.Spec.TokenGenerationService, "unset (not defaulted): SSP's default")
 	assert.Len(t, got.Spec.CommonTemplates.DataImportCronTemplates, len(commonNames), "enableCommonBootImageImport unset means on")
@@ -339,7 +338,7 @@ func TestInvalidGoldenImagesNameTheField(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			hc := newV1(func(hc *hcov1.HyperConverged) { hc.Spec.WorkloadSources.DataImportCronTemplates = tc.dicts })
-			_, err := ssp.New().Desired(hc, hco.Environment{})
+			_, err := ssp.New().Desired(hc, hco.Facts{})
 			require.Error(t, err)
 			assert.Equal(t, tc.want, err.Error())
 		})
@@ -347,7 +346,7 @@ func TestInvalidGoldenImagesNameTheField(t *testing.T) {
 	hc := newV1(func(hc *hcov1.HyperConverged) {
 		hc.Spec.WorkloadSources.DataImportCronTemplates = []hcov1.DataImportCronTemplate{disabled("fedora-image-cron", "false")}
 	})
-	_, err := ssp.New().Desired(hc, hco.Environment{})
+	_, err := ssp.New().Desired(hc, hco.Facts{})
 	assert.NoError(t, err, "a disabled entry needs no spec")
 }
 
@@ -376,7 +375,7 @@ func TestDataImportSchedule(t *testing.T) {
 	stored := hc.DeepCopy()
 	stored.Status.DataImportSchedule = "17 3/12 * * *"
 	assert.Equal(t, "17 3/12 * * *", ssp.DataImportSchedule(stored), "upstream's stored choice wins")
-	got, err := ssp.Build(stored, hco.Environment{})
+	got, err := ssp.Build(stored, hco.Facts{})
 	require.NoError(t, err)
 	for _, d := range got.Spec.CommonTemplates.DataImportCronTemplates {
 		assert.Equal(t, "17 3/12 * * *", d.Spec.Schedule, d.Name)
@@ -391,26 +390,26 @@ func TestWithGoldenImages(t *testing.T) {
 	hc := newV1(func(hc *hcov1.HyperConverged) {
 		hc.Spec.WorkloadSources.DataImportCronTemplates = []hcov1.DataImportCronTemplate{customImage("fedora-image-cron")}
 	})
-	objs, err := op.Desired(hc, hco.Environment{})
+	objs, err := op.Desired(hc, hco.Facts{})
 	require.NoError(t, err)
 	dicts := objs[0].(*sspv1beta3.SSP).Spec.CommonTemplates.DataImportCronTemplates
 	assert.Equal(t, []string{"distro-image-cron", "fedora-image-cron"}, names(dicts), "the distribution's list replaces the stock one; fedora is now the admin's own")
 	assert.Equal(t, ssp.DataImportSchedule(hc), dicts[0].Spec.Schedule, "a common image gets the stable schedule")
 
-	objs, err = ssp.New(ssp.WithGoldenImages(nil)).Desired(newV1(nil), hco.Environment{})
+	objs, err = ssp.New(ssp.WithGoldenImages(nil)).Desired(newV1(nil), hco.Facts{})
 	require.NoError(t, err)
 	assert.Nil(t, objs[0].(*sspv1beta3.SSP).Spec.CommonTemplates.DataImportCronTemplates, "an empty list: no common images")
 
 	bad := customImage("bad")
 	bad.Spec.Schedule = "daily"
-	_, err = ssp.New(ssp.WithGoldenImages([]hcov1.DataImportCronTemplate{bad})).Desired(newV1(nil), hco.Environment{})
+	_, err = ssp.New(ssp.WithGoldenImages([]hcov1.DataImportCronTemplate{bad})).Desired(newV1(nil), hco.Facts{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "ssp.WithGoldenImages")
 	assert.Contains(t, err.Error(), `golden image 0 ("bad"): spec.schedule "daily"`)
 
-	stock, err := ssp.New().Desired(newV1(nil), hco.Environment{})
+	stock, err := ssp.New().Desired(newV1(nil), hco.Facts{})
 	require.NoError(t, err)
-	zero, err := ssp.Operand{}.Desired(newV1(nil), hco.Environment{})
+	zero, err := ssp.Operand{}.Desired(newV1(nil), hco.Facts{})
 	require.NoError(t, err)
 	assert.Equal(t, stock, zero, "New without options builds what the zero value builds")
 }
@@ -418,7 +417,22 @@ func TestWithGoldenImages(t *testing.T) {
 func TestJSONPatchStillApplies(t *testing.T) {
 	hc := newV1(nil)
 	hc.Annotations = map[string]string{hcov1.SSPJSONPatchAnnotation: `[{"op": "replace", "path": "/spec/templateValidator/replicas", "value": 3}]`}
-	objs, err := hco.DesiredObjects(ssp.New(), hc, hco.Environment{})
+	objs, err := hco.DesiredObjects(ssp.New(), hc, hco.Facts{})
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
+}
+
+// TestFactsAreAnArgument: the node architectures and the cluster's TLS
+// profile reach the SSP as the facts argument, with no status on the
+// HyperConverged.
+func TestFactsAreAnArgument(t *testing.T) {
+	hc := newV1(nil)
+	old := &ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileOldType, Old: &ocpconfigv1.OldTLSProfile{}}
+	facts := hco.Facts{Nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}}, ClusterTLSProfile: old}
+	objs, err := ssp.New().Desired(hc, facts)
+	require.NoError(t, err)
+	got := objs[0].(*sspv1beta3.SSP)
+	assert.Equal(t, &sspv1beta3.Cluster{WorkloadArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}}, got.Spec.Cluster)
+	assert.Equal(t, old, got.Spec.TLSSecurityProfile, "the cluster's profile where the HyperConverged has none")
+	assert.Equal(t, hcov1.HyperConvergedStatus{}, hc.Status)
 }

@@ -1,0 +1,228 @@
+package hco
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+)
+
+// assess records the operands' outcomes into a (the status findings and
+// the related objects) and returns the keys of what is desired (a key with
+// an empty name protects a whole kind from pruning).
+func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops []Operand, outcomes []operandOutcome, a *assessment) map[objectKey]bool {
+	logger := log.FromContext(ctx)
+	var problems []string
+	desiredKeys := map[objectKey]bool{}
+	for i, op := range ops {
+		o := outcomes[i]
+		var invalid *invalidConfig
+		switch {
+		case errors.As(o.err, &invalid):
+			logger.Info("invalid HyperConverged configuration", "operand", op.Name(), "error", invalid.err.Error())
+			problems = append(problems, invalid.err.Error())
+		case o.err == nil:
+		case !a.record(fmt.Errorf("operand %s: %w", op.Name(), o.err)) && !apierrors.IsConflict(o.err):
+			logger.Error(o.err, "operand reconcile failed", "operand", op.Name())
+		}
+		if o.err != nil {
+			// Keep what exists: nothing of this operand is pruned.
+			for _, k := range r.kinds {
+				if slices.Contains(k.operands, op.Name()) {
+					desiredKeys[objectKey{gvk: k.gvk}] = true
+				}
+			}
+		}
+		if o.status.Kind != "" {
+			a.Components = append(a.Components, o.status)
+			a.ObservedVersions[op.Name()] = o.status.ObservedVersion
+		}
+		a.related = append(a.related, o.refs...)
+		for _, k := range o.keys {
+			desiredKeys[k] = true
+		}
+		if p, ok := op.(JSONPatcher); ok {
+			key := p.JSONPatchAnnotation()
+			// In effect only when the patch applied: a broken one is reported
+			// as InvalidConfiguration instead, and counts no operation.
+			a.Tainted = a.Tainted || (o.err == nil && HasJSONPatch(hc, key))
+			if patch, _ := ParseJSONPatch(key, hc.GetAnnotations()[key]); r.metrics != nil {
+				r.metrics.UnsafeModifications.WithLabelValues(key).Set(float64(len(patch)))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		a.ProblemReason, a.ProblemMessage = ReasonInvalidConfiguration, strings.Join(problems, "; ")
+		// Announce a problem once, when it appears, not on every reconcile
+		// while it lasts.
+		prev := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete)
+		if prev == nil || prev.Reason != a.ProblemReason || prev.Message != a.ProblemMessage {
+			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", a.ProblemMessage)
+		}
+	}
+	return desiredKeys
+}
+
+// assessment is one reconcile's record: an Assessment plus what only the
+// reconcile needs. Every step records into it; patchStatus turns it into
+// the status and the result.
+type assessment struct {
+	Assessment
+	// full is true once the operands were reconciled: every condition is
+	// computed. Otherwise (an earlier step failed, uninstall, a refused
+	// HyperConverged) only ReconcileComplete is, from the failures or the
+	// problem, and nothing is written when there is neither.
+	full bool
+	// errs are returned, so that the reconcile is retried with backoff.
+	errs []error
+	// conflicted is true when a write met a conflict and the reconcile
+	// should run again soon.
+	conflicted bool
+	// gone is true when the HyperConverged no longer exists (or is about
+	// to): there is no status to write.
+	gone bool
+	// requeueAfter asks for another reconcile (a deletion in progress).
+	requeueAfter time.Duration
+	related      []corev1.ObjectReference
+	// facts are those the operands were given; the status reports the
+	// node facts among them.
+	facts Facts
+}
+
+// record notes the error of a step, which names its object, and reports
+// whether there was none. A conflict (a cache behind a write) is not a
+// failure: the next reconcile, soon, sees the object as it is.
+func (a *assessment) record(err error) bool {
+	switch {
+	case err == nil:
+		return true
+	case apierrors.IsConflict(err):
+		a.conflicted = true
+	default:
+		a.errs = append(a.errs, err)
+		a.Failures = append(a.Failures, err.Error())
+	}
+	return false
+}
+
+// patchStatus is the one status writer: it turns the assessment into the
+// status, patches it only if it differs from the status hc (as the cache
+// has it) carries, and returns the reconcile's result. When the cache is
+// behind this operator's last status write, the cached status is not what
+// is stored: a status equal to what was written is skipped, any other is
+// not written over the stale copy, and the reconcile comes back soon (the
+// status watch filters out the event that would bring the cache up to
+// date).
+func (r *Reconciler) patchStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (reconcile.Result, error) {
+	switch behind, err := r.writeStatus(ctx, hc, a); {
+	case err != nil || len(a.errs) > 0:
+		return reconcile.Result{}, errors.Join(append(a.errs, err)...)
+	case a.conflicted || behind:
+		return reconcile.Result{RequeueAfter: conflictRequeue}, nil
+	}
+	return reconcile.Result{RequeueAfter: a.requeueAfter}, nil
+}
+
+func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (behind bool, err error) {
+	if a.gone || (!a.full && len(a.Failures) == 0 && a.ProblemReason == "") {
+		return false, nil
+	}
+	next := hc.DeepCopy()
+	now := metav1.NewTime(r.now())
+	upgraded := false
+	if a.full {
+		r.fullStatus(ctx, hc, a, &next.Status, now)
+		upgraded = a.Upgrading && !equality.Semantic.DeepEqual(hc.Status.Versions, next.Status.Versions)
+	} else {
+		// Only ReconcileComplete is known: the others stay as they were.
+		rc := Conditions(a.Assessment)[0]
+		rc.LastTransitionTime = now
+		meta.SetStatusCondition(&next.Status.Conditions, rc)
+		next.Status.ObservedGeneration = hc.Generation
+		next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
+	}
+	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
+	h := statusHash(next.Status)
+	if written, behind := r.applier.statusBehind(key, hc.ResourceVersion); behind {
+		return written != h, nil
+	}
+	if equality.Semantic.DeepEqual(hc.Status, next.Status) {
+		return false, nil
+	}
+	if upgraded {
+		r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
+	}
+	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(hc)); err != nil {
+		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
+	}
+	r.applier.statusWritten(key, h, hc.ResourceVersion)
+	return false, nil
+}
+
+// fullStatus computes, into st, the status of a reconcile that reached the
+// operands: every condition, the related objects, the node facts, the
+// operands' own fields and, once every operand reports the expected
+// version, the versions.
+func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment, st *hcov1.HyperConvergedStatus, now metav1.Time) {
+	MergeConditions(&st.Conditions, Conditions(a.Assessment), now)
+	st.ObservedGeneration = hc.Generation
+	st.RelatedObjects = a.related
+	st.SystemHealthStatus = SystemHealth(st.Conditions)
+	setNodeStatus(st, a.facts.Nodes)
+	for _, op := range r.registry.Operands() {
+		c, ok := op.(StatusContributor)
+		if !ok {
+			continue
+		}
+		next := *st.DeepCopy()
+		if err := c.ContributeStatus(hc, a.facts, now, &next); err != nil {
+			log.FromContext(ctx).Error(err, "status contribution failed")
+			continue
+		}
+		*st = next
+	}
+	if versions, done := r.versions(a.Assessment); done {
+		st.Versions = versions
+	}
+	if r.metrics != nil {
+		r.metrics.SystemHealthStatus.Set(healthValue(st.SystemHealthStatus))
+	}
+}
+
+// statusHash hashes a status without its conditions' transition times, which
+// a status computed again from an older one moves.
+func statusHash(s hcov1.HyperConvergedStatus) [sha256.Size]byte {
+	s = *s.DeepCopy()
+	for i := range s.Conditions {
+		s.Conditions[i].LastTransitionTime = metav1.Time{}
+	}
+	data, _ := json.Marshal(s)
+	return sha256.Sum256(data)
+}
+
+// setNodeStatus writes the node facts into a status; unknown facts leave
+// it as it is.
+func setNodeStatus(s *hcov1.HyperConvergedStatus, nodes *NodeFacts) {
+	if nodes == nil {
+		return
+	}
+	f := *nodes
+	ha, cpHA := f.InfrastructureHighlyAvailable(), f.ControlPlaneHighlyAvailable()
+	s.InfrastructureHighlyAvailable, s.ControlPlaneHighlyAvailable = &ha, &cpHA
+	s.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: f.WorkloadArchitectures, ControlPlaneArchitectures: f.ControlPlaneArchitectures}
+}
