@@ -4,7 +4,8 @@ package main
 // writes config/rbac/role.yaml from them). Least privilege, no wildcards:
 //   - the ClusterRole: what is cluster-scoped or in every namespace: the
 //     HyperConverged (one outside the operator namespace is marked ignored),
-//     the cluster-scoped operand CRs (CDI, NetworkAddonsConfig), Nodes and,
+//     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, the
+//     PriorityClass kubevirt-cluster-critical), Nodes and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
 //     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
@@ -28,6 +29,7 @@ package main
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/status,verbs=patch
 // +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
