@@ -5,7 +5,8 @@ package main
 //   - the ClusterRole: what is cluster-scoped or in every namespace: the
 //     HyperConverged (one outside the operator namespace is marked ignored),
 //     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, the
-//     PriorityClass kubevirt-cluster-critical), Nodes and,
+//     PriorityClass kubevirt-cluster-critical, the namespace policy and its
+//     binding), Nodes and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
 //     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
@@ -30,6 +31,7 @@ package main
 // +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
