@@ -25,7 +25,7 @@ OPERANDCRDS="${BIN}/operandcrds"
 # Our API packages, and the operand mirrors (typed copies of upstream types
 # whose Go modules we do not import; only their deepcopy code is generated).
 API_DIRS=(./api)
-MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api)
+MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api ./operands/migcontroller/api)
 # Upstream API packages, loaded from the tools/codegen module. Whole groups
 # are generated; operandcrds keeps only the kinds we need.
 UPSTREAM_PACKAGES=(
@@ -45,6 +45,7 @@ UPSTREAM_MIRRORED_PACKAGES=(
 	github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1
 	github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1alpha1
 	kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1
+	kubevirt.io/kubevirt-migration-operator/api/v1alpha1
 )
 
 log() { echo "generate: $*"; }

@@ -6,6 +6,12 @@
 //     the deprecated v1alpha1)
 //   - kubevirt.io/hostpath-provisioner-operator v0.18.0
 //     (HostPathProvisioner, hostpathprovisioner.kubevirt.io v1beta1)
+//   - kubevirt.io/kubevirt-migration-operator v0.2.0 (MigController,
+//     migrations.kubevirt.io v1alpha1), the version upstream HCO pins at
+//     03da3cf. The proxy serves it but the checksum database has no entry
+//     for it, so the root module cannot require it; it was added here once
+//     with GONOSUMDB=kubevirt.io/kubevirt-migration-operator GOFLAGS=-mod=mod,
+//     and go.sum now holds its hash.
 //
 // These are the newest exact versions the Go module proxy served when they
 // were pinned: it refused CNAO v0.103.0 (what upstream HCO uses) to v0.105.0,
@@ -41,4 +47,5 @@ import (
 	_ "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1"
 	_ "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1alpha1"
 	_ "kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1"
+	_ "kubevirt.io/kubevirt-migration-operator/api/v1alpha1"
 )

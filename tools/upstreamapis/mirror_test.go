@@ -19,8 +19,10 @@ import (
 
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
+	migv1alpha1 "github.com/hcokit/hcokit/operands/migcontroller/api/v1alpha1"
 	cnaoupstream "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1"
 	hppupstream "kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1"
+	migupstream "kubevirt.io/kubevirt-migration-operator/api/v1alpha1"
 )
 
 // mirror pairs one of hcokit's typed mirrors with the upstream type it copies.
@@ -44,6 +46,12 @@ var mirrors = []mirror{
 		mirror:   func() any { return &hppv1beta1.HostPathProvisioner{} },
 		upstream: func() any { return &hppupstream.HostPathProvisioner{} },
 		crdFile:  "hostpathprovisioner.kubevirt.io_hostpathprovisioners.yaml",
+	},
+	{
+		kind: "MigController", apiVer: migv1alpha1.GroupVersion.String(),
+		mirror:   func() any { return &migv1alpha1.MigController{} },
+		upstream: func() any { return &migupstream.MigController{} },
+		crdFile:  "migrations.kubevirt.io_migcontrollers.yaml",
 	},
 }
 

@@ -79,6 +79,10 @@ var wanted = []operandCRD{
 		Name: "hostpathprovisioners.hostpathprovisioner.kubevirt.io", Kind: "HostPathProvisioner",
 		Scope: "Cluster", Versions: []string{"v1beta1"}, Storage: "v1beta1", Status: false,
 	},
+	{
+		Name: "migcontrollers.migrations.kubevirt.io", Kind: "MigController",
+		Scope: "Namespaced", Versions: []string{"v1alpha1"}, Storage: "v1alpha1", Status: true,
+	},
 }
 
 func main() {
