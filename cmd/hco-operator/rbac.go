@@ -11,7 +11,8 @@ package main
 //     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
 //   - the Role in the operator namespace: the namespaced objects the operator
-//     manages there only (the KubeVirt, SSP and MigController CRs, the CLI download
+//     manages there only (the KubeVirt, SSP, MigController and
+//     FileRestoreOperator CRs, the CLI download
 //     Deployment and Service), Events on the HyperConverged and the leader
 //     election Lease; its cache for namespaced kinds is scoped to that
 //     namespace (hco.NewManager).
@@ -37,6 +38,7 @@ package main
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=ssp.kubevirt.io,namespace=kubevirt-hyperconverged,resources=ssps,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=migrations.kubevirt.io,namespace=kubevirt-hyperconverged,resources=migcontrollers,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=filerestore.kubevirt.io,namespace=kubevirt-hyperconverged,resources=filerestoreoperators,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=deployments,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch

@@ -83,6 +83,12 @@ var wanted = []operandCRD{
 		Name: "migcontrollers.migrations.kubevirt.io", Kind: "MigController",
 		Scope: "Namespaced", Versions: []string{"v1alpha1"}, Storage: "v1alpha1", Status: true,
 	},
+	{
+		// Generated from hcokit's mirror (the module is not served by the
+		// proxy); tools/upstreamapis checks it against the operator's CRD.
+		Name: "filerestoreoperators.filerestore.kubevirt.io", Kind: "FileRestoreOperator",
+		Scope: "Namespaced", Versions: []string{"v1alpha1"}, Storage: "v1alpha1", Status: true,
+	},
 }
 
 func main() {
