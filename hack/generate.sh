@@ -8,7 +8,7 @@
 #                         pinned in tools/codegen/go.mod; NetworkAddonsConfig
 #                         and HostPathProvisioner pinned in
 #                         tools/upstreamapis/go.mod (not from our mirrors);
-#                         MigController likewise; FileRestoreOperator, whose
+#                         MigController and AAQ likewise; FileRestoreOperator, whose
 #                         module no proxy serves, from its mirror, checked
 #                         against the operator's own CRD in tools/upstreamapis
 #
@@ -28,7 +28,7 @@ OPERANDCRDS="${BIN}/operandcrds"
 # Our API packages, and the operand mirrors (typed copies of upstream types
 # whose Go modules we do not import; only their deepcopy code is generated).
 API_DIRS=(./api)
-MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api ./operands/migcontroller/api ./operands/filerestore/api)
+MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api ./operands/migcontroller/api ./operands/filerestore/api ./operands/aaq/api)
 # Mirrors whose upstream module no proxy serves: their test CRDs are generated
 # from the mirror itself, and tools/upstreamapis compares each with the CRD
 # the operator ships (tools/upstreamapis/testdata).
@@ -53,6 +53,7 @@ UPSTREAM_MIRRORED_PACKAGES=(
 	github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1alpha1
 	kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1
 	kubevirt.io/kubevirt-migration-operator/api/v1alpha1
+	kubevirt.io/application-aware-quota/staging/src/kubevirt.io/application-aware-quota-api/pkg/apis/core/v1alpha1
 )
 
 log() { echo "generate: $*"; }

@@ -120,3 +120,8 @@ func copyTolerations(t []corev1.Toleration) []corev1.Toleration {
 func ForMigController(infra *hcov1.NodePlacement) sdkapi.NodePlacement {
 	return sdkPlacement(infra)
 }
+
+// ForAAQ returns AAQ's spec.infra and spec.workload, as upstream copies them.
+func ForAAQ(infra, workloads *hcov1.NodePlacement) (aaqInfra, aaqWorkloads sdkapi.NodePlacement) {
+	return sdkPlacement(infra), sdkPlacement(workloads)
+}

@@ -4,7 +4,7 @@ package main
 // writes config/rbac/role.yaml from them). Least privilege, no wildcards:
 //   - the ClusterRole: what is cluster-scoped or in every namespace: the
 //     HyperConverged (one outside the operator namespace is marked ignored),
-//     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, the
+//     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, AAQ, the
 //     PriorityClass kubevirt-cluster-critical, the namespace policy and its
 //     binding), Nodes and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
@@ -31,6 +31,7 @@ package main
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/status,verbs=patch
 // +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=aaq.kubevirt.io,resources=aaqs,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch

@@ -12,6 +12,10 @@
 //     for it, so the root module cannot require it; it was added here once
 //     with GONOSUMDB=kubevirt.io/kubevirt-migration-operator GOFLAGS=-mod=mod,
 //     and go.sum now holds its hash.
+//   - kubevirt.io/application-aware-quota v1.8.0 (AAQ, aaq.kubevirt.io
+//     v1alpha1, from its staging API package), upstream HCO's pin. It
+//     requires k8s.io/client-go v12.0.0+incompatible and k8s.io/kubernetes,
+//     so the root module mirrors it instead (operands/aaq/api/v1alpha1).
 //
 // These are the newest exact versions the Go module proxy served when they
 // were pinned: it refused CNAO v0.103.0 (what upstream HCO uses) to v0.105.0,
@@ -47,5 +51,6 @@ import (
 	_ "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1"
 	_ "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1alpha1"
 	_ "kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1"
+	_ "kubevirt.io/application-aware-quota/staging/src/kubevirt.io/application-aware-quota-api/pkg/apis/core/v1alpha1"
 	_ "kubevirt.io/kubevirt-migration-operator/api/v1alpha1"
 )

@@ -11,6 +11,7 @@ require (
 	github.com/kubevirt/cluster-network-addons-operator v0.102.0
 	github.com/openshift/api v3.9.1-0.20190924102528-32369d4db2ad+incompatible
 	k8s.io/apimachinery v0.37.0
+	kubevirt.io/application-aware-quota v1.8.0
 	kubevirt.io/hostpath-provisioner-operator v0.18.0
 	kubevirt.io/kubevirt-migration-operator v0.2.0
 	sigs.k8s.io/yaml v1.6.0
