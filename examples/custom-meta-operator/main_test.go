@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
@@ -23,9 +24,14 @@ import (
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/filerestore"
+	frv1alpha1 "github.com/hcokit/hcokit/operands/filerestore/api/v1alpha1"
 	"github.com/hcokit/hcokit/operands/hpp"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
 	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/migcontroller"
+	migv1alpha1 "github.com/hcokit/hcokit/operands/migcontroller/api/v1alpha1"
+	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
@@ -76,7 +82,7 @@ func TestRegistryIsTheDistributions(t *testing.T) {
 	for _, op := range reg.Operands() {
 		enabled = append(enabled, op.Name())
 	}
-	want := fmt.Sprint([]string{kubevirt.Name, "cdi", "cnao", ssp.Name, "clidownload", "distribution-info"})
+	want := fmt.Sprint([]string{"priorityclass", kubevirt.Name, "cdi", "cnao", "aaq", migcontroller.Name, ssp.Name, "clidownload", "namespacepolicy", "distribution-info"})
 	if fmt.Sprint(enabled) != want {
 		t.Errorf("enabled operands = %v, want %s", enabled, want)
 	}
@@ -124,6 +130,38 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	testenv.Eventually(t, "the stock KubeVirt operand", func() error {
 		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubevirt.CRName}, &kvv1.KubeVirt{})
 	})
+	// Stock modules beyond the operand CRs: the PriorityClass and the
+	// MigController, which the operator keeps as it built them.
+	testenv.Eventually(t, "the PriorityClass", func() error {
+		return k.Get(ctx, client.ObjectKey{Name: priorityclass.ObjectName}, &schedulingv1.PriorityClass{})
+	})
+	mig := &migv1alpha1.MigController{}
+	testenv.Eventually(t, "the MigController", func() error {
+		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: migcontroller.CRName}, mig)
+	})
+	mig.Spec.ImagePullPolicy = corev1.PullAlways
+	if err := k.Update(ctx, mig); err != nil {
+		t.Fatalf("edit the MigController: %v", err)
+	}
+	testenv.Eventually(t, "the MigController's edit reverted", func() error {
+		got := &migv1alpha1.MigController{}
+		if err := k.Get(ctx, client.ObjectKeyFromObject(mig), got); err != nil {
+			return err
+		}
+		if got.Spec.ImagePullPolicy != corev1.PullIfNotPresent {
+			return fmt.Errorf("imagePullPolicy %q", got.Spec.ImagePullPolicy)
+		}
+		return nil
+	})
+	// The distribution disabled the file restore module: no FileRestoreOperator.
+	fros := &frv1alpha1.FileRestoreOperatorList{}
+	if err := k.List(ctx, fros); err != nil {
+		t.Fatalf("list FileRestoreOperators: %v", err)
+	}
+	if len(fros.Items) != 0 {
+		t.Errorf("found FileRestoreOperator %q; the distribution disabled %s", fros.Items[0].Name, filerestore.Name)
+	}
+
 	hpps := &hppv1beta1.HostPathProvisionerList{}
 	if err := k.List(ctx, hpps); err != nil {
 		t.Fatalf("list HostPathProvisioners: %v", err)
