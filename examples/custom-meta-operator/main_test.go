@@ -10,8 +10,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
@@ -23,6 +25,8 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/aaq"
+	aaqv1alpha1 "github.com/hcokit/hcokit/operands/aaq/api/v1alpha1"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/filerestore"
 	frv1alpha1 "github.com/hcokit/hcokit/operands/filerestore/api/v1alpha1"
@@ -153,6 +157,28 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 		}
 		return nil
 	})
+	// AAQ is made while the HyperConverged enables it, and removed when it
+	// no longer does.
+	setAAQ := func(enable bool) {
+		t.Helper()
+		patch := fmt.Sprintf(`{"spec":{"deployment":{"applicationAwareConfig":{"enable":%t}}}}`, enable)
+		if err := k.Patch(ctx, &hcov1.HyperConverged{ObjectMeta: hc.ObjectMeta}, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setAAQ(true)
+	testenv.Eventually(t, "the AAQ", func() error {
+		return k.Get(ctx, client.ObjectKey{Name: aaq.CRName}, &aaqv1alpha1.AAQ{})
+	})
+	setAAQ(false)
+	testenv.Eventually(t, "the AAQ removed", func() error {
+		err := k.Get(ctx, client.ObjectKey{Name: aaq.CRName}, &aaqv1alpha1.AAQ{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (%v)", err)
+	})
+
 	// The distribution disabled the file restore module: no FileRestoreOperator.
 	fros := &frv1alpha1.FileRestoreOperatorList{}
 	if err := k.List(ctx, fros); err != nil {
