@@ -1,4 +1,4 @@
-// Module upstreamapis pins the NetworkAddonsConfig and HostPathProvisioner
+// Module upstreamapis pins the NetworkAddonsConfig, HostPathProvisioner, MigController and AAQ
 // API packages of the upstream operators, renders their CRDs (hack/generate.sh)
 // and tests hcokit's typed mirrors against them. It is a tool module: nothing
 // in github.com/hcokit/hcokit imports it, and its replace directives stay here.
