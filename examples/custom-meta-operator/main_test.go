@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"go.uber.org/zap/zapcore"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -35,6 +36,7 @@ import (
 	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/migcontroller"
 	migv1alpha1 "github.com/hcokit/hcokit/operands/migcontroller/api/v1alpha1"
+	"github.com/hcokit/hcokit/operands/namespacepolicy"
 	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
@@ -252,4 +254,24 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 		}
 		return fmt.Errorf("related objects %v", got.Status.RelatedObjects)
 	})
+
+	// Deleting the HyperConverged deletes what the stock modules made.
+	if err := k.Delete(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []client.Object{
+		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}},
+		&migv1alpha1.MigController{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: migcontroller.CRName}},
+		&admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: namespacepolicy.PolicyName}},
+		&admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: namespacepolicy.BindingName}},
+		&hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hcov1.HyperConvergedName}},
+	} {
+		testenv.Eventually(t, fmt.Sprintf("%T %s deleted", o, o.GetName()), func() error {
+			err := k.Get(ctx, client.ObjectKeyFromObject(o), o)
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("still there (%v)", err)
+		})
+	}
 }
