@@ -7,7 +7,10 @@
 #                         KubeVirt, VirtualMachine, CDI, DataVolume and SSP
 #                         pinned in tools/codegen/go.mod; NetworkAddonsConfig
 #                         and HostPathProvisioner pinned in
-#                         tools/upstreamapis/go.mod (not from our mirrors)
+#                         tools/upstreamapis/go.mod (not from our mirrors);
+#                         MigController and AAQ likewise; FileRestoreOperator, whose
+#                         module no proxy serves, from its mirror, checked
+#                         against the operator's own CRD in tools/upstreamapis
 #
 #   hack/generate.sh           regenerate in place
 #   hack/generate.sh --check   regenerate into a temporary copy of the tree and
@@ -25,7 +28,11 @@ OPERANDCRDS="${BIN}/operandcrds"
 # Our API packages, and the operand mirrors (typed copies of upstream types
 # whose Go modules we do not import; only their deepcopy code is generated).
 API_DIRS=(./api)
-MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api)
+MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api ./operands/migcontroller/api ./operands/filerestore/api ./operands/aaq/api)
+# Mirrors whose upstream module no proxy serves: their test CRDs are generated
+# from the mirror itself, and tools/upstreamapis compares each with the CRD
+# the operator ships (tools/upstreamapis/testdata).
+CRD_FROM_MIRROR_DIRS=(./operands/filerestore/api)
 # Upstream API packages, loaded from the tools/codegen module. Whole groups
 # are generated; operandcrds keeps only the kinds we need.
 UPSTREAM_PACKAGES=(
@@ -45,6 +52,8 @@ UPSTREAM_MIRRORED_PACKAGES=(
 	github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1
 	github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1alpha1
 	kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1
+	kubevirt.io/kubevirt-migration-operator/api/v1alpha1
+	kubevirt.io/application-aware-quota/staging/src/kubevirt.io/application-aware-quota-api/pkg/apis/core/v1alpha1
 )
 
 log() { echo "generate: $*"; }
@@ -153,9 +162,18 @@ generate_into() {
 	log "CRDs for upstream ${UPSTREAM_MIRRORED_PACKAGES[*]}"
 	upstream_crds "${tree}/tools/upstreamapis" "${tmp}/upstreamapis" "" "${UPSTREAM_MIRRORED_PACKAGES[@]}"
 
+	local from_mirror_paths
+	mapfile -t from_mirror_paths < <(existing_paths "${tree}" "${CRD_FROM_MIRROR_DIRS[@]}")
+	mkdir -p "${tmp}/mirrors"
+	if ((${#from_mirror_paths[@]} > 0)); then
+		log "CRDs from the mirrors ${CRD_FROM_MIRROR_DIRS[*]}"
+		(cd "${tree}" && "${CONTROLLER_GEN}" crd:allowDangerousTypes=true,maxDescLen=0 \
+			"${from_mirror_paths[@]}" output:crd:artifacts:config="${tmp}/mirrors")
+	fi
+
 	log "selecting operand CRDs -> config/crd/operands"
 	mkdir -p "${tree}/config/crd/operands"
-	"${OPERANDCRDS}" -out "${tree}/config/crd/operands" "${tmp}/upstream" "${tmp}/upstreamapis"
+	"${OPERANDCRDS}" -out "${tree}/config/crd/operands" "${tmp}/upstream" "${tmp}/upstreamapis" "${tmp}/mirrors"
 }
 
 # generated_files TREE lists the generated files in TREE, relative to it.

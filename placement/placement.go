@@ -114,3 +114,14 @@ func copyTolerations(t []corev1.Toleration) []corev1.Toleration {
 	}
 	return out
 }
+
+// ForMigController returns the MigController's spec.infra: infra only, as
+// upstream (the migration controller runs no per-node workload pods).
+func ForMigController(infra *hcov1.NodePlacement) sdkapi.NodePlacement {
+	return sdkPlacement(infra)
+}
+
+// ForAAQ returns AAQ's spec.infra and spec.workload, as upstream copies them.
+func ForAAQ(infra, workloads *hcov1.NodePlacement) (aaqInfra, aaqWorkloads sdkapi.NodePlacement) {
+	return sdkPlacement(infra), sdkPlacement(workloads)
+}

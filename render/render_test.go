@@ -75,9 +75,9 @@ func TestDecodeUnknownFeatureGateIsAWarning(t *testing.T) {
 // Warnings about fields nothing acts on name the fields of the version written.
 func TestDecodeWarningsNameTheFieldsWritten(t *testing.T) {
 	for in, want := range map[string]string{
-		header + "spec:\n  deployment:\n    applicationAwareConfig:\n      enable: true\n": "spec.deployment.applicationAwareConfig.enable is accepted and stored",
-		headerV1beta1 + "spec:\n  enableApplicationAwareQuota: true\n":                     "spec.enableApplicationAwareQuota is accepted and stored",
-		headerV1beta1 + "spec:\n  vddkInitImage: quay.io/x/vddk\n":                         "spec.vddkInitImage is deprecated and ignored",
+		header + "spec:\n  observability: {}\n":                                             "spec.observability is accepted and stored",
+		headerV1beta1 + "spec:\n  featureGates:\n    deployObservabilityController: true\n": "spec.featureGates.deployObservabilityController is accepted and stored",
+		headerV1beta1 + "spec:\n  vddkInitImage: quay.io/x/vddk\n":                          "spec.vddkInitImage is deprecated and ignored",
 	} {
 		_, warnings, err := render.Decode([]byte(in))
 		if err != nil {

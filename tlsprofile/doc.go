@@ -4,7 +4,8 @@
 // APIServer "cluster"), else Intermediate. It also expands a profile into its
 // ciphers and minimum TLS version (openshift/api's TLSProfiles table for Old,
 // Intermediate and Modern) for operands that take those rather than a
-// profile, and converts a profile to CDI's type.
+// profile, and converts a profile to the types of CDI and of the other operands
+// that copy OpenShift's (MigController, FileRestoreOperator, AAQ).
 //
 // It is a pure translator: it imports only the standard library, API types
 // and the operand API types. It must not call the API server, read the

@@ -39,9 +39,10 @@ func FeatureGateWarnings(gates hcov1.FeatureGates) []string {
 
 // unusedFieldWarnings names the fields upstream HCO acts on that hcokit
 // accepts and stores but does not act on yet, when they are set to other
-// than their defaults: Application Aware Quota (hcokit has no AAQ module),
-// spec.observability and the deployObservabilityController gate (hcokit does
-// not deploy the observability controller). deployNetworkResourcesInjector
+// than their defaults: spec.observability and the
+// deployObservabilityController gate (hcokit does not deploy the
+// observability controller). applicationAwareConfig.enable is acted on (the
+// aaq operand). deployNetworkResourcesInjector
 // defaults to true, as upstream's; README lists the injector among the
 // upstream components hcokit does not deploy yet.
 func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
@@ -50,10 +51,6 @@ func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
 		if set {
 			out = append(out, fmt.Sprintf("spec.%s is accepted and stored, but hcokit does not act on it yet; it has no effect", field))
 		}
-	}
-	isTrue := func(b *bool) bool { return b != nil && *b }
-	if a := s.Deployment.ApplicationAwareConfig; a != nil {
-		warn("deployment.applicationAwareConfig.enable", isTrue(a.Enable))
 	}
 	warn("observability", s.Observability != nil)
 	warn(`featureGates "deployObservabilityController"`, featuregates.Enabled(s.FeatureGates, featuregates.GateDeployObservabilityController))

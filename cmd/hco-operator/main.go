@@ -13,10 +13,13 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/hpp"
 	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/migcontroller"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
@@ -100,7 +103,8 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	}
 	for name, variable := range map[string]string{
 		kubevirt.Name: "KUBEVIRT_VERSION", cdi.Name: "CDI_VERSION", cnao.Name: "NETWORK_ADDONS_VERSION",
-		ssp.Name: "SSP_VERSION", hpp.Name: "HPPO_VERSION",
+		ssp.Name: "SSP_VERSION", hpp.Name: "HPPO_VERSION", migcontroller.Name: "MIGRATION_OPERATOR_VERSION",
+		filerestore.Name: "VM_FILE_RESTORE_OPERATOR_VERSION", aaq.Name: "AAQ_VERSION",
 	} {
 		if v := getenv(variable); v != "" {
 			c.env.OperandVersions[name] = v
@@ -118,7 +122,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	fs.StringVar(&c.pprofAddr, "pprof-bind-address", "0", `Address of the Go profiler (/debug/pprof); "0" disables it.`)
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, where the HyperConverged lives (env OPERATOR_NAMESPACE).")
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: --namespace).")
-	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules to run: kubevirt, cdi, cnao, ssp, hpp, clidownload.")
+	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules to run: priorityclass, kubevirt, cdi, cnao, aaq, migcontroller, filerestore, ssp, hpp, clidownload, namespacepolicy.")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	addCLIDownloadImageFlag(fs, &c.env, getenv)
 	zapOpts := &zap.Options{}

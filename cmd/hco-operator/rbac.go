@@ -4,12 +4,15 @@ package main
 // writes config/rbac/role.yaml from them). Least privilege, no wildcards:
 //   - the ClusterRole: what is cluster-scoped or in every namespace: the
 //     HyperConverged (one outside the operator namespace is marked ignored),
-//     the cluster-scoped operand CRs (CDI, NetworkAddonsConfig), Nodes and,
+//     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, AAQ, the
+//     PriorityClass kubevirt-cluster-critical, the namespace policy and its
+//     binding), Nodes and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
 //     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
 //   - the Role in the operator namespace: the namespaced objects the operator
-//     manages there only (the KubeVirt and SSP CRs, the CLI download
+//     manages there only (the KubeVirt, SSP, MigController and
+//     FileRestoreOperator CRs, the CLI download
 //     Deployment and Service), Events on the HyperConverged and the leader
 //     election Lease; its cache for namespaced kinds is scoped to that
 //     namespace (hco.NewManager).
@@ -28,10 +31,15 @@ package main
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/status,verbs=patch
 // +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=aaq.kubevirt.io,resources=aaqs,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=ssp.kubevirt.io,namespace=kubevirt-hyperconverged,resources=ssps,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=migrations.kubevirt.io,namespace=kubevirt-hyperconverged,resources=migcontrollers,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=filerestore.kubevirt.io,namespace=kubevirt-hyperconverged,resources=filerestoreoperators,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=deployments,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch

@@ -54,7 +54,7 @@ func TestRenderFromStdinAndFileAgree(t *testing.T) {
 	if fromStdin != fromFile {
 		t.Error("stdin and file renderings differ")
 	}
-	if got := strings.Join(kinds(fromFile), ","); got != "KubeVirt,CDI,NetworkAddonsConfig,SSP" {
+	if got := strings.Join(kinds(fromFile), ","); got != "PriorityClass,KubeVirt,CDI,NetworkAddonsConfig,MigController,FileRestoreOperator,SSP,ValidatingAdmissionPolicy,ValidatingAdmissionPolicyBinding" {
 		t.Errorf("kinds = %s, want the default operands in registry order", got)
 	}
 	if !strings.HasPrefix(fromFile, "---\n") || strings.Contains(fromFile, "status:") || strings.Contains(fromFile, "creationTimestamp") {

@@ -11,22 +11,34 @@ import (
 
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/hpp"
 	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/migcontroller"
+	"github.com/hcokit/hcokit/operands/namespacepolicy"
+	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
 // defaultOperands are the operands the stock binary runs unless --operands
-// says otherwise. hpp is opt-in; clidownload stays inert without an image.
-const defaultOperands = "kubevirt,cdi,cnao,ssp,clidownload"
+// says otherwise. hpp is opt-in; clidownload stays inert without an image;
+// aaq wants nothing unless the HyperConverged enables it.
+const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,ssp,clidownload,namespacepolicy"
 
-// stockOperands are the operands of the stock binary, in registry order. The
-// operator (run) and render build their registries from the same list.
+// stockOperands are the operands of the stock binary, in registry order:
+// upstream HCO's (NewOperandHandler at 03da3cf: the PriorityClass first,
+// then KubeVirt, CDI, CNAO, AAQ, the MigController, the
+// FileRestoreOperator),
+// then SSP and the CLI download, which upstream
+// deploys on OpenShift only, and hcokit's hpp among them; last the namespace
+// policy, which upstream makes from a controller of its own. The operator
+// (run) and render build their registries from the same list.
 func stockOperands() []hco.Operand {
-	return []hco.Operand{kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New(), clidownload.New()}
+	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
 }
 
 // stockRegistry returns the stock operands restricted to operandList, the

@@ -10,11 +10,16 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/hpp"
 	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/migcontroller"
+	"github.com/hcokit/hcokit/operands/namespacepolicy"
+	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
@@ -28,11 +33,15 @@ func main() {
 
 // newRegistry is the distribution's choice of operands.
 func newRegistry() (*hco.Registry, error) {
-	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New(), hpp.New(), clidownload.New())
+	reg, err := hco.NewRegistry(priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(),
+		filerestore.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New())
 	if err != nil {
 		return nil, err
 	}
 	if err := reg.Disable(hpp.Name); err != nil { // Acme ships its own storage.
+		return nil, err
+	}
+	if err := reg.Disable(filerestore.Name); err != nil { // Acme does not ship the VM file restore operator.
 		return nil, err
 	}
 	if err := reg.Replace(acmeSSP{}); err != nil { // same name, same position

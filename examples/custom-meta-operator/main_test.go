@@ -7,10 +7,14 @@ import (
 	"testing"
 
 	"go.uber.org/zap/zapcore"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
@@ -22,10 +26,18 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/aaq"
+	aaqv1alpha1 "github.com/hcokit/hcokit/operands/aaq/api/v1alpha1"
 	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/filerestore"
+	frv1alpha1 "github.com/hcokit/hcokit/operands/filerestore/api/v1alpha1"
 	"github.com/hcokit/hcokit/operands/hpp"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
 	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/migcontroller"
+	migv1alpha1 "github.com/hcokit/hcokit/operands/migcontroller/api/v1alpha1"
+	"github.com/hcokit/hcokit/operands/namespacepolicy"
+	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
@@ -76,7 +88,7 @@ func TestRegistryIsTheDistributions(t *testing.T) {
 	for _, op := range reg.Operands() {
 		enabled = append(enabled, op.Name())
 	}
-	want := fmt.Sprint([]string{kubevirt.Name, "cdi", "cnao", ssp.Name, "clidownload", "distribution-info"})
+	want := fmt.Sprint([]string{"priorityclass", kubevirt.Name, "cdi", "cnao", "aaq", migcontroller.Name, ssp.Name, "clidownload", "namespacepolicy", "distribution-info"})
 	if fmt.Sprint(enabled) != want {
 		t.Errorf("enabled operands = %v, want %s", enabled, want)
 	}
@@ -124,6 +136,60 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 	testenv.Eventually(t, "the stock KubeVirt operand", func() error {
 		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: kubevirt.CRName}, &kvv1.KubeVirt{})
 	})
+	// Stock modules beyond the operand CRs: the PriorityClass and the
+	// MigController, which the operator keeps as it built them.
+	testenv.Eventually(t, "the PriorityClass", func() error {
+		return k.Get(ctx, client.ObjectKey{Name: priorityclass.ObjectName}, &schedulingv1.PriorityClass{})
+	})
+	mig := &migv1alpha1.MigController{}
+	testenv.Eventually(t, "the MigController", func() error {
+		return k.Get(ctx, client.ObjectKey{Namespace: ns, Name: migcontroller.CRName}, mig)
+	})
+	mig.Spec.ImagePullPolicy = corev1.PullAlways
+	if err := k.Update(ctx, mig); err != nil {
+		t.Fatalf("edit the MigController: %v", err)
+	}
+	testenv.Eventually(t, "the MigController's edit reverted", func() error {
+		got := &migv1alpha1.MigController{}
+		if err := k.Get(ctx, client.ObjectKeyFromObject(mig), got); err != nil {
+			return err
+		}
+		if got.Spec.ImagePullPolicy != corev1.PullIfNotPresent {
+			return fmt.Errorf("imagePullPolicy %q", got.Spec.ImagePullPolicy)
+		}
+		return nil
+	})
+	// AAQ is made while the HyperConverged enables it, and removed when it
+	// no longer does.
+	setAAQ := func(enable bool) {
+		t.Helper()
+		patch := fmt.Sprintf(`{"spec":{"deployment":{"applicationAwareConfig":{"enable":%t}}}}`, enable)
+		if err := k.Patch(ctx, &hcov1.HyperConverged{ObjectMeta: hc.ObjectMeta}, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setAAQ(true)
+	testenv.Eventually(t, "the AAQ", func() error {
+		return k.Get(ctx, client.ObjectKey{Name: aaq.CRName}, &aaqv1alpha1.AAQ{})
+	})
+	setAAQ(false)
+	testenv.Eventually(t, "the AAQ removed", func() error {
+		err := k.Get(ctx, client.ObjectKey{Name: aaq.CRName}, &aaqv1alpha1.AAQ{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (%v)", err)
+	})
+
+	// The distribution disabled the file restore module: no FileRestoreOperator.
+	fros := &frv1alpha1.FileRestoreOperatorList{}
+	if err := k.List(ctx, fros); err != nil {
+		t.Fatalf("list FileRestoreOperators: %v", err)
+	}
+	if len(fros.Items) != 0 {
+		t.Errorf("found FileRestoreOperator %q; the distribution disabled %s", fros.Items[0].Name, filerestore.Name)
+	}
+
 	hpps := &hppv1beta1.HostPathProvisionerList{}
 	if err := k.List(ctx, hpps); err != nil {
 		t.Fatalf("list HostPathProvisioners: %v", err)
@@ -188,4 +254,24 @@ func TestDistributionAgainstTheAPIServer(t *testing.T) {
 		}
 		return fmt.Errorf("related objects %v", got.Status.RelatedObjects)
 	})
+
+	// Deleting the HyperConverged deletes what the stock modules made.
+	if err := k.Delete(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []client.Object{
+		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}},
+		&migv1alpha1.MigController{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: migcontroller.CRName}},
+		&admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: namespacepolicy.PolicyName}},
+		&admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: namespacepolicy.BindingName}},
+		&hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hcov1.HyperConvergedName}},
+	} {
+		testenv.Eventually(t, fmt.Sprintf("%T %s deleted", o, o.GetName()), func() error {
+			err := k.Get(ctx, client.ObjectKeyFromObject(o), o)
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("still there (%v)", err)
+		})
+	}
 }

@@ -48,8 +48,19 @@ var managedKinds = []schema.GroupVersionKind{
 	{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "CDI"},
 	{Group: "networkaddonsoperator.network.kubevirt.io", Version: "v1", Kind: "NetworkAddonsConfig"},
 	{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
+	{Group: "migrations.kubevirt.io", Version: "v1alpha1", Kind: "MigController"},
+	{Group: "filerestore.kubevirt.io", Version: "v1alpha1", Kind: "FileRestoreOperator"},
 	{Group: "apps", Version: "v1", Kind: "Deployment"},
 	{Version: "v1", Kind: "Service"},
+	{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass"},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicy"},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBinding"},
+}
+
+// reportsNoStatus are the managed kinds nothing reports on: they are
+// available once they exist.
+var reportsNoStatus = map[string]bool{
+	"Service": true, "PriorityClass": true, "ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
 }
 
 // TestInstall applies the whole default kustomization (kubectl apply -k
@@ -495,7 +506,7 @@ func markOperandsAvailable(t *testing.T, ctx context.Context, ns string) {
 		map[string]any{"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable", "message": "", "lastTransitionTime": now, "lastUpdateTime": now},
 	}
 	for _, gvk := range managedKinds {
-		if gvk.Kind == "Service" {
+		if reportsNoStatus[gvk.Kind] {
 			continue
 		}
 		list := &unstructured.UnstructuredList{}

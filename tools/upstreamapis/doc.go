@@ -1,4 +1,4 @@
-// Package upstreamapis pins the Go API packages of the two operand operators
+// Package upstreamapis pins the Go API packages of the operand operators
 // whose types hcokit mirrors instead of importing:
 //
 //   - github.com/kubevirt/cluster-network-addons-operator v0.102.0
@@ -6,16 +6,28 @@
 //     the deprecated v1alpha1)
 //   - kubevirt.io/hostpath-provisioner-operator v0.18.0
 //     (HostPathProvisioner, hostpathprovisioner.kubevirt.io v1beta1)
+//   - kubevirt.io/kubevirt-migration-operator v0.2.0 (MigController,
+//     migrations.kubevirt.io v1alpha1), the version upstream HCO pins at
+//     03da3cf. The proxy serves it but the checksum database has no entry
+//     for it, so the root module cannot require it; it was added here once
+//     with GONOSUMDB=kubevirt.io/kubevirt-migration-operator GOFLAGS=-mod=mod,
+//     and go.sum now holds its hash.
+//   - kubevirt.io/application-aware-quota v1.8.0 (AAQ, aaq.kubevirt.io
+//     v1alpha1, from its staging API package), upstream HCO's pin. It
+//     requires k8s.io/client-go v12.0.0+incompatible and k8s.io/kubernetes,
+//     so the root module mirrors it instead (operands/aaq/api/v1alpha1).
 //
 // These are the newest exact versions the Go module proxy served when they
 // were pinned: it refused CNAO v0.103.0 (what upstream HCO uses) to v0.105.0,
 // and every HPP tag tried from v0.19.0 to v0.26.0.
 //
 // hack/generate.sh runs controller-gen inside this module to render the real
-// NetworkAddonsConfig and HostPathProvisioner CRDs into config/crd/operands,
-// and this package's tests prove that every field of the mirrors in
-// operands/cnao/api/v1 and operands/hpp/api/v1beta1 exists upstream with the
-// same JSON name and shape.
+// NetworkAddonsConfig, HostPathProvisioner, MigController and AAQ CRDs into
+// config/crd/operands, and this package's tests prove that every field of
+// the mirrors in operands/{cnao,hpp,migcontroller,aaq}/api exists upstream
+// with the same JSON name and shape. The FileRestoreOperator, whose module
+// no proxy serves, is checked the other way: the CRD generated from its
+// mirror must have the schema of the CRD the operator ships (testdata).
 //
 // It is a tool module and the only place these upstream modules are
 // required: nothing in github.com/hcokit/hcokit imports it. Its go.mod
@@ -40,5 +52,7 @@ package upstreamapis
 import (
 	_ "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1"
 	_ "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1alpha1"
+	_ "kubevirt.io/application-aware-quota/staging/src/kubevirt.io/application-aware-quota-api/pkg/apis/core/v1alpha1"
 	_ "kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1"
+	_ "kubevirt.io/kubevirt-migration-operator/api/v1alpha1"
 )

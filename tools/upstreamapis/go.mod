@@ -1,4 +1,4 @@
-// Module upstreamapis pins the NetworkAddonsConfig and HostPathProvisioner
+// Module upstreamapis pins the NetworkAddonsConfig, HostPathProvisioner, MigController and AAQ
 // API packages of the upstream operators, renders their CRDs (hack/generate.sh)
 // and tests hcokit's typed mirrors against them. It is a tool module: nothing
 // in github.com/hcokit/hcokit imports it, and its replace directives stay here.
@@ -11,7 +11,9 @@ require (
 	github.com/kubevirt/cluster-network-addons-operator v0.102.0
 	github.com/openshift/api v3.9.1-0.20190924102528-32369d4db2ad+incompatible
 	k8s.io/apimachinery v0.37.0
+	kubevirt.io/application-aware-quota v1.8.0
 	kubevirt.io/hostpath-provisioner-operator v0.18.0
+	kubevirt.io/kubevirt-migration-operator v0.2.0
 	sigs.k8s.io/yaml v1.6.0
 )
 
@@ -55,7 +57,6 @@ require (
 	github.com/spf13/pflag v1.0.10 // indirect
 	github.com/stretchr/objx v0.5.3 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
-	go.uber.org/automaxprocs v1.6.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.4 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/exp v0.0.0-20260410095643-746e56fc9e2f // indirect
@@ -75,6 +76,7 @@ require (
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.34.1 // indirect
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
+	kubevirt.io/controller-lifecycle-operator-sdk/api v0.2.4 // indirect
 	sigs.k8s.io/controller-runtime v0.25.2 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect

@@ -15,12 +15,17 @@ import (
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
+	aaqv1alpha1 "github.com/hcokit/hcokit/operands/aaq/api/v1alpha1"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
+	migv1alpha1 "github.com/hcokit/hcokit/operands/migcontroller/api/v1alpha1"
 	cnaoupstream "github.com/kubevirt/cluster-network-addons-operator/pkg/apis/networkaddonsoperator/v1"
+	aaqupstream "kubevirt.io/application-aware-quota/staging/src/kubevirt.io/application-aware-quota-api/pkg/apis/core/v1alpha1"
 	hppupstream "kubevirt.io/hostpath-provisioner-operator/pkg/apis/hostpathprovisioner/v1beta1"
+	migupstream "kubevirt.io/kubevirt-migration-operator/api/v1alpha1"
 )
 
 // mirror pairs one of hcokit's typed mirrors with the upstream type it copies.
@@ -44,6 +49,18 @@ var mirrors = []mirror{
 		mirror:   func() any { return &hppv1beta1.HostPathProvisioner{} },
 		upstream: func() any { return &hppupstream.HostPathProvisioner{} },
 		crdFile:  "hostpathprovisioner.kubevirt.io_hostpathprovisioners.yaml",
+	},
+	{
+		kind: "MigController", apiVer: migv1alpha1.GroupVersion.String(),
+		mirror:   func() any { return &migv1alpha1.MigController{} },
+		upstream: func() any { return &migupstream.MigController{} },
+		crdFile:  "migrations.kubevirt.io_migcontrollers.yaml",
+	},
+	{
+		kind: "AAQ", apiVer: aaqv1alpha1.GroupVersion.String(),
+		mirror:   func() any { return &aaqv1alpha1.AAQ{} },
+		upstream: func() any { return &aaqupstream.AAQ{} },
+		crdFile:  "aaq.kubevirt.io_aaqs.yaml",
 	},
 }
 
@@ -178,6 +195,10 @@ func fill(v reflect.Value, path string) error {
 	case reflect.TypeFor[resource.Quantity]():
 		v.Set(reflect.ValueOf(resource.MustParse("5Gi")))
 		return nil
+	case reflect.TypeFor[intstr.IntOrString]():
+		// AAQ's sidecar evaluators are Containers, whose probes have ports.
+		v.Set(reflect.ValueOf(intstr.FromString(path)))
+		return nil
 	}
 	switch v.Kind() {
 	case reflect.String:
@@ -244,7 +265,7 @@ func zeroFields(v reflect.Value, path string) []string {
 			zero = append(zero, zeroFields(v.MapIndex(k), fmt.Sprintf("%s[%v]", path, k))...)
 		}
 	case reflect.Struct:
-		if v.Type() == reflect.TypeFor[metav1.Time]() || v.Type() == reflect.TypeFor[resource.Quantity]() {
+		if v.Type() == reflect.TypeFor[metav1.Time]() || v.Type() == reflect.TypeFor[resource.Quantity]() || v.Type() == reflect.TypeFor[intstr.IntOrString]() {
 			return nil
 		}
 		for i := range v.NumField() {

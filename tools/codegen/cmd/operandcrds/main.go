@@ -79,6 +79,20 @@ var wanted = []operandCRD{
 		Name: "hostpathprovisioners.hostpathprovisioner.kubevirt.io", Kind: "HostPathProvisioner",
 		Scope: "Cluster", Versions: []string{"v1beta1"}, Storage: "v1beta1", Status: false,
 	},
+	{
+		Name: "migcontrollers.migrations.kubevirt.io", Kind: "MigController",
+		Scope: "Namespaced", Versions: []string{"v1alpha1"}, Storage: "v1alpha1", Status: true,
+	},
+	{
+		Name: "aaqs.aaq.kubevirt.io", Kind: "AAQ", Scope: "Cluster", Versions: []string{"v1alpha1"}, Storage: "v1alpha1",
+		ShortNames: []string{"aaq", "aaqs"}, Status: true,
+	},
+	{
+		// Generated from hcokit's mirror (the module is not served by the
+		// proxy); tools/upstreamapis checks it against the operator's CRD.
+		Name: "filerestoreoperators.filerestore.kubevirt.io", Kind: "FileRestoreOperator",
+		Scope: "Namespaced", Versions: []string{"v1alpha1"}, Storage: "v1alpha1", Status: true,
+	},
 }
 
 func main() {
