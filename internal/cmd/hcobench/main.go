@@ -35,7 +35,10 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/localcluster"
 	"github.com/hcokit/hcokit/operands"
+	aaqv1alpha1 "github.com/hcokit/hcokit/operands/aaq/api/v1alpha1"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
+	frv1alpha1 "github.com/hcokit/hcokit/operands/filerestore/api/v1alpha1"
+	migv1alpha1 "github.com/hcokit/hcokit/operands/migcontroller/api/v1alpha1"
 )
 
 const auditPolicy = `apiVersion: audit.k8s.io/v1
@@ -369,7 +372,8 @@ func liveBenchmarks(o options) ([]row, error) {
 	// cache for a custom resource on first use and answers the first watch
 	// with 429 "storage is (re)initializing", which would be counted against
 	// the operator: touch each kind first, as those operators would have.
-	for _, list := range []client.ObjectList{&hcov1.HyperConvergedList{}, &kvv1.KubeVirtList{}, &cdiv1beta1.CDIList{}, &cnaov1.NetworkAddonsConfigList{}, &sspv1beta3.SSPList{}} {
+	for _, list := range []client.ObjectList{&hcov1.HyperConvergedList{}, &kvv1.KubeVirtList{}, &cdiv1beta1.CDIList{}, &cnaov1.NetworkAddonsConfigList{}, &sspv1beta3.SSPList{},
+		&aaqv1alpha1.AAQList{}, &migv1alpha1.MigControllerList{}, &frv1alpha1.FileRestoreOperatorList{}} {
 		if err := c.List(ctx, list); err != nil {
 			return nil, err
 		}
