@@ -35,8 +35,14 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/localcluster"
 	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/aaq"
+	aaqv1alpha1 "github.com/hcokit/hcokit/operands/aaq/api/v1alpha1"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
+	"github.com/hcokit/hcokit/operands/filerestore"
+	frv1alpha1 "github.com/hcokit/hcokit/operands/filerestore/api/v1alpha1"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
+	"github.com/hcokit/hcokit/operands/migcontroller"
+	migv1alpha1 "github.com/hcokit/hcokit/operands/migcontroller/api/v1alpha1"
 )
 
 func main() {
@@ -282,6 +288,9 @@ func (w *watcher) step(ctx context.Context, simulate bool) (bool, error) {
 		&cnaov1.NetworkAddonsConfig{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}},
 		&sspv1beta3.SSP{ObjectMeta: metav1.ObjectMeta{Namespace: hcov1.DefaultNamespace, Name: "ssp-kubevirt-hyperconverged"}},
 		&hppv1beta1.HostPathProvisioner{ObjectMeta: metav1.ObjectMeta{Name: "hostpath-provisioner"}},
+		&aaqv1alpha1.AAQ{ObjectMeta: metav1.ObjectMeta{Name: aaq.CRName}},
+		&migv1alpha1.MigController{ObjectMeta: metav1.ObjectMeta{Namespace: hcov1.DefaultNamespace, Name: migcontroller.CRName}},
+		&frv1alpha1.FileRestoreOperator{ObjectMeta: metav1.ObjectMeta{Namespace: hcov1.DefaultNamespace, Name: filerestore.CRName}},
 	}
 	var errs []error
 	for _, obj := range objs {
@@ -372,6 +381,24 @@ func markAvailable(ctx context.Context, c client.Client, obj client.Object) (boo
 			return false, nil
 		}
 		o.Status.Conditions = healthy
+	case *aaqv1alpha1.AAQ:
+		if len(o.Status.Conditions) > 0 {
+			return false, nil
+		}
+		o.Status.Conditions = healthy
+	case *migv1alpha1.MigController:
+		if len(o.Status.Conditions) > 0 {
+			return false, nil
+		}
+		o.Status.Conditions = healthy
+	case *frv1alpha1.FileRestoreOperator:
+		if len(o.Status.Conditions) > 0 {
+			return false, nil
+		}
+		for _, h := range healthy {
+			o.Status.Conditions = append(o.Status.Conditions, metav1.Condition{Type: string(h.Type), Status: metav1.ConditionStatus(h.Status),
+				Reason: h.Reason, LastTransitionTime: metav1.Now()})
+		}
 	default:
 		return false, nil
 	}
