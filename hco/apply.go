@@ -211,6 +211,17 @@ func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) 
 	a.mu.Unlock()
 }
 
+// forgetKind forgets every object of a kind (its API is gone).
+func (a *applier) forgetKind(gvk schema.GroupVersionKind) {
+	a.mu.Lock()
+	for k := range a.memo {
+		if k.gvk == gvk {
+			delete(a.memo, k)
+		}
+	}
+	a.mu.Unlock()
+}
+
 // wireForm returns obj as the API server receives it: its JSON, as an
 // Unstructured with its kind set, without status (the operator never writes
 // it) and without the null creationTimestamp of a typed object never stored.

@@ -40,7 +40,11 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 		case !a.record(fmt.Errorf("operand %s: %w", op.Name(), o.err)) && !apierrors.IsConflict(o.err):
 			logger.Error(o.err, "operand reconcile failed", "operand", op.Name())
 		}
-		if o.err != nil {
+		if o.waiting != "" {
+			a.Waiting = append(a.Waiting, o.waiting)
+			r.announceWaiting(ctx, hc, op, o.waiting)
+		}
+		if o.err != nil || o.waiting != "" {
 			// Keep what exists: nothing of this operand is pruned.
 			for _, k := range r.kinds {
 				if slices.Contains(k.operands, op.Name()) {

@@ -1,6 +1,9 @@
 package hco
 
 import (
+	"sync/atomic"
+
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -10,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // ManagedSelector selects the objects the operator manages.
@@ -18,27 +23,37 @@ func ManagedSelector() labels.Selector {
 }
 
 // CacheOptions restricts the manager's cache to what the operator manages:
-// the operand kinds of the enabled operands, selected by the managed-by
-// label and held in their wire form (unstructured, so that no field is lost
-// because a Go type lacks it), with only the operator's own managedFields
-// entries (they say which labels and annotations it set). The Nodes are
-// not in the cache: the reconciler keeps their names and labels in its own
-// compact node index. Nothing else (Pods, Secrets, ConfigMaps,
-// VirtualMachines, DataVolumes) is cached.
-func CacheOptions(reg *Registry, s *runtime.Scheme) (cache.Options, error) {
-	kinds, err := operandKinds(reg, s)
-	if err != nil {
-		return cache.Options{}, err
+// objects carrying the managed-by label (the operand kinds, whichever are
+// served, now or later: see waitingFor), namespaced ones in namespace only,
+// held in their wire form (unstructured, so that no field is lost because a
+// Go type lacks it) with only the operator's own managedFields entries
+// (they say which labels and annotations it set); the HyperConverged, from
+// every namespace (one outside namespace is marked as ignored); the names
+// of the CustomResourceDefinitions (an operand API comes or goes); and,
+// when clusterTLS (the cluster serves OpenShift's APIServer configuration),
+// that configuration. The Nodes are not in the cache: the reconciler keeps
+// their names and labels in its own compact node index. Nothing else (Pods,
+// Secrets, ConfigMaps, VirtualMachines, DataVolumes) is cached, and reading
+// a kind the cache does not hold is an error, not a new informer (a kind
+// whose API is gone would block the reader on its first list).
+func CacheOptions(s *runtime.Scheme, namespace string, clusterTLS bool) cache.Options {
+	everything := labels.Everything()
+	byObject := map[client.Object]cache.ByObject{
+		&hcov1.HyperConverged{}: {Label: everything, Namespaces: map[string]cache.Config{cache.AllNamespaces: {}},
+			Transform: cache.TransformStripManagedFields()},
+		crdMetadata(): {Label: everything, Transform: keepCRDName},
 	}
-	byObject := make(map[client.Object]cache.ByObject, len(kinds))
-	for _, k := range kinds {
-		byObject[k.newObject()] = cache.ByObject{Label: ManagedSelector(), Transform: keepOwnManagedFields}
+	if clusterTLS {
+		byObject[&ocpconfigv1.APIServer{}] = cache.ByObject{Label: everything, Transform: cache.TransformStripManagedFields()}
 	}
 	return cache.Options{
-		Scheme:           s,
-		ByObject:         byObject,
-		DefaultTransform: cache.TransformStripManagedFields(),
-	}, nil
+		Scheme:                      s,
+		DefaultNamespaces:           map[string]cache.Config{namespace: {}},
+		DefaultLabelSelector:        ManagedSelector(),
+		DefaultTransform:            keepOwnManagedFields,
+		ByObject:                    byObject,
+		ReaderFailOnMissingInformer: true,
+	}
 }
 
 // keepOwnManagedFields drops every managedFields entry but FieldOwner's: a
@@ -63,6 +78,12 @@ type operandKind struct {
 	gvk schema.GroupVersionKind
 	// operands that return this kind, by name, in registry order.
 	operands []string
+	// served is whether the API server serves the kind: only then is it
+	// watched, cached, read and written (see waitingFor).
+	served atomic.Bool
+	// announced is true once an operand was reported waiting for the kind,
+	// until it is served again. Only the reconcile reads and writes it.
+	announced bool
 }
 
 // newObject returns an empty object of the kind, as the cache holds it.
@@ -100,4 +121,25 @@ func operandKinds(reg *Registry, s *runtime.Scheme) ([]*operandKind, error) {
 		}
 	}
 	return out, nil
+}
+
+// kind returns the operand kind of gvk, or nil.
+func (r *Reconciler) kind(gvk schema.GroupVersionKind) *operandKind {
+	for _, k := range r.kinds {
+		if k.gvk == gvk {
+			return k
+		}
+	}
+	return nil
+}
+
+// servedKinds returns the operand kinds the API server serves.
+func (r *Reconciler) servedKinds() []*operandKind {
+	out := make([]*operandKind, 0, len(r.kinds))
+	for _, k := range r.kinds {
+		if k.served.Load() {
+			out = append(out, k)
+		}
+	}
+	return out
 }

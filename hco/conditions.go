@@ -48,6 +48,10 @@ type Assessment struct {
 	// each, naming the operand. They make ReconcileComplete False and
 	// Degraded True, reason ReconcileFailed, ahead of a Problem.
 	Failures []string
+	// Waiting are the operands waiting for an API the API server does not
+	// serve, one message each, naming the operand, the APIs and the fix.
+	// They make Degraded True, reason OperandAPINotServed, after Failures.
+	Waiting []string
 	// ObservedVersions are the versions the components report, by operand name.
 	ObservedVersions map[string]string
 	// Upgrading is true while the operator moves from one version to another.
@@ -104,6 +108,14 @@ func Conditions(a Assessment) []metav1.Condition {
 		if cs.Upgradeable.Status == metav1.ConditionFalse {
 			note(&upgradeable, metav1.ConditionFalse, cs.Kind+reasonNotUpgradeableSuffix, componentMessage(cs.Kind, "Upgradeable", cs.Upgradeable))
 		}
+	}
+	if len(a.Waiting) > 0 {
+		// Before the components' own degradation, which stays in the message.
+		msg := strings.Join(a.Waiting, "; ")
+		if degraded.Status == metav1.ConditionTrue {
+			msg += "; " + degraded.Message
+		}
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonOperandAPINotServed, msg
 	}
 	if len(a.Failures) > 0 {
 		// The failure first; a component's own degradation stays in the message.

@@ -46,6 +46,26 @@ func TestConditions(t *testing.T) {
 			health: "healthy",
 		},
 		{
+			name: "an operand waiting for its API degrades, before a component's own degradation",
+			in: hco.Assessment{
+				Components: []hco.ComponentStatus{healthy("KubeVirt"), with(healthy("CDI"), func(c *hco.ComponentStatus) {
+					c.Degraded = hco.ComponentCondition{Status: metav1.ConditionTrue, Reason: "Broken"}
+				})},
+				Waiting: []string{"operand ssp waits for its API"},
+			},
+			want: map[string]want{
+				"ReconcileComplete": {"True", "ReconcileCompleted"}, "Available": {"True", "ReconcileCompleted"},
+				"Degraded": {"True", hco.ReasonOperandAPINotServed},
+			},
+			health: "error",
+		},
+		{
+			name:   "a failure comes before an operand waiting for its API",
+			in:     hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt")}, Waiting: []string{"operand ssp waits"}, Failures: []string{"boom"}},
+			want:   map[string]want{"ReconcileComplete": {"False", "ReconcileFailed"}, "Degraded": {"True", "ReconcileFailed"}},
+			health: "error",
+		},
+		{
 			name: "nothing reported yet",
 			in:   hco.Assessment{Components: []hco.ComponentStatus{hco.StatusFromConditions("KubeVirt", nil, "")}},
 			want: map[string]want{

@@ -1,9 +1,12 @@
 package hco
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"slices"
+
+	ocpconfigv1 "github.com/openshift/api/config/v1"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -12,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -49,17 +53,24 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if mo.Scheme == nil {
 		return nil, nil, fmt.Errorf("hco.NewManager: ManagerOptions.Manager.Scheme is required (see hco.NewScheme)")
 	}
-	cacheOpts, err := CacheOptions(reg, mo.Scheme)
-	if err != nil {
-		return nil, nil, err
+	// What the cache holds depends on whether the cluster serves OpenShift's
+	// APIServer configuration, which the manager's REST mapper says when
+	// the cache is made.
+	newCache := mo.NewCache
+	if newCache == nil {
+		newCache = cache.New
 	}
-	// Namespaced objects are cached in the operator namespace only: the
-	// operands' namespaced objects live there, and the stock RBAC grants them
-	// by a Role there. The HyperConverged is cached in every namespace: one
-	// outside the operator namespace is marked as ignored.
-	cacheOpts.DefaultNamespaces = map[string]cache.Config{env.Namespace: {}}
-	cacheOpts.ByObject[&hcov1.HyperConverged{}] = cache.ByObject{Namespaces: map[string]cache.Config{cache.AllNamespaces: {}}}
-	mo.Cache = cacheOpts
+	clusterTLS := false
+	mo.NewCache = func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
+		served, err := ClusterTLSProfileServed(opts.Mapper)
+		if err != nil {
+			return nil, err
+		}
+		clusterTLS = served
+		defaults := CacheOptions(mo.Scheme, env.Namespace, served)
+		defaults.HTTPClient, defaults.Mapper = opts.HTTPClient, opts.Mapper
+		return newCache(cfg, defaults)
+	}
 	// The metrics endpoint (when served over HTTPS) follows the
 	// HyperConverged's TLS profile; the reader it needs exists once the
 	// manager does, and it is first asked at the first handshake, after the
@@ -69,6 +80,17 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	mgr, err := ctrl.NewManager(cfg, mo)
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
+	}
+	// The TLS profile's sources, read by every replica (the metrics
+	// endpoint), not only by the elected one whose controller watches them.
+	profileSources := []client.Object{&hcov1.HyperConverged{}}
+	if clusterTLS {
+		profileSources = append(profileSources, &ocpconfigv1.APIServer{})
+	}
+	for _, obj := range profileSources {
+		if _, err := mgr.GetCache().GetInformer(context.Background(), obj, cache.BlockUntilSynced(false)); err != nil {
+			return nil, nil, fmt.Errorf("watch %T: %w", obj, err)
+		}
 	}
 	registerer := opts.Metrics
 	if registerer == nil {
@@ -89,7 +111,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, nil, fmt.Errorf("set up HyperConverged controller: %w", err)
 	}
-	serveTLSProfile = ServeTLSProfile(mgr.GetCache(), hcKey, r.clusterTLS)
+	serveTLSProfile = ServeTLSProfile(mgr.GetCache(), hcKey, clusterTLS)
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, nil, err
 	}

@@ -14,10 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -46,6 +49,14 @@ type Reconciler struct {
 	metrics  *Metrics
 	applier  *applier
 	kinds    []*operandKind
+	// informers is the manager's cache, whose informers of operand kinds
+	// start and stop as their APIs come and go (apis.go).
+	informers cache.Cache
+	// controller is the HyperConverged controller, to watch a kind whose
+	// API appears while it runs.
+	controller controller.Controller
+	discovery  discovery.DiscoveryInterface
+	apiGroups  apiGroups
 	// nodes is what the operator keeps of the Nodes, filled by the node
 	// source SetupWithManager adds.
 	nodes *nodeIndex
@@ -71,6 +82,10 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *Me
 		return nil, err
 	}
 	c := client.WithFieldOwner(mgr.GetClient(), FieldOwner)
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return nil, fmt.Errorf("hco: discovery client: %w", err)
+	}
 	return &Reconciler{
 		client:          c,
 		cache:           mgr.GetCache(),
@@ -82,22 +97,23 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *Me
 		metrics:         metrics,
 		applier:         newApplier(c, mgr.GetCache(), mgr.GetAPIReader(), mgr.GetScheme()),
 		kinds:           kinds,
+		informers:       mgr.GetCache(),
+		discovery:       dc,
 		nodes:           newNodeIndex(),
 		now:             time.Now,
 		DeletionTimeout: 5 * time.Minute,
 	}, nil
 }
 
-// SetupWithManager watches the HyperConverged and the kinds of the enabled
-// operands (only those the cache selects: the managed ones).
+// SetupWithManager watches the HyperConverged, the kinds of the enabled
+// operands that the API server serves (only those the cache selects: the
+// managed ones), the Nodes, and the CustomResourceDefinitions of the other
+// operand kinds' groups, so that their watch starts when their API appears.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("hyperconverged").
 		For(&hcov1.HyperConverged{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{})))
-	toSingleton := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
-		return []reconcile.Request{{NamespacedName: r.singleton()}}
-	})
 	// Nodes, metadata only, into the node index: a node added or removed,
 	// or its labels changed, can change the node facts in the status.
 	mc, err := metadata.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
@@ -111,12 +127,30 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	if r.clusterTLS {
-		b = b.Watches(&ocpconfigv1.APIServer{}, toSingleton)
+		b = b.Watches(&ocpconfigv1.APIServer{}, r.toSingleton())
 	}
 	for _, k := range r.kinds {
-		b = b.Watches(k.newObject(), toSingleton)
+		served, err := kindServed(mgr.GetRESTMapper(), k.gvk)
+		if err != nil {
+			return err
+		}
+		k.served.Store(served)
+		if !served {
+			mgr.GetLogger().Info("operand API not served: its operands wait for it", "kind", k.gvk.String(), "operands", k.operands)
+			continue
+		}
+		b = b.Watches(k.newObject(), r.toSingleton())
 	}
-	return b.Complete(r)
+	b = b.Watches(crdMetadata(), r.crdHandler())
+	r.controller, err = b.Build(r)
+	return err
+}
+
+// toSingleton maps any event to a reconcile of the HyperConverged singleton.
+func (r *Reconciler) toSingleton() handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: r.singleton()}}
+	})
 }
 
 func (r *Reconciler) singleton() types.NamespacedName {
@@ -128,15 +162,21 @@ func (r *Reconciler) singleton() types.NamespacedName {
 // every path (when it changed): a step that fails is reported in the
 // conditions, naming its object, and its error requeues.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, err error) {
+	apisAgain, apisErr := r.refreshAPIs(ctx)
 	hc := &hcov1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
 		if apierrors.IsNotFound(err) && req.NamespacedName == r.singleton() {
-			return r.sweepOrphans(ctx, req.NamespacedName)
+			result, err := r.sweepOrphans(ctx, req.NamespacedName)
+			return soonest(result, apisAgain), errors.Join(apisErr, err)
 		}
-		return reconcile.Result{}, client.IgnoreNotFound(err)
+		return reconcile.Result{RequeueAfter: apisAgain}, errors.Join(apisErr, client.IgnoreNotFound(err))
 	}
 	a := &assessment{Assessment: Assessment{Generation: hc.Generation, Upgrading: r.upgrading(hc), ObservedVersions: map[string]string{}}}
-	defer func() { result, err = r.patchStatus(ctx, hc, a) }()
+	defer func() {
+		result, err = r.patchStatus(ctx, hc, a)
+		result = soonest(result, apisAgain)
+	}()
+	a.record(apisErr)
 	switch {
 	case req.NamespacedName != r.singleton():
 		want := r.singleton()
@@ -176,6 +216,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	return
 }
 
+// soonest is result, coming back after d at the latest (d zero: no need).
+func soonest(result reconcile.Result, d time.Duration) reconcile.Result {
+	if d > 0 && (result.RequeueAfter == 0 || d < result.RequeueAfter) {
+		result.RequeueAfter = d
+	}
+	return result
+}
+
+// resultWaiting is the "result" label of hcokit_operand_reconciles_total
+// of an operand waiting for its API.
+const resultWaiting ApplyResult = "waiting"
+
 // conflictRequeue is how soon a reconcile that met a conflict (a cache
 // behind a write) runs again, should no event bring it back first.
 const conflictRequeue = 100 * time.Millisecond
@@ -186,6 +238,8 @@ type operandOutcome struct {
 	refs   []corev1.ObjectReference
 	keys   []objectKey
 	err    error
+	// waiting, when set, says which APIs the operand waits for (apis.go).
+	waiting string
 	// writes are the objects created or updated, announced by Events once
 	// every operand's writes are done.
 	writes []written
@@ -247,6 +301,10 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		// The operand wants nothing for this HyperConverged: it has no status to report.
 		return o, ResultUnchanged
 	}
+	if apis := r.waitingFor(desired); len(apis) > 0 {
+		o.waiting = waitingMessage(op, apis)
+		return o, resultWaiting
+	}
 	result := ResultUnchanged
 	observed := make([]client.Object, 0, len(desired))
 	for i, d := range desired {
@@ -297,7 +355,7 @@ func refusedPatch(hc *hcov1.HyperConverged, op Operand, index int, err error) er
 func (r *Reconciler) observeExisting(ctx context.Context, op Operand, hc *hcov1.HyperConverged) ([]client.Object, []corev1.ObjectReference) {
 	var objs []client.Object
 	var refs []corev1.ObjectReference
-	for _, k := range r.kinds {
+	for _, k := range r.servedKinds() {
 		if !slices.Contains(k.operands, op.Name()) {
 			continue
 		}
@@ -323,7 +381,7 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 // spec.storage.hostpathProvisioner is removed). A key with an empty name protects a
 // whole kind.
 func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, desired map[objectKey]bool) error {
-	for _, k := range r.kinds {
+	for _, k := range r.servedKinds() {
 		if desired[objectKey{gvk: k.gvk}] {
 			continue
 		}

@@ -86,7 +86,7 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 	for _, group := range r.deletionGroups() {
 		var remaining []client.Object
 		for _, op := range group {
-			for _, k := range r.kinds {
+			for _, k := range r.servedKinds() {
 				if !slices.Contains(k.operands, op.Name()) {
 					continue
 				}

@@ -6,7 +6,8 @@ package main
 //     HyperConverged (one outside the operator namespace is marked ignored),
 //     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, AAQ, the
 //     PriorityClass kubevirt-cluster-critical, the namespace policy and its
-//     binding), Nodes and,
+//     binding), Nodes, the CustomResourceDefinitions (their metadata: an
+//     operand's API that appears or goes, hco/apis.go) and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
 //     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
@@ -35,6 +36,7 @@ package main
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=ssp.kubevirt.io,namespace=kubevirt-hyperconverged,resources=ssps,verbs=get;list;watch;create;update;delete

@@ -1,0 +1,192 @@
+package apis
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
+)
+
+// TestOperandWaitsForItsAPIAndStartsWhenItAppears: without the SSP CRD the
+// other operands converge and the HyperConverged says that the SSP
+// operand waits for its API; once the CRD is installed the SSP CR is
+// created by the same operator process; once it is removed again, the
+// operand waits again, without errors in a loop.
+func TestOperandWaitsForItsAPIAndStartsWhenItAppears(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	createHC(t)
+
+	// The others converge; the SSP operand waits, and says so.
+	for _, obj := range []client.Object{
+		object("kubevirt.io/v1", "KubeVirt", ns, "kubevirt-kubevirt-hyperconverged"),
+		object("cdi.kubevirt.io/v1beta1", "CDI", "", "cdi-kubevirt-hyperconverged"),
+		object("networkaddonsoperator.network.kubevirt.io/v1", "NetworkAddonsConfig", "", "cluster"),
+	} {
+		testenv.Eventually(t, obj.GetObjectKind().GroupVersionKind().Kind+" created", func() error {
+			return k.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+		})
+	}
+	waiting := func() error {
+		hc := getHC(t)
+		c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionDegraded)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != hco.ReasonOperandAPINotServed {
+			return fmt.Errorf("Degraded is %+v, want True/%s", c, hco.ReasonOperandAPINotServed)
+		}
+		if !strings.Contains(c.Message, "operand ssp waits for its API: ssp.kubevirt.io/v1beta3 SSP") || !strings.Contains(c.Message, "--operands") {
+			return fmt.Errorf("Degraded message %q does not name the operand, its API and the fix", c.Message)
+		}
+		for _, ref := range hc.Status.RelatedObjects {
+			if ref.Kind == "SSP" {
+				return fmt.Errorf("relatedObjects lists %s %s, which cannot exist", ref.Kind, ref.Name)
+			}
+		}
+		if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("ReconcileComplete is %+v, want True: the other operands are reconciled", c)
+		}
+		return nil
+	}
+	testenv.Eventually(t, "Degraded names the SSP operand's API", waiting)
+	testenv.Eventually(t, "an Event says the SSP operand waits", func() error {
+		events := &corev1.EventList{}
+		if err := k.List(ctx, events, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.Reason == hco.EventOperandAPINotServed && strings.Contains(e.Message, "operand ssp") {
+				return nil
+			}
+		}
+		return fmt.Errorf("no %s event among %d", hco.EventOperandAPINotServed, len(events.Items))
+	})
+
+	// The SSP operator's CRD appears: the SSP CR follows, and the condition clears.
+	installSSPCRD(t)
+	ssp := object("ssp.kubevirt.io/v1beta3", "SSP", ns, "ssp-kubevirt-hyperconverged")
+	testenv.Eventually(t, "SSP created once its CRD is installed", func() error {
+		return k.Get(ctx, client.ObjectKeyFromObject(ssp), ssp)
+	})
+	testenv.Eventually(t, "Degraded no longer names the SSP operand", func() error {
+		c := meta.FindStatusCondition(getHC(t).Status.Conditions, hcov1.ConditionDegraded)
+		if c == nil || c.Reason == hco.ReasonOperandAPINotServed || strings.Contains(c.Message, "waits for its API") {
+			return fmt.Errorf("Degraded is %+v", c)
+		}
+		return nil
+	})
+
+	// The CRD goes: the operand waits again, and the operator stays quiet.
+	uninstallSSPCRD(t)
+	testenv.Eventually(t, "Degraded names the SSP operand's API again", waiting)
+	before := requests.Load()
+	time.Sleep(30 * time.Second)
+	if n := requests.Load() - before; n > 5 {
+		t.Errorf("the operator made %d requests in 30 s with an operand waiting for its API; want at most 5 (no list, watch or reconcile in a loop)", n)
+	}
+
+	// And it still reconciles the others.
+	kv := object("kubevirt.io/v1", "KubeVirt", ns, "kubevirt-kubevirt-hyperconverged")
+	if err := k.Delete(ctx, kv); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, "KubeVirt recreated", func() error {
+		fresh := object("kubevirt.io/v1", "KubeVirt", ns, "kubevirt-kubevirt-hyperconverged")
+		if err := k.Get(ctx, client.ObjectKeyFromObject(fresh), fresh); err != nil {
+			return err
+		}
+		if fresh.GetUID() == kv.GetUID() {
+			return fmt.Errorf("still the deleted one")
+		}
+		return nil
+	})
+}
+
+func object(apiVersion, kind, namespace, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	u.SetNamespace(namespace)
+	u.SetName(name)
+	return u
+}
+
+func sspCRDPath(t *testing.T) string {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, sspCRD)
+}
+
+// installSSPCRD installs the SSP CRD and waits until it is served; it is
+// removed when the test ends.
+func installSSPCRD(t *testing.T) {
+	t.Helper()
+	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{Paths: []string{sspCRDPath(t)}}); err != nil {
+		t.Fatalf("install the SSP CRD: %v", err)
+	}
+	t.Cleanup(func() { uninstallSSPCRD(t) })
+}
+
+// uninstallSSPCRD removes the SSP CRD and waits until it is gone.
+func uninstallSSPCRD(t *testing.T) {
+	t.Helper()
+	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "ssps.ssp.kubevirt.io"}}
+	if err := k.Delete(context.Background(), crd); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatalf("delete the SSP CRD: %v", err)
+	}
+	testenv.Eventually(t, "SSP CRD gone", func() error {
+		err := k.Get(context.Background(), client.ObjectKeyFromObject(crd), crd)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there: %v", err)
+	})
+}
+
+// createHC creates the HyperConverged and deletes it, waiting until it is
+// gone, when the test ends.
+func createHC(t *testing.T) {
+	t.Helper()
+	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns}}
+	if err := k.Create(context.Background(), hc); err != nil {
+		t.Fatalf("create HyperConverged: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := k.Delete(context.Background(), hc); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete HyperConverged: %v", err)
+		}
+		testenv.Eventually(t, "HyperConverged gone", func() error {
+			err := k.Get(context.Background(), client.ObjectKeyFromObject(hc), hc)
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("still there (finalizers %v): %v", hc.Finalizers, err)
+		})
+	})
+}
+
+func getHC(t *testing.T) *hcov1.HyperConverged {
+	t.Helper()
+	hc := &hcov1.HyperConverged{}
+	if err := k.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: hcov1.HyperConvergedName}, hc); err != nil {
+		t.Fatalf("get HyperConverged: %v", err)
+	}
+	return hc
+}
