@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -102,11 +103,7 @@ func (g *apiGroups) mark(group string, now time.Time) {
 func (g *apiGroups) due() map[string]*apiChange {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	out := make(map[string]*apiChange, len(g.pending))
-	for k, v := range g.pending {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(g.pending)
 }
 
 // settled unmarks a group, unless it was marked again meanwhile.
