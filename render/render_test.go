@@ -75,9 +75,8 @@ func TestDecodeUnknownFeatureGateIsAWarning(t *testing.T) {
 // Warnings about fields nothing acts on name the fields of the version written.
 func TestDecodeWarningsNameTheFieldsWritten(t *testing.T) {
 	for in, want := range map[string]string{
-		header + "spec:\n  observability: {}\n":                                             "spec.observability is accepted and stored",
-		headerV1beta1 + "spec:\n  featureGates:\n    deployObservabilityController: true\n": "spec.featureGates.deployObservabilityController is accepted and stored",
-		headerV1beta1 + "spec:\n  vddkInitImage: quay.io/x/vddk\n":                          "spec.vddkInitImage is deprecated and ignored",
+		headerV1beta1 + "spec:\n  featureGates:\n    nonRoot: true\n": "spec.featureGates.nonRoot is deprecated and ignored",
+		headerV1beta1 + "spec:\n  vddkInitImage: quay.io/x/vddk\n":    "spec.vddkInitImage is deprecated and ignored",
 	} {
 		_, warnings, err := render.Decode([]byte(in))
 		if err != nil {

@@ -16,7 +16,7 @@ import (
 // when it is set to other than its default. None of them is an error.
 func Warnings(hc *hcov1.HyperConverged) []string {
 	warnings := FeatureGateWarnings(hc.Spec.FeatureGates)
-	return append(warnings, unusedFieldWarnings(&hc.Spec)...)
+	return warnings
 }
 
 // FeatureGateWarnings returns one warning for every deprecated or unknown
@@ -35,26 +35,6 @@ func FeatureGateWarnings(gates hcov1.FeatureGates) []string {
 		}
 	}
 	return warnings
-}
-
-// unusedFieldWarnings names the fields upstream HCO acts on that hcokit
-// accepts and stores but does not act on yet, when they are set to other
-// than their defaults: spec.observability and the
-// deployObservabilityController gate (hcokit does not deploy the
-// observability controller). applicationAwareConfig.enable is acted on (the
-// aaq operand). deployNetworkResourcesInjector
-// defaults to true, as upstream's; README lists the injector among the
-// upstream components hcokit does not deploy yet.
-func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
-	var out []string
-	warn := func(field string, set bool) {
-		if set {
-			out = append(out, fmt.Sprintf("spec.%s is accepted and stored, but hcokit does not act on it yet; it has no effect", field))
-		}
-	}
-	warn("observability", s.Observability != nil)
-	warn(`featureGates "deployObservabilityController"`, featuregates.Enabled(s.FeatureGates, featuregates.GateDeployObservabilityController))
-	return out
 }
 
 // V1beta1Warnings returns the warnings for what a v1beta1 HyperConverged

@@ -124,7 +124,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: --namespace).")
 	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules to run: priorityclass, kubevirt, cdi, cnao, aaq, migcontroller, filerestore, ssp, hpp, clidownload, namespacepolicy.")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
-	addCLIDownloadImageFlag(fs, &c.env, getenv)
+	addImageFlags(fs, &c.env, getenv)
 	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -158,6 +158,9 @@ func run(args []string, getenv func(string) string) error {
 
 	reg, scheme, restConfig, err := clusterSetup(c.operands, c.kubeconfig)
 	if err != nil {
+		return err
+	}
+	if err := requireMonitoring(reg, c.env, restConfig); err != nil {
 		return err
 	}
 	metricsOpts, err := c.metrics.serverOptions()

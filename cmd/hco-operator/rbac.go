@@ -7,13 +7,17 @@ package main
 //     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, AAQ, the
 //     PriorityClass kubevirt-cluster-critical, the namespace policy and its
 //     binding), Nodes, the CustomResourceDefinitions (their metadata: an
-//     operand's API that appears or goes, hco/apis.go) and,
+//     operand's API that appears or goes, hco/apis.go), the ClusterRoles
+//     and ClusterRoleBindings of the workloads the operator deploys (the
+//     observability controller: escalate and bind on its ClusterRole by
+//     name, so that the operator need not hold what it grants) and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
 //     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
 //   - the Role in the operator namespace: the namespaced objects the operator
 //     manages there only (the KubeVirt, SSP, MigController and
-//     FileRestoreOperator CRs, the CLI download
+//     FileRestoreOperator CRs, the ServiceAccounts of the workloads it
+//     deploys, the CLI download
 //     Deployment and Service), Events on the HyperConverged and the leader
 //     election Lease; its cache for namespaced kinds is scoped to that
 //     namespace (hco.NewManager).
@@ -37,6 +41,9 @@ package main
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=virt-observability-controller,verbs=escalate;bind
+// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=serviceaccounts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=ssp.kubevirt.io,namespace=kubevirt-hyperconverged,resources=ssps,verbs=get;list;watch;create;update;delete

@@ -48,7 +48,7 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 	fs.StringVar(&env.CommonTemplatesNamespace, "common-templates-namespace", env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	fs.BoolVar(&env.KVMEmulation, "kvm-emulation", env.KVMEmulation, "Render for a cluster without hardware virtualization (env KVM_EMULATION).")
 	fs.StringVar(&env.Version, "operator-version", env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_VERSION).")
-	addCLIDownloadImageFlag(fs, &env, getenv)
+	addImageFlags(fs, &env, getenv)
 	if err := fs.Parse(args); err != nil {
 		return usageError(err)
 	}

@@ -75,14 +75,14 @@ func TestRenderOperandsAndCLIDownloadImage(t *testing.T) {
 	}
 	// The image also comes from the environment, as for the operator.
 	env := func(k string) string {
-		if k == cliDownloadImageEnv {
+		if k == "CLI_DOWNLOAD_IMAGE" {
 			return "example.com/from-env:v2"
 		}
 		return ""
 	}
 	out, _, err = renderToString(t, []string{"-f", "-", "--operands", "clidownload"}, renderHC, env)
 	if err != nil || !strings.Contains(out, "image: example.com/from-env:v2") {
-		t.Errorf("image from %s not used: %v\n%s", cliDownloadImageEnv, err, out)
+		t.Errorf("image from CLI_DOWNLOAD_IMAGE not used: %v\n%s", err, out)
 	}
 }
 

@@ -3,6 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -20,6 +25,7 @@ import (
 	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/migcontroller"
 	"github.com/hcokit/hcokit/operands/namespacepolicy"
+	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
@@ -27,18 +33,18 @@ import (
 // defaultOperands are the operands the stock binary runs unless --operands
 // says otherwise. hpp is opt-in; clidownload stays inert without an image;
 // aaq wants nothing unless the HyperConverged enables it.
-const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,ssp,clidownload,namespacepolicy"
+const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,observability,ssp,clidownload,namespacepolicy"
 
 // stockOperands are the operands of the stock binary, in registry order:
 // upstream HCO's (NewOperandHandler at 03da3cf: the PriorityClass first,
 // then KubeVirt, CDI, CNAO, AAQ, the MigController, the
-// FileRestoreOperator),
+// FileRestoreOperator, the observability controller),
 // then SSP and the CLI download, which upstream
 // deploys on OpenShift only, and hcokit's hpp among them; last the namespace
 // policy, which upstream makes from a controller of its own. The operator
 // (run) and render build their registries from the same list.
 func stockOperands() []hco.Operand {
-	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
+	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
 }
 
 // stockRegistry returns the stock operands restricted to operandList, the
@@ -99,23 +105,60 @@ func restConfigFor(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// cliDownloadImageEnv is the environment variable behind --cli-download-image.
-const cliDownloadImageEnv = "CLI_DOWNLOAD_IMAGE"
+// images are the images of the operands that deploy workloads themselves:
+// a flag each, defaulting to upstream's environment variable, filling
+// Environment.Images; an empty one leaves its operand inert.
+var images = []struct{ flag, env, key, usage string }{
+	{"cli-download-image", "CLI_DOWNLOAD_IMAGE", clidownload.ImageKey, "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand"},
+	{"observability-controller-image", "OBSERVABILITY_CONTROLLER_IMAGE", observability.ImageKey, "Image of the virt-observability-controller (deployed while the deployObservabilityController gate is enabled and the Prometheus operator's API is served); empty disables the observability operand"},
+}
 
-// addCLIDownloadImageFlag registers --cli-download-image, which defaults to
-// $CLI_DOWNLOAD_IMAGE and sets env.Images[clidownload.ImageKey].
-func addCLIDownloadImageFlag(fs *flag.FlagSet, env *hco.Environment, getenv func(string) string) {
-	set := func(image string) error {
-		if env.Images == nil {
-			env.Images = map[string]string{}
-		}
-		if image == "" {
-			delete(env.Images, clidownload.ImageKey)
+// addImageFlags registers the image flags, each defaulting to its
+// environment variable.
+func addImageFlags(fs *flag.FlagSet, env *hco.Environment, getenv func(string) string) {
+	for _, img := range images {
+		set := func(image string) error {
+			if env.Images == nil {
+				env.Images = map[string]string{}
+			}
+			if image == "" {
+				delete(env.Images, img.key)
+				return nil
+			}
+			env.Images[img.key] = image
 			return nil
 		}
-		env.Images[clidownload.ImageKey] = image
+		_ = set(getenv(img.env))
+		fs.Func(img.flag, img.usage+" (env "+img.env+").", set)
+	}
+}
+
+// requireMonitoring leaves the observability operand out, saying why, when
+// it cannot work: without its image (so that its kinds are not even
+// watched), or, as upstream decides at start, when the cluster does not
+// serve the Prometheus operator's API (asked only when the image is set).
+func requireMonitoring(reg *hco.Registry, env hco.Environment, cfg *rest.Config) error {
+	if !slices.ContainsFunc(reg.Operands(), func(op hco.Operand) bool { return op.Name() == observability.Name }) {
 		return nil
 	}
-	_ = set(getenv(cliDownloadImageEnv))
-	fs.Func("cli-download-image", "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand (env "+cliDownloadImageEnv+").", set)
+	if env.Images[observability.ImageKey] == "" {
+		ctrl.Log.Info("observability operand left out: no image (--observability-controller-image, env OBSERVABILITY_CONTROLLER_IMAGE)")
+		return reg.Disable(observability.Name)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	gv := observability.MonitoringKinds[0].GroupVersion()
+	list, err := dc.ServerResourcesForGroupVersion(gv.String())
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("discover the Prometheus operator's API %s: %w", gv, err)
+	}
+	for _, k := range observability.MonitoringKinds {
+		if list == nil || !slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Kind == k.Kind }) {
+			ctrl.Log.Info("observability operand left out: the Prometheus operator's API is not served", "kind", k.String())
+			return reg.Disable(observability.Name)
+		}
+	}
+	return nil
 }

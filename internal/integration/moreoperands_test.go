@@ -14,16 +14,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/migcontroller"
 	"github.com/hcokit/hcokit/operands/namespacepolicy"
+	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/priorityclass"
 )
 
 // TestMoreOperandsAcceptedByTheirRealCRDs builds the objects of the
-// PriorityClass, namespace policy, MigController, FileRestoreOperator and AAQ
+// PriorityClass, namespace policy, MigController, FileRestoreOperator, AAQ and
+// observability controller
 // modules for a default HyperConverged (AAQ enabled) and for one that sets
 // everything they copy, and creates each (dry run: nothing is left behind)
 // with strict field validation: the API server refuses an unknown field, and
@@ -31,7 +34,9 @@ import (
 func TestMoreOperandsAcceptedByTheirRealCRDs(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
-	ops := []hco.Operand{priorityclass.New(), namespacepolicy.New(), migcontroller.New(), filerestore.New(), aaq.New()}
+	ops := []hco.Operand{priorityclass.New(), namespacepolicy.New(), migcontroller.New(), filerestore.New(), aaq.New(), observability.New()}
+	facts := hco.OfflineFacts(operatorEnv)
+	facts.Images = map[string]string{observability.ImageKey: "quay.io/kubevirt/virt-observability-controller:test"}
 	on := true
 	for name, set := range map[string]func(*hcov1.HyperConverged){
 		"default": nil,
@@ -46,6 +51,8 @@ func TestMoreOperandsAcceptedByTheirRealCRDs(t *testing.T) {
 			hc.Spec.Deployment.ApplicationAwareConfig.VmiCalcConfigName = &calc
 			hc.Spec.Deployment.ApplicationAwareConfig.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"quota": "on"}}
 			hc.Spec.Deployment.ApplicationAwareConfig.AllowApplicationAwareClusterResourceQuota = &on
+			hc.Spec.Observability = &hcov1.ObservabilityConfig{AllowedAlerts: []string{"KubeVirtCRModified"},
+				AllowedRecordingRules: []string{"kubevirt_vmi_phase_count"}, Workloads: &hcov1.ObservabilityWorkloadsConfig{AllowedMetrics: []string{"kubevirt_vmi_info"}}}
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -55,11 +62,12 @@ func TestMoreOperandsAcceptedByTheirRealCRDs(t *testing.T) {
 				hc.Spec.Deployment.ApplicationAwareConfig = &hcov1.ApplicationAwareConfigurations{}
 			}
 			hc.Spec.Deployment.ApplicationAwareConfig.Enable = &on
+			hc.Spec.FeatureGates.Set(featuregates.GateDeployObservabilityController, true)
 			if set != nil {
 				set(hc)
 			}
 			for _, op := range ops {
-				objs, err := hco.DesiredObjects(op, hc, hco.OfflineFacts(operatorEnv))
+				objs, err := hco.DesiredObjects(op, hc, facts)
 				require.NoError(t, err, op.Name())
 				require.NotEmpty(t, objs, op.Name())
 				for _, obj := range objs {
