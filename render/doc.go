@@ -7,6 +7,11 @@
 // The hco-operator render subcommand is a thin shell around it; CI jobs,
 // GitOps reviews and the examples' tests use it directly.
 //
+// Its decoder is hcokit's one decoder of a HyperConverged: the validating
+// webhook reads admission requests with DecodeAdmitted, which converts and
+// warns as Decode does but takes the object as the API server admitted it
+// (defaulted, pruned and checked already), leniently.
+//
 // The package must not talk to an API server, read the process environment
 // or hold package-level mutable state; everything it needs is passed in.
 package render

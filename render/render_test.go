@@ -7,12 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/cdi"
@@ -273,4 +277,29 @@ func TestWriteYAMLNeedsTypeMeta(t *testing.T) {
 	if err := render.WriteYAML(&bytes.Buffer{}, []client.Object{bare}); err == nil {
 		t.Error("an object without kind was written")
 	}
+}
+
+// TestDecodeAdmittedTakesTheObjectAsAdmitted: the webhook's entry to the
+// decoder reads the JSON the API server admitted without checking or
+// defaulting it again (a field this binary does not know is ignored, as a
+// newer CRD may hold one), and converts and names fields as Decode does.
+func TestDecodeAdmittedTakesTheObjectAsAdmitted(t *testing.T) {
+	raw := []byte(`{"apiVersion":"hco.kubevirt.io/v1beta1","kind":"HyperConverged","metadata":{"name":"kubevirt-hyperconverged"},
+		"spec":{"futureField":1,"localStorageClassName":"local","liveMigrationConfig":{"network":"migration"}}}`)
+	d, err := render.DecodeAdmitted(raw, schema.GroupVersion{})
+	require.NoError(t, err)
+	assert.Equal(t, "hco.kubevirt.io/v1beta1", d.Version().String())
+	assert.Equal(t, "migration", *d.HC.Spec.Virtualization.LiveMigrationConfig.Network)
+	assert.Nil(t, d.HC.Spec.Virtualization.LiveMigrationConfig.BandwidthPerMigration, "not defaulted: the API server has done it")
+	assert.Contains(t, d.Warnings(), "spec.localStorageClassName is deprecated and ignored (as upstream HCO ignores it); remove it")
+	assert.Equal(t, "spec.liveMigrationConfig.network: x", d.FieldPaths("spec.virtualization.liveMigrationConfig.network: x"))
+
+	_, err = render.DecodeManifest(raw)
+	assert.ErrorContains(t, err, `unknown field "spec.futureField"`, "a manifest is read strictly")
+
+	d, err = render.DecodeAdmitted([]byte(`{"spec":{"liveMigrationConfig":{"network":"migration"}}}`), v1beta1.GroupVersion)
+	require.NoError(t, err)
+	assert.NotNil(t, d.Written, "without apiVersion, the request's version")
+	_, err = render.DecodeAdmitted(nil, v1beta1.GroupVersion)
+	assert.Error(t, err)
 }

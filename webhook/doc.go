@@ -1,8 +1,9 @@
 // Package webhook serves the webhooks of the HyperConverged: the validating
 // admission webhook (it decodes the admission request of either API version
-// as the v1 hub, asks the API server the few questions the rules need: do
-// VirtualMachines or DataVolumes exist? and lets package validation decide,
-// answering with the field names of the version the request used), the
+// as the v1 hub with render.DecodeAdmitted, asks the API server the few
+// questions the rules need: do VirtualMachines or DataVolumes exist? and lets
+// package validation decide, answering with the field names of the version
+// the request used), the
 // mutating one that adds the finalizer, and the CRD conversion between v1
 // and v1beta1 (controller-runtime's conversion handler over api/v1beta1's
 // ConvertTo and ConvertFrom).

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -25,6 +24,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/render"
 	"github.com/hcokit/hcokit/validation"
 )
 
@@ -139,24 +139,25 @@ func (h *Handler) validationOptions() validation.Options {
 }
 
 func (h *Handler) create(req admission.Request) admission.Response {
-	hc, written, err := decode(req.Object.Raw, req.Kind)
+	d, err := decode(req.Object.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
-	errs := validation.Identity(hc, h.opts.Namespace)
-	errs = append(errs, validation.Spec(hc, h.validationOptions())...)
-	return respond(errs, warnings(hc, written), written != nil)
+	errs := validation.Identity(d.HC, h.opts.Namespace)
+	errs = append(errs, validation.Spec(d.HC, h.validationOptions())...)
+	return respond(d, errs, d.Warnings())
 }
 
 func (h *Handler) update(ctx context.Context, req admission.Request) admission.Response {
-	hc, written, err := decode(req.Object.Raw, req.Kind)
+	d, err := decode(req.Object.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
-	old, _, err := decode(req.OldObject.Raw, req.Kind)
+	was, err := decode(req.OldObject.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the old HyperConverged %s: %w", objectKey(req), err))
 	}
+	hc, old := d.HC, was.HC
 	if !validation.Changed(old, hc) {
 		return admission.Allowed("")
 	}
@@ -169,14 +170,15 @@ func (h *Handler) update(ctx context.Context, req admission.Request) admission.R
 		}
 		errs = append(errs, validation.WorkloadPlacementUpdate(old, hc, ws)...)
 	}
-	return respond(errs, warnings(hc, written), written != nil)
+	return respond(d, errs, d.Warnings())
 }
 
 func (h *Handler) delete(ctx context.Context, req admission.Request) admission.Response {
-	hc, written, err := decode(req.OldObject.Raw, req.Kind)
+	d, err := decode(req.OldObject.Raw, req.Kind)
 	if err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
+	hc := d.HC
 	// Only the HyperConverged the operator reconciles protects workloads.
 	if hc.Name != hcov1.HyperConvergedName || hc.Namespace != h.opts.Namespace || !validation.BlocksDeletion(hc.Spec.Deployment.UninstallStrategy) {
 		return admission.Allowed("")
@@ -186,7 +188,7 @@ func (h *Handler) delete(ctx context.Context, req admission.Request) admission.R
 		return admission.Errored(http.StatusInternalServerError,
 			fmt.Errorf("checking for workloads before deleting HyperConverged %s: %w", objectKey(req), err))
 	}
-	return respond(validation.Deletion(hc, ws), nil, written != nil)
+	return respond(d, validation.Deletion(hc, ws), nil)
 }
 
 // workloads counts the VirtualMachines and DataVolumes in the cluster, with
@@ -237,49 +239,17 @@ func (h *Handler) count(ctx context.Context, gvk schema.GroupVersionKind) (valid
 }
 
 // decode reads a HyperConverged of either version from the raw JSON of an
-// admission request, as the hub (v1); written is the v1beta1 object as
-// written when the request is v1beta1, nil for v1. The object's apiVersion
-// says which; without one, the request's kind does.
-func decode(raw []byte, kind metav1.GroupVersionKind) (hc *hcov1.HyperConverged, written *v1beta1.HyperConverged, err error) {
-	if len(raw) == 0 {
-		return nil, nil, fmt.Errorf("the request carries no object")
-	}
-	var tm metav1.TypeMeta
-	if err := json.Unmarshal(raw, &tm); err != nil {
-		return nil, nil, err
-	}
-	if tm.APIVersion == "" && kind.Group == v1beta1.GroupVersion.Group {
-		tm.APIVersion = schema.GroupVersion{Group: kind.Group, Version: kind.Version}.String()
-	}
-	hc = &hcov1.HyperConverged{}
-	if tm.APIVersion != v1beta1.GroupVersion.String() {
-		return hc, nil, json.Unmarshal(raw, hc)
-	}
-	written = &v1beta1.HyperConverged{}
-	if err := json.Unmarshal(raw, written); err != nil {
-		return nil, nil, err
-	}
-	return hc, written, written.ConvertTo(hc)
+// admission request (render.DecodeAdmitted): the object's apiVersion says
+// which; without one, the request's kind does.
+func decode(raw []byte, kind metav1.GroupVersionKind) (render.Decoded, error) {
+	return render.DecodeAdmitted(raw, schema.GroupVersion{Group: kind.Group, Version: kind.Version})
 }
 
-// warnings are the admission warnings for hc, and for what the v1beta1
-// object written sets that v1 has no field for.
-func warnings(hc *hcov1.HyperConverged, written *v1beta1.HyperConverged) []string {
-	return append(validation.Warnings(hc), validation.V1beta1Warnings(written)...)
-}
-
-// respond allows or denies; for a v1beta1 request the messages name the
-// v1beta1 fields.
-func respond(errs field.ErrorList, warnings []string, v1beta1Request bool) admission.Response {
-	message := validation.Message(errs)
-	if v1beta1Request {
-		message = v1beta1.FieldPathsFromV1(message)
-		for i := range warnings {
-			warnings[i] = v1beta1.FieldPathsFromV1(warnings[i])
-		}
-	}
+// respond allows or denies, naming the fields of the version the request
+// used (d's).
+func respond(d render.Decoded, errs field.ErrorList, warnings []string) admission.Response {
 	if len(errs) > 0 {
-		return admission.Denied(message).WithWarnings(warnings...)
+		return admission.Denied(d.FieldPaths(validation.Message(errs))).WithWarnings(warnings...)
 	}
 	return admission.Allowed("").WithWarnings(warnings...)
 }

@@ -439,43 +439,84 @@ func clonePtr[T any](p *T) *T {
 	return &v
 }
 
+// fieldMoves is where each v1 spec field is in v1beta1: the one table of
+// the field map that ConvertTo and ConvertFrom implement, read by
+// FieldPathsFromV1. Paths are JSON field names from spec. Every v1 field
+// except spec.featureGates (a list in v1, booleans in v1beta1) and
+// spec.observability (v1 only) has a row, and no row's v1 path is a prefix of
+// another's; TestFieldMovesFollowConversion holds the table to the conversion
+// in both directions, and TestFieldMovesCoverEveryField holds it complete.
+var fieldMoves = []struct{ V1, V1beta1 string }{
+	{"spec.virtualization.tuningPolicy", "spec.tuningPolicy"},
+	{"spec.virtualization.liveMigrationConfig", "spec.liveMigrationConfig"},
+	{"spec.virtualization.permittedHostDevices", "spec.permittedHostDevices"},
+	{"spec.virtualization.mediatedDevicesConfiguration", "spec.mediatedDevicesConfiguration"},
+	{"spec.virtualization.workloadUpdateStrategy", "spec.workloadUpdateStrategy"},
+	{"spec.virtualization.obsoleteCPUModels", "spec.obsoleteCPUs.cpuModels"},
+	{"spec.virtualization.virtualMachineOptions.defaultCPUModel", "spec.defaultCPUModel"},
+	{"spec.virtualization.virtualMachineOptions.defaultRuntimeClass", "spec.defaultRuntimeClass"},
+	{"spec.virtualization.virtualMachineOptions.disableFreePageReporting", "spec.virtualMachineOptions.disableFreePageReporting"},
+	{"spec.virtualization.virtualMachineOptions.disableSerialConsoleLog", "spec.virtualMachineOptions.disableSerialConsoleLog"},
+	{"spec.virtualization.higherWorkloadDensity", "spec.higherWorkloadDensity"},
+	{"spec.virtualization.vmiCPUAllocationRatio", "spec.resourceRequirements.vmiCPUAllocationRatio"},
+	{"spec.virtualization.autoCPULimitNamespaceLabelSelector", "spec.resourceRequirements.autoCPULimitNamespaceLabelSelector"},
+	{"spec.virtualization.evictionStrategy", "spec.evictionStrategy"},
+	{"spec.virtualization.liveUpdateConfiguration", "spec.liveUpdateConfiguration"},
+	{"spec.virtualization.ksmConfiguration", "spec.ksmConfiguration"},
+	{"spec.virtualization.changedBlockTrackingLabelSelectors", "spec.changedBlockTrackingLabelSelectors"},
+	{"spec.virtualization.hypervisors", "spec.hypervisors"},
+	{"spec.virtualization.roleAggregationStrategy", "spec.roleAggregationStrategy"},
+
+	{"spec.storage.scratchSpaceStorageClass", "spec.scratchSpaceStorageClass"},
+	{"spec.storage.storageImport", "spec.storageImport"},
+	{"spec.storage.workloadResourceRequirements", "spec.resourceRequirements.storageWorkloads"},
+	{"spec.storage.hostpathProvisioner", "spec.hostpathProvisioner"},
+	{"spec.storage.vmStateStorageClass", "spec.vmStateStorageClass"},
+	{"spec.storage.filesystemOverhead", "spec.filesystemOverhead"},
+	{"spec.storage.persistentReservationConfiguration", "spec.persistentReservationConfiguration"},
+
+	{"spec.networking.kubeSecondaryDNSNameServerIP", "spec.kubeSecondaryDNSNameServerIP"},
+	{"spec.networking.kubeMacPoolConfiguration", "spec.kubeMacPoolConfiguration"},
+	{"spec.networking.networkBinding", "spec.networkBinding"},
+
+	{"spec.workloadSources.commonTemplatesNamespace", "spec.commonTemplatesNamespace"},
+	{"spec.workloadSources.enableCommonBootImageImport", "spec.enableCommonBootImageImport"},
+	{"spec.workloadSources.enableMultiArchBootImageImport", "spec.featureGates." + gateMultiArch},
+	{"spec.workloadSources.commonBootImageNamespace", "spec.commonBootImageNamespace"},
+	{"spec.workloadSources.dataImportCronTemplates", "spec.dataImportCronTemplates"},
+	{"spec.workloadSources.instancetypeConfig", "spec.instancetypeConfig"},
+	{"spec.workloadSources.commonInstancetypesDeployment", "spec.CommonInstancetypesDeployment"},
+
+	{"spec.security.certConfig", "spec.certConfig"},
+	{"spec.security.tlsSecurityProfile", "spec.tlsSecurityProfile"},
+
+	{"spec.deployment.nodePlacements.infra", "spec.infra.nodePlacement"},
+	{"spec.deployment.nodePlacements.workload", "spec.workloads.nodePlacement"},
+	{"spec.deployment.uninstallStrategy", "spec.uninstallStrategy"},
+	{"spec.deployment.deployVmConsoleProxy", "spec.deployVmConsoleProxy"},
+	{"spec.deployment.applicationAwareConfig.enable", "spec.enableApplicationAwareQuota"},
+	{"spec.deployment.applicationAwareConfig.vmiCalcConfigName", "spec.applicationAwareConfig.vmiCalcConfigName"},
+	{"spec.deployment.applicationAwareConfig.namespaceSelector", "spec.applicationAwareConfig.namespaceSelector"},
+	{"spec.deployment.applicationAwareConfig.allowApplicationAwareClusterResourceQuota", "spec.applicationAwareConfig.allowApplicationAwareClusterResourceQuota"},
+	{"spec.deployment.logVerbosityConfig", "spec.logVerbosityConfig"},
+	{"spec.deployment.deployNetworkResourcesInjector", "spec.deployNetworkResourcesInjector"},
+}
+
+// v1PathsToV1beta1 rewrites every v1 path of fieldMoves. No v1 path is a
+// prefix of another, so the order of the pairs does not matter.
+var v1PathsToV1beta1 = func() *strings.Replacer {
+	pairs := make([]string, 0, 2*len(fieldMoves))
+	for _, m := range fieldMoves {
+		pairs = append(pairs, m.V1, m.V1beta1)
+	}
+	return strings.NewReplacer(pairs...)
+}()
+
 // FieldPathsFromV1 rewrites the v1 field paths in a message (a validation
 // error, a warning) to where the same fields are in v1beta1, so that an admin
 // who wrote v1beta1 is told about the fields they wrote.
 func FieldPathsFromV1(message string) string {
-	return strings.NewReplacer(
-		"spec.virtualization.liveMigrationConfig", "spec.liveMigrationConfig",
-		"spec.virtualization.permittedHostDevices", "spec.permittedHostDevices",
-		"spec.virtualization.mediatedDevicesConfiguration", "spec.mediatedDevicesConfiguration",
-		"spec.virtualization.workloadUpdateStrategy", "spec.workloadUpdateStrategy",
-		"spec.virtualization.obsoleteCPUModels", "spec.obsoleteCPUs.cpuModels",
-		"spec.virtualization.virtualMachineOptions.defaultCPUModel", "spec.defaultCPUModel",
-		"spec.virtualization.virtualMachineOptions.defaultRuntimeClass", "spec.defaultRuntimeClass",
-		"spec.virtualization.virtualMachineOptions", "spec.virtualMachineOptions",
-		"spec.virtualization.higherWorkloadDensity", "spec.higherWorkloadDensity",
-		"spec.virtualization.vmiCPUAllocationRatio", "spec.resourceRequirements.vmiCPUAllocationRatio",
-		"spec.virtualization.autoCPULimitNamespaceLabelSelector", "spec.resourceRequirements.autoCPULimitNamespaceLabelSelector",
-		"spec.virtualization.", "spec.",
-		"spec.networking.", "spec.",
-		"spec.deployment.logVerbosityConfig", "spec.logVerbosityConfig",
-		"spec.deployment.deployNetworkResourcesInjector", "spec.deployNetworkResourcesInjector",
-		"spec.workloadSources.commonInstancetypesDeployment", "spec.CommonInstancetypesDeployment",
-		"spec.storage.workloadResourceRequirements", "spec.resourceRequirements.storageWorkloads",
-		"spec.storage.scratchSpaceStorageClass", "spec.scratchSpaceStorageClass",
-		"spec.storage.storageImport", "spec.storageImport",
-		"spec.storage.hostpathProvisioner", "spec.hostpathProvisioner",
-		"spec.storage.", "spec.",
-		"spec.workloadSources.commonTemplatesNamespace", "spec.commonTemplatesNamespace",
-		"spec.workloadSources.enableCommonBootImageImport", "spec.enableCommonBootImageImport",
-		"spec.workloadSources.", "spec.",
-		"spec.security.", "spec.",
-		"spec.deployment.nodePlacements.infra", "spec.infra.nodePlacement",
-		"spec.deployment.nodePlacements.workload", "spec.workloads.nodePlacement",
-		"spec.deployment.uninstallStrategy", "spec.uninstallStrategy",
-		"spec.deployment.deployVmConsoleProxy", "spec.deployVmConsoleProxy",
-		"spec.deployment.applicationAwareConfig.enable", "spec.enableApplicationAwareQuota",
-		"spec.deployment.applicationAwareConfig", "spec.applicationAwareConfig",
-	).Replace(featureGateNameV1.ReplaceAllString(message, "spec.featureGates.$1"))
+	return v1PathsToV1beta1.Replace(featureGateNameV1.ReplaceAllString(message, "spec.featureGates.$1"))
 }
 
 // featureGateNameV1 matches how a message names a v1 gate: spec.featureGates "name".

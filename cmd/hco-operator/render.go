@@ -68,18 +68,18 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 	if err != nil {
 		return err
 	}
-	hc, version, warnings, err := render.DecodeWithVersion(data)
+	d, err := render.DecodeManifest(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	for _, w := range warnings {
+	for _, w := range d.Warnings() {
 		fmt.Fprintf(stderr, "hco-operator render: warning: %s: %s\n", file, w)
 	}
-	objs, err := render.Objects(reg, hc, env)
+	objs, err := render.Objects(reg, d.HC, env)
 	if err != nil {
 		// Name the fields as the admin wrote them.
-		if version == v1beta1.GroupVersion {
-			err = errors.New(v1beta1.FieldPathsFromV1(err.Error()))
+		if d.Version() == v1beta1.GroupVersion {
+			err = errors.New(d.FieldPaths(err.Error()))
 		}
 		return fmt.Errorf("%s: %w", file, err)
 	}
