@@ -38,7 +38,7 @@ const (
 	// Component is the component label value.
 	Component = "aie-webhook"
 	// WebhookName is the mutating webhook's name.
-	WebhookName = "virt-launcher-mutator.kubevirt.io"
+	WebhookName   = "virt-launcher-mutator.kubevirt.io"
 	certMountPath = "/tmp/k8s-webhook-server/serving-certs"
 )
 
