@@ -82,6 +82,17 @@ func StatusNotFound(kind string) ComponentStatus {
 	return ComponentStatus{Kind: kind, Available: nf, Progressing: nf, Degraded: nf, Upgradeable: nf}
 }
 
+// StatusFound is the status of a component that reports none: available
+// once its object exists, as upstream counts such objects (a
+// PriorityClass, a workload upstream deploys with its generic handlers).
+func StatusFound(kind string) ComponentStatus {
+	return StatusFromConditions(kind, []OperandCondition{
+		{Type: "Available", Status: string(metav1.ConditionTrue)},
+		{Type: "Progressing", Status: string(metav1.ConditionFalse)},
+		{Type: "Degraded", Status: string(metav1.ConditionFalse)},
+	}, "")
+}
+
 func normaliseStatus(s string) metav1.ConditionStatus {
 	switch metav1.ConditionStatus(s) {
 	case metav1.ConditionTrue, metav1.ConditionFalse:

@@ -211,11 +211,7 @@ func BuildMutatingWebhookConfiguration(hc *hcov1.HyperConverged, env hco.Environ
 func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 	for _, o := range observed {
 		if d, ok := o.(*appsv1.Deployment); ok && d != nil && d.Name == ObjectName {
-			return hco.StatusFromConditions(StatusKind, []hco.OperandCondition{
-				{Type: "Available", Status: string(metav1.ConditionTrue)},
-				{Type: "Progressing", Status: string(metav1.ConditionFalse)},
-				{Type: "Degraded", Status: string(metav1.ConditionFalse)},
-			}, "")
+			return hco.StatusFound(StatusKind)
 		}
 	}
 	return hco.StatusNotFound(StatusKind)

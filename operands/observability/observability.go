@@ -213,11 +213,7 @@ func BuildDeployment(hc *hcov1.HyperConverged, facts hco.Facts, image string) *a
 func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 	for _, o := range observed {
 		if d, ok := o.(*appsv1.Deployment); ok && d != nil && d.Name == ObjectName {
-			return hco.StatusFromConditions(StatusKind, []hco.OperandCondition{
-				{Type: "Available", Status: string(metav1.ConditionTrue)},
-				{Type: "Progressing", Status: string(metav1.ConditionFalse)},
-				{Type: "Degraded", Status: string(metav1.ConditionFalse)},
-			}, "")
+			return hco.StatusFound(StatusKind)
 		}
 	}
 	return hco.StatusNotFound(StatusKind)

@@ -70,16 +70,8 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *schedulingv1.PriorityClas
 func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 	for _, o := range observed {
 		if pc, ok := o.(*schedulingv1.PriorityClass); ok && pc != nil && pc.Name == ObjectName {
-			return exists()
+			return hco.StatusFound(StatusKind)
 		}
 	}
 	return hco.StatusNotFound(StatusKind)
-}
-
-func exists() hco.ComponentStatus {
-	return hco.StatusFromConditions(StatusKind, []hco.OperandCondition{
-		{Type: "Available", Status: string(metav1.ConditionTrue)},
-		{Type: "Progressing", Status: string(metav1.ConditionFalse)},
-		{Type: "Degraded", Status: string(metav1.ConditionFalse)},
-	}, "")
 }
