@@ -8,8 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/hcokit/hcokit/metricsauth"
 )
 
 // metricsFlags are the metrics endpoint's flags, shared by the operator and
@@ -33,8 +34,8 @@ func addMetricsFlags(fs *flag.FlagSet, f *metricsFlags) {
 
 // serverOptions are controller-runtime's metrics server options for the
 // flags. Secure serving authenticates and authorizes every scrape against
-// the API server (controller-runtime's filters, which cache the answers),
-// and speaks HTTP/1.1 only, as kubebuilder does (HTTP/2 stream-reset
+// the API server (metricsauth: TokenReview and SubjectAccessReview, the
+// decisions cached), and speaks HTTP/1.1 only, as kubebuilder does (HTTP/2 stream-reset
 // attacks). The TLS versions and ciphers are the HyperConverged's TLS
 // profile, per connection: hco.NewManager (operator) and runWebhook add
 // that option. A --metrics-cert-path whose files are missing is an error: the
@@ -45,7 +46,7 @@ func (f metricsFlags) serverOptions() (metricsserver.Options, error) {
 		return o, nil
 	}
 	o.SecureServing = true
-	o.FilterProvider = filters.WithAuthenticationAndAuthorization
+	o.FilterProvider = metricsauth.FilterProvider(metricsauth.Options{})
 	o.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
 	if f.certPath == "" {
 		return o, nil

@@ -1,7 +1,8 @@
 // Package conventions checks, without a cluster, the house rules of
 // ../shared/conventions.md that a program can check: every package has a
-// doc.go, every exported identifier a doc comment, and the translators
-// import no client, no os and no logger.
+// doc.go, every exported identifier a doc comment, the translators
+// import no client, no os and no logger (and, in link_test.go, the stock
+// binary links no k8s.io/apiserver).
 package conventions
 
 import (

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -39,8 +40,26 @@ var (
 	binary = sync.OnceValues(buildOperator)
 )
 
+// auditPolicy records the reviews the metrics endpoints ask for, and nothing
+// else: what a scrape costs the API server.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+  resources:
+  - group: authentication.k8s.io
+    resources: ["tokenreviews"]
+  - group: authorization.k8s.io
+    resources: ["subjectaccessreviews"]
+- level: None
+`
+
 func TestMain(m *testing.M) {
-	testenv.Main(m, testenv.Options{AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme}},
+	testenv.Main(m, testenv.Options{
+		AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
+		AuditPolicy: auditPolicy,
+	},
 		func(e *testenv.Env) {
 			env = e
 			k = e.Client
@@ -100,16 +119,15 @@ func run(t *testing.T, args ...string) {
 	})
 }
 
-// scrapers are the tokens of two ServiceAccounts: allowed is bound to the
-// shipped ClusterRole hco-metrics-reader, denied to nothing.
-type scrapers struct{ allowed, denied string }
+// scrapers are the tokens of two ServiceAccounts of namespace: allowed is
+// bound to the shipped ClusterRole hco-metrics-reader, denied to nothing.
+type scrapers struct{ namespace, allowed, denied string }
 
 // newScrapers applies config/rbac/metrics_reader_role.yaml, creates the two
 // ServiceAccounts and the binding, and asks the TokenRequest API for their
 // tokens; all of it is removed when the test ends.
 func newScrapers(t *testing.T) scrapers {
 	t.Helper()
-	ctx := context.Background()
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -131,17 +149,57 @@ func newScrapers(t *testing.T) scrapers {
 	}
 	create(t, role)
 	create(t, binding)
-	var s scrapers
+	s := scrapers{namespace: ns.Name}
 	for name, token := range map[string]*string{"allowed": &s.allowed, "denied": &s.denied} {
-		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name}}
-		create(t, sa)
-		tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
-		if err := k.SubResource("token").Create(ctx, sa, tr); err != nil {
-			t.Fatalf("TokenRequest for ServiceAccount %s/%s: %v", ns.Name, name, err)
-		}
-		*token = tr.Status.Token
+		create(t, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name}})
+		*token = newToken(t, ns.Name, name)
 	}
 	return s
+}
+
+// newToken asks the TokenRequest API for a new token of the ServiceAccount
+// namespace/name.
+func newToken(t *testing.T, namespace, name string) string {
+	t.Helper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
+	if err := k.SubResource("token").Create(context.Background(), sa, tr); err != nil {
+		t.Fatalf("TokenRequest for ServiceAccount %s/%s: %v", namespace, name, err)
+	}
+	return tr.Status.Token
+}
+
+// reviews counts the TokenReviews and SubjectAccessReviews user created so
+// far, from the audit log.
+func reviews(t *testing.T, user string) (tokenReviews, subjectAccessReviews int) {
+	t.Helper()
+	raw, err := os.ReadFile(env.AuditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range bytes.Lines(raw) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var e struct {
+			Verb      string `json:"verb"`
+			User      struct{ Username string }
+			ObjectRef struct{ Resource, APIGroup string }
+		}
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("audit log %s: %v", env.AuditLog, err)
+		}
+		if e.Verb != "create" || e.User.Username != user {
+			continue
+		}
+		switch e.ObjectRef {
+		case struct{ Resource, APIGroup string }{"tokenreviews", "authentication.k8s.io"}:
+			tokenReviews++
+		case struct{ Resource, APIGroup string }{"subjectaccessreviews", "authorization.k8s.io"}:
+			subjectAccessReviews++
+		}
+	}
+	return tokenReviews, subjectAccessReviews
 }
 
 func create(t *testing.T, obj client.Object) {
