@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
@@ -217,6 +218,10 @@ func WriteYAML(w io.Writer, objs []client.Object) error {
 		gvk := obj.GetObjectKind().GroupVersionKind()
 		if gvk.Kind == "" || gvk.Version == "" {
 			return fmt.Errorf("write %T %s/%s: no apiVersion/kind; the operand must set its TypeMeta", obj, obj.GetNamespace(), obj.GetName())
+		}
+		if un, ok := obj.(*unstructured.Unstructured); ok {
+			// Its content is returned as is, and pruned below: not the caller's.
+			obj = un.DeepCopy()
 		}
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
