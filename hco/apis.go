@@ -14,10 +14,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -269,13 +269,10 @@ func (r *Reconciler) stopWatch(ctx context.Context, k *operandKind) {
 
 // waitingFor returns the kinds among objs that the API server does not
 // serve, as "group/version Kind".
-func (r *Reconciler) waitingFor(objs []client.Object) []string {
+func (r *Reconciler) waitingFor(objs []*unstructured.Unstructured) []string {
 	var out []string
 	for _, obj := range objs {
-		gvk := obj.GetObjectKind().GroupVersionKind()
-		if gvk.Empty() {
-			gvk, _ = apiutil.GVKForObject(obj, r.scheme)
-		}
+		gvk := obj.GroupVersionKind()
 		if k := r.kind(gvk); k != nil && !k.served.Load() {
 			out = append(out, gvk.GroupVersion().String()+" "+gvk.Kind)
 		}

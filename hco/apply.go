@@ -2,13 +2,14 @@ package hco
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // FieldOwner is the field manager of every write the operator makes. The API
@@ -52,10 +55,8 @@ const (
 //
 // Why updates of the wire form and not server-side apply: apply leaves a
 // field set by another manager in place, and the contract reverts it, as
-// upstream HCO does. Why a memory: the API server adds its defaults to what
-// was sent, so the object stored differs from the object built, and only the
-// server knows the defaults. The applier remembers, per object, a hash of
-// what it built and of what the server then stored (see memo).
+// upstream HCO does. Why it remembers (see memo): only the API server knows
+// the defaults it adds to what was sent.
 type applier struct {
 	client client.Client
 	// cache holds the operand objects the operator manages, unstructured.
@@ -63,7 +64,6 @@ type applier struct {
 	// reader reads past the cache, for an object the cache cannot see (its
 	// managed-by label was removed).
 	reader client.Reader
-	scheme *runtime.Scheme
 
 	mu   sync.Mutex
 	memo map[objectKey]memo
@@ -74,15 +74,22 @@ type objectKey struct {
 	key types.NamespacedName
 }
 
-// memo is the write path's one memory of an object, kept only in this
-// process. desired and stored are hashes of the spec the operator built and
-// of the spec the server held afterwards, its defaults included: the same
-// pair again means "in sync". replaced is the resourceVersion the last
-// update replaced: a cache still showing it has not caught up with that
-// update, whose event is on its way. For the HyperConverged, the same memo
-// holds the status last written (desired) and the version it replaced.
+// memo is the operator's one memory of the server, per object, in this
+// process only. Why: the API server adds defaults to what it is sent, and
+// only it knows them. desired is the content (see content) of the wire form
+// built, stored the content the server then held: the same desired again
+// while the server holds stored means "in sync", no request. replaced is the
+// resourceVersion the last write replaced: a cache still showing it is
+// behind that write, whose event is on its way. For the HyperConverged,
+// status is the status last written (transition times cleared; see
+// writeStatus). Contents are copies, compared with equality.Semantic: all
+// are decoded by k8s.io/apimachinery's json (integers are int64). Empty
+// after a restart: at most one update per object, which stores nothing.
+// The node index (nodes.go) is the one other memory, a deliberate, measured
+// exception: without it the node facts would cost a list of every Node.
 type memo struct {
-	desired, stored [sha256.Size]byte
+	desired, stored map[string]any
+	status          *hcov1.HyperConvergedStatus
 	replaced        string
 }
 
@@ -91,31 +98,25 @@ type memo struct {
 // (InvalidConfiguration, naming the annotation), not lost.
 const strict = client.FieldValidation(metav1.FieldValidationStrict)
 
-func newApplier(c client.Client, cache, reader client.Reader, s *runtime.Scheme) *applier {
-	return &applier{client: c, cache: cache, reader: reader, scheme: s, memo: map[objectKey]memo{}}
+func newApplier(c client.Client, cache, reader client.Reader) *applier {
+	return &applier{client: c, cache: cache, reader: reader, memo: map[objectKey]memo{}}
 }
 
-// apply makes the cluster hold desired and returns the object as stored.
-func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructured.Unstructured, ApplyResult, error) {
-	want, err := wireForm(desired, a.scheme)
-	if err != nil {
-		return nil, "", err
-	}
+// apply makes the cluster hold want, a wire form (see wireForm), and
+// returns the object as stored.
+func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured) (*unstructured.Unstructured, ApplyResult, error) {
 	gvk := want.GroupVersionKind()
 	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(want)}
-	wantHash, err := specHash(want)
-	if err != nil {
-		return nil, "", err
-	}
+	wantContent := content(want)
 
 	observed := &unstructured.Unstructured{}
 	observed.SetGroupVersionKind(gvk)
-	err = a.cache.Get(ctx, key.key, observed)
+	err := a.cache.Get(ctx, key.key, observed)
 	if apierrors.IsNotFound(err) {
 		created := want.DeepCopy()
 		err = a.client.Create(ctx, created, strict)
 		if err == nil {
-			a.remember(key, wantHash, created, "")
+			a.remember(key, wantContent, created, "")
 			return created, ResultCreated, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
@@ -129,20 +130,18 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructur
 	}
 
 	prev, known := a.recall(key)
-	sameDesired := known && prev.desired == wantHash
+	sameDesired := known && equality.Semantic.DeepEqual(prev.desired, wantContent)
 	if sameDesired && prev.replaced != "" && observed.GetResourceVersion() == prev.replaced {
 		// The cache has not caught up with our own update yet.
 		return observed, ResultUnchanged, nil
 	}
-	haveHash, err := specHash(observed)
-	if err != nil {
-		return nil, "", err
-	}
+	have := content(observed)
+	sameStored := known && equality.Semantic.DeepEqual(prev.stored, have)
 	stale := staleMetadata(observed, want)
-	specInSync := haveHash == wantHash || (sameDesired && prev.stored == haveHash)
+	specInSync := (sameDesired && sameStored) || equality.Semantic.DeepEqual(have, wantContent)
 	if specInSync && len(stale.labels)+len(stale.annotations) == 0 && metadataHolds(observed, want) {
-		if !known || prev.desired != wantHash || prev.stored != haveHash {
-			a.remember(key, wantHash, observed, "")
+		if !sameDesired || !sameStored {
+			a.remember(key, wantContent, observed, "")
 		}
 		return observed, ResultUnchanged, nil
 	}
@@ -151,7 +150,7 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructur
 	if err := a.client.Update(ctx, updated, strict); err != nil {
 		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, displayName(key.key), err)
 	}
-	a.remember(key, wantHash, updated, observed.GetResourceVersion())
+	a.remember(key, wantContent, updated, observed.GetResourceVersion())
 	switch {
 	case updated.GetResourceVersion() == observed.GetResourceVersion():
 		// The server stored nothing new: what differed was only its own
@@ -165,19 +164,12 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructur
 	return updated, ResultUpdated, nil
 }
 
-// statusWritten remembers that the status hashed h was written over the
-// HyperConverged version replaced.
-func (a *applier) statusWritten(key objectKey, h [sha256.Size]byte, replaced string) {
+// statusWritten remembers that status, its transition times cleared, was
+// written over the HyperConverged version replaced.
+func (a *applier) statusWritten(key objectKey, status *hcov1.HyperConvergedStatus, replaced string) {
 	a.mu.Lock()
-	a.memo[key] = memo{desired: h, replaced: replaced}
+	a.memo[key] = memo{status: status, replaced: replaced}
 	a.mu.Unlock()
-}
-
-// statusBehind reports whether this operator's last status write replaced
-// the version the cache still shows, and the hash of the status it wrote.
-func (a *applier) statusBehind(key objectKey, cached string) (written [sha256.Size]byte, behind bool) {
-	m, ok := a.recall(key)
-	return m.desired, ok && m.replaced == cached
 }
 
 // displayName is an object's name, with its namespace when it has one.
@@ -188,13 +180,10 @@ func displayName(key types.NamespacedName) string {
 	return key.String()
 }
 
-func (a *applier) remember(key objectKey, want [sha256.Size]byte, stored *unstructured.Unstructured, replaced string) {
-	h, err := specHash(stored)
-	if err != nil {
-		return
-	}
+func (a *applier) remember(key objectKey, want map[string]any, stored *unstructured.Unstructured, replaced string) {
+	m := memo{desired: runtime.DeepCopyJSON(want), stored: runtime.DeepCopyJSON(content(stored)), replaced: replaced}
 	a.mu.Lock()
-	a.memo[key] = memo{desired: want, stored: h, replaced: replaced}
+	a.memo[key] = m
 	a.mu.Unlock()
 }
 
@@ -222,29 +211,38 @@ func (a *applier) forgetKind(gvk schema.GroupVersionKind) {
 	a.mu.Unlock()
 }
 
-// wireForm returns obj as the API server receives it: its JSON, as an
-// Unstructured with its kind set, without status (the operator never writes
-// it) and without the null creationTimestamp of a typed object never stored.
-func wireForm(obj client.Object, s *runtime.Scheme) (*unstructured.Unstructured, error) {
-	var u *unstructured.Unstructured
-	if in, ok := obj.(*unstructured.Unstructured); ok {
-		u = in.DeepCopy()
-		if u.GroupVersionKind().Kind == "" {
-			return nil, fmt.Errorf("%s: an unstructured desired object needs apiVersion and kind", u.GetName())
+// wireForm returns obj as the API server receives it, p applied (see
+// patchedDoc): its JSON, decoded as the API server's answers are (integers
+// are int64), with its kind, without status, resourceVersion and a null
+// creationTimestamp. It is the one form the operator compares and writes:
+// one JSON encoding of obj, two with a patch. s, if not nil, finds the kind
+// of a typed object without TypeMeta.
+func wireForm(obj client.Object, s *runtime.Scheme, p jsonPatch) (*unstructured.Unstructured, error) {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	if gvk.Kind == "" && s != nil {
+		var err error
+		if gvk, err = apiutil.GVKForObject(obj, s); err != nil {
+			return nil, fmt.Errorf("%T %q needs apiVersion and kind: %w", obj, obj.GetName(), err)
 		}
-	} else {
-		gvk, err := apiutil.GVKForObject(obj, s)
-		if err != nil {
-			return nil, err
-		}
-		data, err := json.Marshal(obj)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s %s: %w", gvk.Kind, obj.GetName(), err)
-		}
-		u = &unstructured.Unstructured{}
-		if err := utiljson.Unmarshal(data, &u.Object); err != nil {
-			return nil, fmt.Errorf("decode %s %s: %w", gvk.Kind, obj.GetName(), err)
-		}
+	}
+	kind := gvk.Kind
+	if kind == "" {
+		kind = reflect.TypeOf(obj).Elem().Name()
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s %s: %w", kind, obj.GetName(), err)
+	}
+	u := &unstructured.Unstructured{}
+	if p.ops != nil {
+		u.Object, err = patchedDoc(obj, kind, p, data)
+	} else if err = utiljson.Unmarshal(data, &u.Object); err != nil {
+		err = fmt.Errorf("decode %s %s: %w", kind, obj.GetName(), err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !gvk.Empty() {
 		u.SetGroupVersionKind(gvk)
 	}
 	delete(u.Object, "status")
@@ -255,33 +253,25 @@ func wireForm(obj client.Object, s *runtime.Scheme) (*unstructured.Unstructured,
 	return u, nil
 }
 
-// isContent reports whether a top-level member of an object is content the
-// operator owns (the spec, or a ConfigMap's data), not apiVersion, kind,
-// metadata or status.
+// content is what the operator owns of an object: its top-level members
+// but apiVersion, kind, metadata and status (the spec, or a ConfigMap's
+// data). It shares u's values.
+func content(u *unstructured.Unstructured) map[string]any {
+	out := make(map[string]any, len(u.Object))
+	for k, v := range u.Object {
+		if isContent(k) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 func isContent(k string) bool {
 	switch k {
 	case "apiVersion", "kind", "metadata", "status":
 		return false
 	}
 	return true
-}
-
-// specHash hashes what the operator owns of an object (see isContent). Two
-// objects own the same content exactly when their hashes are equal:
-// encoding/json sorts map keys, and writes 1 for an int64 1 and a float64
-// 1 alike.
-func specHash(u *unstructured.Unstructured) ([sha256.Size]byte, error) {
-	owned := make(map[string]any, len(u.Object))
-	for k, v := range u.Object {
-		if isContent(k) {
-			owned[k] = v
-		}
-	}
-	data, err := json.Marshal(owned)
-	if err != nil {
-		return [sha256.Size]byte{}, fmt.Errorf("encode %s %s: %w", u.GetKind(), u.GetName(), err)
-	}
-	return sha256.Sum256(data), nil
 }
 
 // metadataHolds reports whether observed carries every label and annotation

@@ -2,8 +2,6 @@ package hco
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -60,13 +58,12 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 		for _, k := range o.keys {
 			desiredKeys[k] = true
 		}
-		if p, ok := op.(JSONPatcher); ok {
-			key := p.JSONPatchAnnotation()
+		if o.patch.annotation != "" {
 			// In effect only when the patch applied: a broken one is reported
 			// as InvalidConfiguration instead, and counts no operation.
-			a.Tainted = a.Tainted || (o.err == nil && HasJSONPatch(hc, key))
-			if patch, _ := ParseJSONPatch(key, hc.GetAnnotations()[key]); r.metrics != nil {
-				r.metrics.UnsafeModifications.WithLabelValues(key).Set(float64(len(patch)))
+			a.Tainted = a.Tainted || (o.err == nil && o.patch.set)
+			if r.metrics != nil {
+				r.metrics.UnsafeModifications.WithLabelValues(o.patch.annotation).Set(float64(len(o.patch.ops)))
 			}
 		}
 	}
@@ -161,9 +158,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
 	}
 	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
-	h := statusHash(next.Status)
-	if written, behind := r.applier.statusBehind(key, hc.ResourceVersion); behind {
-		return written != h, nil
+	if m, _ := r.applier.recall(key); m.status != nil && m.replaced == hc.ResourceVersion {
+		// The cache is behind this operator's last status write.
+		return !equality.Semantic.DeepEqual(m.status, withoutTransitionTimes(next.Status)), nil
 	}
 	if equality.Semantic.DeepEqual(hc.Status, next.Status) {
 		return false, nil
@@ -174,7 +171,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(hc)); err != nil {
 		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	}
-	r.applier.statusWritten(key, h, hc.ResourceVersion)
+	r.applier.statusWritten(key, withoutTransitionTimes(next.Status), hc.ResourceVersion)
 	return false, nil
 }
 
@@ -208,15 +205,14 @@ func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a
 	}
 }
 
-// statusHash hashes a status without its conditions' transition times, which
-// a status computed again from an older one moves.
-func statusHash(s hcov1.HyperConvergedStatus) [sha256.Size]byte {
-	s = *s.DeepCopy()
-	for i := range s.Conditions {
-		s.Conditions[i].LastTransitionTime = metav1.Time{}
+// withoutTransitionTimes is a copy of s without its conditions' transition
+// times, which a status computed again from an older one moves.
+func withoutTransitionTimes(s hcov1.HyperConvergedStatus) *hcov1.HyperConvergedStatus {
+	out := s.DeepCopy()
+	for i := range out.Conditions {
+		out.Conditions[i].LastTransitionTime = metav1.Time{}
 	}
-	data, _ := json.Marshal(s)
-	return sha256.Sum256(data)
+	return out
 }
 
 // setNodeStatus writes the node facts into a status; unknown facts leave

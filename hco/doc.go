@@ -27,17 +27,8 @@
 // entries), and strict field validation makes the API server refuse a field
 // its CRD does not know instead of pruning it.
 //
-// The one memory: the API server adds defaults, so the object stored is not
-// the object built, and only the server knows its defaults. The applier
-// keeps, per object, a hash of the spec it built and of the spec the server
-// then stored (the same pair means "in sync": no request), and the
-// resourceVersion its last write replaced (a cache still showing that
-// version has not caught up, and its event is on its way). After a restart
-// that costs at most one update per object, which the server answers
-// without storing anything. The same memo holds the HyperConverged's last
-// status write. The node index (nodes.go) is the one other, deliberate,
-// memory: the Nodes' labels, without which the node facts would cost a
-// list of every Node per reconcile.
+// The one memory of the server is the applier's memo, documented where it
+// lives (apply.go); the node index (nodes.go) is its deliberate exception.
 //
 // # Follow one field
 //
@@ -45,12 +36,15 @@
 // to the API server:
 //
 //  1. [Reconciler.Reconcile] reads the HyperConverged, gathers the [Facts];
-//  2. reconcileOperands runs reconcileOperand for each operand, concurrently;
-//  3. [DesiredObjects] calls the operand's Desired (kubevirt.Build, where
-//     migration.ForKubeVirt translates the field), applies the jsonpatch;
-//  4. applier.apply turns the object into its wire form once, compares it
-//     with the cached object, and Updates (or Creates) it;
-//  5. patchStatus, deferred in Reconcile, reports the outcome.
+//  2. reconcileOperand (reconcileOperands runs it for each operand,
+//     concurrently) parses the operand's jsonpatch annotation, once;
+//  3. desiredObjects calls the operand's Desired (kubevirt.Build, where
+//     migration.ForKubeVirt translates the field);
+//  4. wireForm turns the object into its wire form, once, applying the
+//     jsonpatch (patchedDoc);
+//  5. applier.apply compares that with the cached object and the memo, and
+//     Updates (or Creates) it;
+//  6. patchStatus, deferred in Reconcile, reports the outcome.
 //
 // The finalizer is stored before any operand object exists (a mutating
 // webhook adds it at create; the reconciler adds it first otherwise), so

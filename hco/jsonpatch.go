@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"strings"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -35,6 +33,27 @@ func (e *JSONPatchError) Error() string {
 // HasJSONPatch reports whether hc carries a non-empty annotation of that key.
 func HasJSONPatch(hc *hcov1.HyperConverged, annotation string) bool {
 	return strings.TrimSpace(hc.GetAnnotations()[annotation]) != ""
+}
+
+// jsonPatch is an operand's jsonpatch annotation, parsed once per reconcile:
+// the operand's desired objects, the TaintedConfiguration condition, the
+// UnsafeModifications metric and the blame for a refused write all read it.
+type jsonPatch struct {
+	annotation string          // the key; empty for an operand that is no JSONPatcher
+	set        bool            // the annotation is not blank (HasJSONPatch)
+	ops        jsonpatch.Patch // nil when unset or broken
+	err        error           // why it is broken
+}
+
+// jsonPatchOf parses op's jsonpatch annotation on hc.
+func jsonPatchOf(op Operand, hc *hcov1.HyperConverged) jsonPatch {
+	p, ok := op.(JSONPatcher)
+	if !ok {
+		return jsonPatch{}
+	}
+	key := p.JSONPatchAnnotation()
+	ops, err := ParseJSONPatch(key, hc.GetAnnotations()[key])
+	return jsonPatch{annotation: key, set: HasJSONPatch(hc, key), ops: ops, err: err}
 }
 
 // ParseJSONPatch decodes an RFC 6902 patch held in an annotation and checks
@@ -84,63 +103,45 @@ func underSpec(path string) bool {
 // most 256 KiB), far less than what would exhaust the operator's memory.
 const MaxPatchedBytes = 1 << 20
 
-// ApplyJSONPatchAnnotation returns obj with the patch held in hc's annotation
-// applied, the way upstream HCO applies it: the patch is applied to obj's
-// JSON, and the patched document is decoded over obj itself. So an add or
-// replace whose value is an object changes only the members it names (the
-// seeds' {"allowPostCopy": true} keeps the live migration settings), and a
-// remove cannot unset a field obj sets.
+// patchedDoc applies p to built, the JSON of obj, the way upstream HCO
+// applies a jsonpatch annotation: the patched document is decoded over obj
+// itself. So an add or replace whose value is an object changes only the
+// members it names (the seeds' {"allowPostCopy": true} keeps the live
+// migration settings), and a remove cannot unset a field obj sets.
 //
 // What obj's Go type does not model is taken from the patched document, so
 // a patch may set any field the operand's CRD accepts, whatever the Go type
 // knows (the NetworkAddonsConfig and HostPathProvisioner types are mirrors).
 // The API server, not this function, says whether the result is valid.
 //
-// It returns obj itself when hc carries no patch, and otherwise a new
-// *unstructured.Unstructured; obj is never changed. A malformed patch, a
-// path outside /spec, an operation that does not apply, a value of the wrong
-// type for obj's Go type, or a result larger than MaxPatchedBytes is a
-// *JSONPatchError.
-func ApplyJSONPatchAnnotation(hc *hcov1.HyperConverged, annotation string, obj client.Object) (client.Object, error) {
-	patch, err := ParseJSONPatch(annotation, hc.GetAnnotations()[annotation])
-	if err != nil {
-		return nil, err
-	}
-	if patch == nil {
-		return obj, nil
-	}
-	kind := obj.GetObjectKind().GroupVersionKind().Kind
-	if kind == "" {
-		kind = reflect.TypeOf(obj).Elem().Name()
-	}
-	built, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s for annotation %q: %w", kind, annotation, err)
-	}
-	patched, err := applyJSONPatch(annotation, kind, patch, built)
+// obj is never changed. An operation that does not apply, a value of the
+// wrong type for obj's Go type, or a result larger than MaxPatchedBytes is
+// a *JSONPatchError.
+func patchedDoc(obj client.Object, kind string, p jsonPatch, built []byte) (map[string]any, error) {
+	patched, err := applyJSONPatch(p.annotation, kind, p.ops, built)
 	if err != nil {
 		return nil, err
 	}
 	// Decoded over the object built, as upstream does...
 	over := obj.DeepCopyObject()
 	if err := json.Unmarshal(patched, over); err != nil {
-		return nil, &JSONPatchError{Annotation: annotation, Operation: -1,
+		return nil, &JSONPatchError{Annotation: p.annotation, Operation: -1,
 			Reason: fmt.Sprintf("the patched %s does not fit its API: %v", kind, err)}
 	}
 	typed, err := json.Marshal(over)
 	if err != nil {
-		return nil, fmt.Errorf("encode the patched %s for annotation %q: %w", kind, annotation, err)
+		return nil, fmt.Errorf("encode the patched %s for annotation %q: %w", kind, p.annotation, err)
 	}
 	// ...and what the Go type does not hold, from the patched document.
 	var patchedDoc, typedDoc map[string]any
 	if err := utiljson.Unmarshal(patched, &patchedDoc); err != nil {
-		return nil, &JSONPatchError{Annotation: annotation, Operation: -1,
+		return nil, &JSONPatchError{Annotation: p.annotation, Operation: -1,
 			Reason: fmt.Sprintf("the patched %s is not a JSON object: %v", kind, err)}
 	}
 	if err := utiljson.Unmarshal(typed, &typedDoc); err != nil {
-		return nil, fmt.Errorf("decode the patched %s for annotation %q: %w", kind, annotation, err)
+		return nil, fmt.Errorf("decode the patched %s for annotation %q: %w", kind, p.annotation, err)
 	}
-	return &unstructured.Unstructured{Object: overlayJSON(patchedDoc, typedDoc).(map[string]any)}, nil
+	return overlayJSON(patchedDoc, typedDoc).(map[string]any), nil
 }
 
 // overlayJSON lays top over base: top's values win, and a member of an

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
@@ -22,14 +23,34 @@ import (
 const ann = hcov1.KubeVirtJSONPatchAnnotation
 
 func hcWith(value string) *hcov1.HyperConverged {
-	return &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{ann: value}}}
+	return &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Annotations: map[string]string{ann: value}}}
+}
+
+// patchable is a JSONPatcher operand whose one object is kv, as built.
+type patchable struct{ kv *kvv1.KubeVirt }
+
+func (patchable) Name() string                { return "patchable" }
+func (patchable) Kinds() []client.Object      { return []client.Object{&kvv1.KubeVirt{}} }
+func (patchable) JSONPatchAnnotation() string { return ann }
+func (p patchable) Desired(*hcov1.HyperConverged, hco.Facts) ([]client.Object, error) {
+	return []client.Object{p.kv}, nil
+}
+func (patchable) Status([]client.Object) hco.ComponentStatus { return hco.StatusNotFound("KubeVirt") }
+
+// desired is kv's wire form, hc's patch applied, through the library's one path.
+func desired(hc *hcov1.HyperConverged, kv *kvv1.KubeVirt) (*unstructured.Unstructured, error) {
+	objs, err := hco.DesiredObjects(patchable{kv}, hc, hco.Facts{})
+	if err != nil {
+		return nil, err
+	}
+	return objs[0], nil
 }
 
 func kubevirt() *kvv1.KubeVirt {
 	bandwidth := resource.MustParse("64Mi")
 	return &kvv1.KubeVirt{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "kubevirt.io/v1", Kind: "KubeVirt"},
-		ObjectMeta: metav1.ObjectMeta{Name: "kv"},
+		ObjectMeta: metav1.ObjectMeta{Name: "kv", Labels: map[string]string{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: hcov1.HyperConvergedName}},
 		Spec: kvv1.KubeVirtSpec{
 			ProductName: "hyperconverged-cluster",
 			Configuration: kvv1.KubeVirtConfiguration{MigrationConfiguration: &kvv1.MigrationConfiguration{
@@ -45,11 +66,9 @@ func kubevirt() *kvv1.KubeVirt {
 // patched applies patch to kubevirt() and returns the result as a map.
 func patched(t *testing.T, patch string) map[string]any {
 	t.Helper()
-	out, err := hco.ApplyJSONPatchAnnotation(hcWith(patch), ann, kubevirt())
+	out, err := desired(hcWith(patch), kubevirt())
 	require.NoError(t, err)
-	u, ok := out.(*unstructured.Unstructured)
-	require.True(t, ok, "%T", out)
-	return u.Object
+	return out.Object
 }
 
 func nested(t *testing.T, obj map[string]any, path ...string) any {
@@ -65,7 +84,7 @@ func nested(t *testing.T, obj map[string]any, path ...string) any {
 // Seed 003's example, as upstream applies it: the patched document is
 // decoded over the object built, so an object-valued add changes only the
 // members it names.
-func TestApplyJSONPatchAnnotationSeedExampleKeepsTheSettings(t *testing.T) {
+func TestJSONPatchAnnotationSeedExampleKeepsTheSettings(t *testing.T) {
 	obj := patched(t, `[{"op": "add", "path": "/spec/configuration/migrations", "value": {"allowPostCopy": true}}]`)
 	assert.Equal(t, true, nested(t, obj, "spec", "configuration", "migrations", "allowPostCopy"))
 	assert.Equal(t, "64Mi", nested(t, obj, "spec", "configuration", "migrations", "bandwidthPerMigration"))
@@ -74,14 +93,14 @@ func TestApplyJSONPatchAnnotationSeedExampleKeepsTheSettings(t *testing.T) {
 	assert.Equal(t, "KubeVirt", nested(t, obj, "kind"))
 }
 
-func TestApplyJSONPatchAnnotationRemoveCannotUnsetWhatTheOperatorSets(t *testing.T) {
+func TestJSONPatchAnnotationRemoveCannotUnsetWhatTheOperatorSets(t *testing.T) {
 	obj := patched(t, `[{"op": "remove", "path": "/spec/configuration/migrations/progressTimeout"}]`)
 	assert.Equal(t, int64(150), nested(t, obj, "spec", "configuration", "migrations", "progressTimeout"), "as upstream")
 }
 
 // A field the Go type lacks lands: the API server, not the Go type, says
 // what is valid. It survives inside list items too.
-func TestApplyJSONPatchAnnotationKeepsFieldsTheGoTypeLacks(t *testing.T) {
+func TestJSONPatchAnnotationKeepsFieldsTheGoTypeLacks(t *testing.T) {
 	obj := patched(t, `[
 		{"op": "add", "path": "/spec/configuration/notInTheGoType", "value": {"a": 1}},
 		{"op": "add", "path": "/spec/workloads/nodePlacement/tolerations/0/futureField", "value": "x"},
@@ -93,16 +112,19 @@ func TestApplyJSONPatchAnnotationKeepsFieldsTheGoTypeLacks(t *testing.T) {
 	assert.Equal(t, "acme", nested(t, obj, "spec", "productName"))
 }
 
-func TestApplyJSONPatchAnnotationAbsentOrBlank(t *testing.T) {
-	for _, hc := range []*hcov1.HyperConverged{{}, hcWith(""), hcWith("  \n")} {
-		kv := kubevirt()
-		out, err := hco.ApplyJSONPatchAnnotation(hc, ann, kv)
+func TestJSONPatchAnnotationAbsentOrBlank(t *testing.T) {
+	unpatched, err := desired(&hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName}}, kubevirt())
+	require.NoError(t, err)
+	assert.Equal(t, int64(150), nested(t, unpatched.Object, "spec", "configuration", "migrations", "progressTimeout"))
+	assert.Nil(t, nested(t, unpatched.Object, "status"))
+	for _, hc := range []*hcov1.HyperConverged{hcWith(""), hcWith("  \n")} {
+		out, err := desired(hc, kubevirt())
 		require.NoError(t, err)
-		assert.Same(t, kv, out, "no patch: the object itself")
+		assert.Equal(t, unpatched, out, "no patch: the object's wire form")
 	}
 }
 
-func TestApplyJSONPatchAnnotationErrors(t *testing.T) {
+func TestJSONPatchAnnotationErrors(t *testing.T) {
 	tests := []struct {
 		name, patch, want string
 	}{
@@ -123,7 +145,7 @@ func TestApplyJSONPatchAnnotationErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			kv := kubevirt()
-			out, err := hco.ApplyJSONPatchAnnotation(hcWith(tc.patch), ann, kv)
+			out, err := desired(hcWith(tc.patch), kv)
 			assert.Nil(t, out)
 			require.Error(t, err)
 			var perr *hco.JSONPatchError
@@ -135,13 +157,13 @@ func TestApplyJSONPatchAnnotationErrors(t *testing.T) {
 	}
 }
 
-func FuzzApplyJSONPatchAnnotation(f *testing.F) {
+func FuzzJSONPatchAnnotation(f *testing.F) {
 	f.Add(`[{"op": "add", "path": "/spec/configuration/migrations", "value": {"allowPostCopy": true}}]`)
 	f.Add(`[{"op": "remove", "path": "/spec/configuration"}]`)
 	f.Add(`[{"op": "copy", "from": "/spec/configuration", "path": "/spec/configuration/x"}]`)
 	f.Fuzz(func(t *testing.T, patch string) {
 		kv := kubevirt()
-		out, err := hco.ApplyJSONPatchAnnotation(hcWith(patch), ann, kv)
+		out, err := desired(hcWith(patch), kv)
 		if err != nil {
 			var perr *hco.JSONPatchError
 			if !errors.As(err, &perr) {
@@ -149,7 +171,7 @@ func FuzzApplyJSONPatchAnnotation(f *testing.F) {
 			}
 			return
 		}
-		if out.GetName() != "kv" || out.GetObjectKind().GroupVersionKind().Kind != "KubeVirt" {
+		if out.GetName() != "kv" || out.GetKind() != "KubeVirt" {
 			t.Fatal("a patch escaped /spec")
 		}
 		if !reflect.DeepEqual(kv, kubevirt()) {

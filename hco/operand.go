@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -76,15 +78,20 @@ type DeletionOrderer interface {
 	DeletionOrder() int
 }
 
-// DesiredObjects returns what op wants for hc and facts: op.Desired on a copy of hc,
-// then, when op is a JSONPatcher and hc carries its annotation, the patch
-// applied to the first object (see ApplyJSONPatchAnnotation). The
-// reconciler, Render and the webhook's validation all build objects through
-// it, so that they agree.
-func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error) {
+// DesiredObjects returns op.Desired for a copy of hc and facts in the wire
+// form the reconciler compares and writes (see wireForm), the first object
+// patched when op is a JSONPatcher and hc carries its annotation (see
+// patchedDoc; a broken patch is a *JSONPatchError). The reconciler, Render
+// and the webhook's validation all build objects through it, so they agree.
+func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]*unstructured.Unstructured, error) {
+	return desiredObjects(op, hc, facts, jsonPatchOf(op, hc), nil)
+}
+
+// desiredObjects is DesiredObjects with op's jsonpatch annotation parsed.
+func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, s *runtime.Scheme) ([]*unstructured.Unstructured, error) {
 	objs, err := op.Desired(hc.DeepCopy(), facts)
 	if err != nil || len(objs) == 0 {
-		return objs, err
+		return nil, err
 	}
 	// The cache, pruning and uninstall find the operator's objects by these
 	// labels: an object without them would be created on every reconcile
@@ -95,22 +102,23 @@ func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]client
 				op.Name(), obj, obj.GetName(), LabelManagedBy, ManagedByValue, LabelApp, hc.Name)
 		}
 	}
-	p, ok := op.(JSONPatcher)
-	if !ok {
-		return objs, nil
+	if p.err != nil {
+		return nil, p.err
 	}
-	patched, err := ApplyJSONPatchAnnotation(hc, p.JSONPatchAnnotation(), objs[0])
-	if err != nil {
-		return nil, err
+	out := make([]*unstructured.Unstructured, len(objs))
+	for i, obj := range objs {
+		if out[i], err = wireForm(obj, s, p); err != nil {
+			return nil, err
+		}
+		p = jsonPatch{} // the patch is the first object's
 	}
-	objs[0] = patched
-	return objs, nil
+	return out, nil
 }
 
 // Render returns the desired objects of every enabled operand in reg, in
-// registration order, jsonpatch annotations applied (see DesiredObjects).
-// The first operand error stops it; the error names the operand. Without
-// a cluster, facts are OfflineFacts.
+// registration order, in their wire form (see DesiredObjects). The first
+// operand error stops it; the error names the operand. Without a cluster,
+// facts are OfflineFacts.
 func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error) {
 	var out []client.Object
 	for _, op := range reg.Operands() {
@@ -118,7 +126,9 @@ func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Obje
 		if err != nil {
 			return nil, fmt.Errorf("operand %s: %w", op.Name(), err)
 		}
-		out = append(out, objs...)
+		for _, obj := range objs {
+			out = append(out, obj)
+		}
 	}
 	return out, nil
 }

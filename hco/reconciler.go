@@ -34,7 +34,7 @@ import (
 // is no longer desired, and writes one aggregated status, on every path. It
 // is re-entrant and keeps no per-request state; its one memory between
 // reconciles is the applier's (what each object looked like when last in
-// sync, see applier).
+// sync, see memo).
 type Reconciler struct {
 	// client writes as FieldOwner and reads the HyperConverged from the cache.
 	client client.Client
@@ -95,7 +95,7 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *Me
 		env:             env,
 		events:          mgr.GetEventRecorder("hco-operator"),
 		metrics:         metrics,
-		applier:         newApplier(c, mgr.GetCache(), mgr.GetAPIReader(), mgr.GetScheme()),
+		applier:         newApplier(c, mgr.GetCache(), mgr.GetAPIReader()),
 		kinds:           kinds,
 		informers:       mgr.GetCache(),
 		discovery:       dc,
@@ -240,6 +240,8 @@ type operandOutcome struct {
 	err    error
 	// waiting, when set, says which APIs the operand waits for (apis.go).
 	waiting string
+	// patch is the operand's jsonpatch annotation, parsed once.
+	patch jsonPatch
 	// writes are the objects created or updated, announced by Events once
 	// every operand's writes are done.
 	writes []written
@@ -291,7 +293,8 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		objs, refs := r.observeExisting(ctx, op, hc)
 		o.status, o.refs = op.Status(objs), refs
 	}
-	desired, err := DesiredObjects(op, hc, facts)
+	o.patch = jsonPatchOf(op, hc)
+	desired, err := desiredObjects(op, hc, facts, o.patch, r.scheme)
 	if err != nil {
 		existing()
 		o.err = &invalidConfig{err: err}
@@ -311,7 +314,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		obj, res, err := r.applier.apply(ctx, d)
 		if err != nil {
 			existing()
-			if blamed := refusedPatch(hc, op, i, err); blamed != nil {
+			if blamed := refusedPatch(o.patch, i, err); blamed != nil {
 				// The API server refuses what the HyperConverged's jsonpatch
 				// asks for: the admin must fix it, retrying will not.
 				o.err = &invalidConfig{err: blamed}
@@ -339,14 +342,11 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 // refusedPatch returns the API server's refusal of an object a jsonpatch
 // annotation changed (the first one of a JSONPatcher), naming the
 // annotation; nil when the refusal is not the patch's doing.
-func refusedPatch(hc *hcov1.HyperConverged, op Operand, index int, err error) error {
-	if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
+func refusedPatch(p jsonPatch, index int, err error) error {
+	if index != 0 || !p.set || (!apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err)) {
 		return nil
 	}
-	if p, ok := op.(JSONPatcher); ok && index == 0 && HasJSONPatch(hc, p.JSONPatchAnnotation()) {
-		return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", p.JSONPatchAnnotation(), err)
-	}
-	return nil
+	return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", p.annotation, err)
 }
 
 // observeExisting returns the operand's managed objects as they are, typed

@@ -32,7 +32,7 @@ func TestStatusWriterWhileTheCacheIsBehind(t *testing.T) {
 			patches++
 			return c.SubResource(sub).Patch(ctx, obj, p, o...)
 		}}).Build()
-	r := &Reconciler{client: c, registry: &Registry{}, applier: newApplier(c, c, c, scheme), now: time.Now, events: discardEvents{}}
+	r := &Reconciler{client: c, registry: &Registry{}, applier: newApplier(c, c, c), now: time.Now, events: discardEvents{}}
 	healthy := &assessment{full: true, Assessment: Assessment{Generation: 1, Components: []ComponentStatus{StatusFromConditions("KubeVirt", []OperandCondition{
 		{Type: "Available", Status: "True"}, {Type: "Progressing", Status: "False"}, {Type: "Degraded", Status: "False"},
 	}, "")}}}

@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
@@ -279,9 +278,7 @@ func TestJSONPatchAnnotations(t *testing.T) {
 		t.Helper()
 		objs, err := hco.DesiredObjects(op, hc, env)
 		require.NoError(t, err, op.Name())
-		u, ok := objs[0].(*unstructured.Unstructured)
-		require.True(t, ok, "%s: a patched object is unstructured, so that no field is lost: %T", op.Name(), objs[0])
-		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into))
+		require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, into))
 		return into
 	}
 

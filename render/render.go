@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -69,6 +70,10 @@ func WriteYAML(w io.Writer, objs []client.Object) error {
 		gvk := obj.GetObjectKind().GroupVersionKind()
 		if gvk.Kind == "" || gvk.Version == "" {
 			return fmt.Errorf("write %T %s/%s: no apiVersion/kind; the operand must set its TypeMeta", obj, obj.GetNamespace(), obj.GetName())
+		}
+		if un, ok := obj.(*unstructured.Unstructured); ok {
+			// Its content is returned as is, and pruned below: not the caller's.
+			obj = un.DeepCopy()
 		}
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {

@@ -3,6 +3,7 @@ package render_test
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -243,6 +244,13 @@ func TestWriteYAMLIsCleanAndStable(t *testing.T) {
 		return out.String()
 	}
 	first := write()
+	again, err := render.Objects(registry(t), hc, hco.Environment{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(objs, again) {
+		t.Error("WriteYAML changed the objects it wrote")
+	}
 	for range 5 {
 		if write() != first {
 			t.Fatal("two renderings of the same objects differ")

@@ -59,7 +59,7 @@ func TestDesiredOnlyWithTheAnnotationAndTheImage(t *testing.T) {
 
 // The objects as upstream builds them at 03da3cf (controllers/handlers/aie).
 func TestDesiredIsUpstreams(t *testing.T) {
-	objs, err := hco.DesiredObjects(aie.New(), hyperConverged(true), facts(image))
+	objs, err := aie.New().Desired(hyperConverged(true), facts(image))
 	require.NoError(t, err)
 	sa, svc, dep, cm := objs[0].(*corev1.ServiceAccount), objs[1].(*corev1.Service), objs[2].(*appsv1.Deployment), objs[3].(*corev1.ConfigMap)
 	cr, crb, mwc := objs[4].(*rbacv1.ClusterRole), objs[5].(*rbacv1.ClusterRoleBinding), objs[6].(*admissionregistrationv1.MutatingWebhookConfiguration)

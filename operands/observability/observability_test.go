@@ -56,7 +56,7 @@ func TestDesiredOnlyWithTheGateAndTheImage(t *testing.T) {
 // The objects as upstream builds them at 03da3cf
 // (controllers/handlers/observabilitycontroller).
 func TestDesiredIsUpstreams(t *testing.T) {
-	objs, err := hco.DesiredObjects(observability.New(), hyperConverged(true), facts(image))
+	objs, err := observability.New().Desired(hyperConverged(true), facts(image))
 	require.NoError(t, err)
 	sa, cr, crb, dep := objs[0].(*corev1.ServiceAccount), objs[1].(*rbacv1.ClusterRole), objs[2].(*rbacv1.ClusterRoleBinding), objs[3].(*appsv1.Deployment)
 	for _, o := range objs {
