@@ -8,9 +8,9 @@ package main
 //     PriorityClass kubevirt-cluster-critical, the namespace policy and its
 //     binding), Nodes, the CustomResourceDefinitions (their metadata: an
 //     operand's API that appears or goes, hco/apis.go), the ClusterRoles
-//     and ClusterRoleBindings of the workloads the operator deploys (the
-//     observability controller: escalate and bind on its ClusterRole by
-//     name, so that the operator need not hold what it grants) and,
+//     and ClusterRoleBindings of the workloads the operator deploys (what
+//     the observability controller's ClusterRole grants, and bind on it,
+//     come with config/components/observability, which turns it on) and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
 //     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
@@ -42,7 +42,6 @@ package main
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=virt-observability-controller,verbs=escalate;bind
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=serviceaccounts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete

@@ -11,10 +11,11 @@
 // otherwise, saying why. spec.observability's three allow lists become the
 // controller's flags, and the TLS profile its --tls-* flags.
 //
-// The controller's ClusterRole grants what upstream's grants; the operator
-// may write it because its own role holds escalate and bind on that one
-// ClusterRole by name (cmd/hco-operator/rbac.go), not the permissions
-// themselves.
+// The controller's ClusterRole grants what upstream's grants; the API
+// server lets the operator write it only if the operator holds the same
+// permissions (escalate cannot be limited to one ClusterRole on create), so
+// the stock install grants them, and bind on that ClusterRole, only with
+// config/components/observability, which also sets the image.
 //
 // The component status is the Deployment's existence, as upstream counts
 // it (its generic Deployment handler reports no condition).

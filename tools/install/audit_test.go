@@ -193,7 +193,7 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 		return "the AAQ is made only when spec.deployment.applicationAwareConfig.enable is set, which the install's HyperConverged does not set (upstream's default)", true
 	case sa == "hco-operator" && g.group == "rbac.authorization.k8s.io" && (g.resource == "clusterroles" || g.resource == "clusterrolebindings"),
 		sa == "hco-operator" && g.group == "" && g.resource == "serviceaccounts":
-		return "the observability controller's ServiceAccount, ClusterRole and binding are watched and made only with its image, the deployObservabilityController gate and the Prometheus operator's API (none in this install); escalate and bind are checked by the API server inside those writes, not requests of their own", true
+		return "the observability controller's ServiceAccount, ClusterRole and binding are watched and made only with its image (config/components/observability), the deployObservabilityController gate and the Prometheus operator's API (none in this install)", true
 	case g.resource == "events" && g.verb == "patch":
 		return "an Event that repeats is patched (its count or series)", true
 	}

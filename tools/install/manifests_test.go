@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/operands/observability"
 )
 
 // The installs an admin can choose (docs/install.md).
@@ -247,5 +249,32 @@ func TestHPPComponent(t *testing.T) {
 	}
 	var b rbacv1.ClusterRoleBinding
 	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-hpp"), &b)
+	assert.Equal(t, "virt-elsewhere", b.Subjects[0].Namespace)
+}
+
+// components/observability gives the operator the observability
+// controller's image and exactly the permissions its ClusterRole grants
+// (which the API server requires of whoever writes it), and bind on it.
+func TestObservabilityComponent(t *testing.T) {
+	hasImage := func(objs []*unstructured.Unstructured) string {
+		var d appsv1.Deployment
+		into(t, find(t, objs, "Deployment", "hco-operator"), &d)
+		for _, e := range d.Spec.Template.Spec.Containers[0].Env {
+			if e.Name == "OBSERVABILITY_CONTROLLER_IMAGE" {
+				return e.Value
+			}
+		}
+		return ""
+	}
+	assert.Empty(t, hasImage(render(t, ".", "")), "the default install leaves the observability operand out")
+	objs := renderEdited(t, ".", Edit{Namespace: "virt-elsewhere", Components: []string{"components/observability"}})
+	assert.Contains(t, hasImage(objs), "quay.io/kubevirt/virt-observability-controller@sha256:")
+	var r rbacv1.ClusterRole
+	into(t, find(t, objs, "ClusterRole", "hco-operator-observability"), &r)
+	want := append(observability.Rules(), rbacv1.PolicyRule{APIGroups: []string{"rbac.authorization.k8s.io"},
+		Resources: []string{"clusterroles"}, ResourceNames: []string{observability.ObjectName}, Verbs: []string{"bind"}})
+	assert.Equal(t, want, r.Rules)
+	var b rbacv1.ClusterRoleBinding
+	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-observability"), &b)
 	assert.Equal(t, "virt-elsewhere", b.Subjects[0].Namespace)
 }
