@@ -95,8 +95,10 @@ func newApplier(c client.Client, cache, reader client.Reader, s *runtime.Scheme)
 	return &applier{client: c, cache: cache, reader: reader, scheme: s, memo: map[objectKey]memo{}}
 }
 
-// apply makes the cluster hold desired and returns the object as stored.
-func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructured.Unstructured, ApplyResult, error) {
+// apply makes the cluster hold desired and returns the object as stored;
+// the values at the paths keep that desired lacks are kept as observed
+// (ContentKeeper).
+func (a *applier) apply(ctx context.Context, desired client.Object, keep [][]string) (*unstructured.Unstructured, ApplyResult, error) {
 	want, err := wireForm(desired, a.scheme)
 	if err != nil {
 		return nil, "", err
@@ -126,6 +128,11 @@ func (a *applier) apply(ctx context.Context, desired client.Object) (*unstructur
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("get %s %s: %w", gvk.Kind, displayName(key.key), err)
+	}
+	if keepObserved(want, observed, keep) {
+		if wantHash, err = specHash(want); err != nil {
+			return nil, "", err
+		}
 	}
 
 	prev, known := a.recall(key)
