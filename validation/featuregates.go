@@ -42,9 +42,8 @@ func FeatureGateWarnings(gates hcov1.FeatureGates) []string {
 // than their defaults: spec.observability and the
 // deployObservabilityController gate (hcokit does not deploy the
 // observability controller). applicationAwareConfig.enable is acted on (the
-// aaq operand). deployNetworkResourcesInjector
-// defaults to true, as upstream's; README lists the injector among the
-// upstream components hcokit does not deploy yet.
+// aaq operand), deployNetworkResourcesInjector too (the netresinjector
+// operand).
 func unusedFieldWarnings(s *hcov1.HyperConvergedSpec) []string {
 	var out []string
 	warn := func(field string, set bool) {

@@ -6,17 +6,24 @@ package main
 //     HyperConverged (one outside the operator namespace is marked ignored),
 //     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, AAQ, the
 //     PriorityClass kubevirt-cluster-critical, the namespace policy and its
-//     binding), Nodes, the CustomResourceDefinitions (their metadata: an
-//     operand's API that appears or goes, hco/apis.go) and,
+//     binding, the network-resources-injector's ClusterRole,
+//     ClusterRoleBinding and MutatingWebhookConfiguration), Nodes, the
+//     CustomResourceDefinitions (their metadata: an operand's API that
+//     appears or goes, hco/apis.go) and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
 //     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
 //   - the Role in the operator namespace: the namespaced objects the operator
 //     manages there only (the KubeVirt, SSP, MigController and
 //     FileRestoreOperator CRs, the CLI download
-//     Deployment and Service), Events on the HyperConverged and the leader
-//     election Lease; its cache for namespaced kinds is scoped to that
+//     Deployment and Service, the network-resources-injector's
+//     ServiceAccount, Service, Deployment and PodDisruptionBudget), Events
+//     on the HyperConverged and the leader election Lease; its cache for namespaced kinds is scoped to that
 //     namespace (hco.NewManager).
+// The injector's ClusterRole grants its pods what the operator does not
+// hold (reading NetworkAttachmentDefinitions and ConfigMaps): rather than
+// holding them unused, the operator may escalate and bind that one
+// ClusterRole, by name.
 // The webhook's own permissions are in config/webhook/rbac.yaml and
 // config/certs/rbac.yaml. tools/install runs both under these grants and
 // fails for a missing one and for one never used.
@@ -35,6 +42,9 @@ package main
 // +kubebuilder:rbac:groups=aaq.kubevirt.io,resources=aaqs,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=virt-network-resources-injector,verbs=escalate;bind
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
@@ -43,7 +53,8 @@ package main
 // +kubebuilder:rbac:groups=migrations.kubevirt.io,namespace=kubevirt-hyperconverged,resources=migcontrollers,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=filerestore.kubevirt.io,namespace=kubevirt-hyperconverged,resources=filerestoreoperators,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=deployments,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services;serviceaccounts,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=policy,namespace=kubevirt-hyperconverged,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,verbs=create

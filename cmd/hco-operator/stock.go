@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -20,25 +21,26 @@ import (
 	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/migcontroller"
 	"github.com/hcokit/hcokit/operands/namespacepolicy"
+	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
 // defaultOperands are the operands the stock binary runs unless --operands
-// says otherwise. hpp is opt-in; clidownload stays inert without an image;
-// aaq wants nothing unless the HyperConverged enables it.
-const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,ssp,clidownload,namespacepolicy"
+// says otherwise. hpp is opt-in; clidownload and netresinjector stay inert
+// without an image; aaq wants nothing unless the HyperConverged enables it.
+const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,netresinjector,ssp,clidownload,namespacepolicy"
 
 // stockOperands are the operands of the stock binary, in registry order:
 // upstream HCO's (NewOperandHandler at 03da3cf: the PriorityClass first,
 // then KubeVirt, CDI, CNAO, AAQ, the MigController, the
-// FileRestoreOperator),
+// FileRestoreOperator, the network-resources-injector),
 // then SSP and the CLI download, which upstream
 // deploys on OpenShift only, and hcokit's hpp among them; last the namespace
 // policy, which upstream makes from a controller of its own. The operator
 // (run) and render build their registries from the same list.
 func stockOperands() []hco.Operand {
-	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
+	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), netresinjector.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
 }
 
 // stockRegistry returns the stock operands restricted to operandList, the
@@ -99,23 +101,50 @@ func restConfigFor(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// cliDownloadImageEnv is the environment variable behind --cli-download-image.
-const cliDownloadImageEnv = "CLI_DOWNLOAD_IMAGE"
+// Image variables: upstream's name for the injector's (deploy/operator.yaml
+// at 03da3cf), hcokit's for the CLI download's.
+const (
+	cliDownloadImageEnv    = "CLI_DOWNLOAD_IMAGE"
+	netResInjectorImageEnv = "NETWORK_RESOURCES_INJECTOR_IMAGE"
+)
 
-// addCLIDownloadImageFlag registers --cli-download-image, which defaults to
-// $CLI_DOWNLOAD_IMAGE and sets env.Images[clidownload.ImageKey].
-func addCLIDownloadImageFlag(fs *flag.FlagSet, env *hco.Environment, getenv func(string) string) {
-	set := func(image string) error {
-		if env.Images == nil {
-			env.Images = map[string]string{}
-		}
-		if image == "" {
-			delete(env.Images, clidownload.ImageKey)
+// operandImages are the images of the operands that deploy workloads
+// themselves: the flag, the environment variable it defaults to, the
+// Environment.Images key and the operand that needs it.
+var operandImages = []struct{ flag, variable, key, operand, usage string }{
+	{"cli-download-image", cliDownloadImageEnv, clidownload.ImageKey, clidownload.Name, "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand"},
+	{"network-resources-injector-image", netResInjectorImageEnv, netresinjector.ImageKey, netresinjector.Name, "Image of the network-resources-injector webhook; empty disables the netresinjector operand"},
+}
+
+// addImageFlags registers the image flags, each defaulting to its
+// environment variable and setting one env.Images entry: empty leaves the
+// entry out, which disables the operand that needs it.
+func addImageFlags(fs *flag.FlagSet, env *hco.Environment, getenv func(string) string) {
+	for _, img := range operandImages {
+		set := func(image string) error {
+			if env.Images == nil {
+				env.Images = map[string]string{}
+			}
+			if image == "" {
+				delete(env.Images, img.key)
+				return nil
+			}
+			env.Images[img.key] = image
 			return nil
 		}
-		env.Images[clidownload.ImageKey] = image
-		return nil
+		_ = set(getenv(img.variable))
+		fs.Func(img.flag, img.usage+" (env "+img.variable+").", set)
 	}
-	_ = set(getenv(cliDownloadImageEnv))
-	fs.Func("cli-download-image", "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand (env "+cliDownloadImageEnv+").", set)
+}
+
+// withoutImage returns the operands of names that will deploy nothing for
+// want of their image, and the variable that would give it, in pairs.
+func withoutImage(names []string, env hco.Environment) []string {
+	var out []string
+	for _, img := range operandImages {
+		if slices.Contains(names, img.operand) && env.Images[img.key] == "" {
+			out = append(out, img.operand, img.variable)
+		}
+	}
+	return out
 }

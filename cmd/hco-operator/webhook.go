@@ -52,7 +52,7 @@ func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *za
 	fs.StringVar(&c.probeAddr, "health-probe-bind-address", ":8081", "Address of /healthz and /readyz.")
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, the only one a HyperConverged may be created in (env OPERATOR_NAMESPACE).")
 	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules whose objects are built to check jsonpatch annotations; use the operator's value.")
-	addCLIDownloadImageFlag(fs, &c.env, getenv)
+	addImageFlags(fs, &c.env, getenv)
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates; use the operator's value.")
 	fs.DurationVar(&c.lookupTimeout, "lookup-timeout", webhook.DefaultLookupTimeout, "Bound on the VirtualMachine and DataVolume existence checks of one request.")
 	addCertsFlags(fs, &c.certs)
