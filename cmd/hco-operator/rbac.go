@@ -20,10 +20,12 @@ package main
 //     ServiceAccount, Service, Deployment and PodDisruptionBudget), Events
 //     on the HyperConverged and the leader election Lease; its cache for namespaced kinds is scoped to that
 //     namespace (hco.NewManager).
-// The injector's ClusterRole grants its pods what the operator does not
-// hold (reading NetworkAttachmentDefinitions and ConfigMaps): rather than
-// holding them unused, the operator may escalate and bind that one
-// ClusterRole, by name.
+// The injector's ClusterRole grants its pods reading the
+// NetworkAttachmentDefinitions and ConfigMaps; the API server lets the
+// operator write that ClusterRole and bind it only if it holds those
+// permissions itself, or may escalate. It holds them, as upstream's CSV
+// does, unused: escalate cannot be limited by name on create, and would let
+// it grant anything.
 // The webhook's own permissions are in config/webhook/rbac.yaml and
 // config/certs/rbac.yaml. tools/install runs both under these grants and
 // fails for a missing one and for one never used.
@@ -43,7 +45,8 @@ package main
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=virt-network-resources-injector,verbs=escalate;bind
+// +kubebuilder:rbac:groups=k8s.cni.cncf.io,resources=network-attachment-definitions,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
