@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -167,6 +168,13 @@ func TestCABundleIsKeptAndOtherEditsReverted(t *testing.T) {
 		mwc.Webhooks[0].ClientConfig.CABundle = caBundle
 		return k.Update(ctx, mwc, client.FieldOwner("hco-webhook-cert-rotator"))
 	})
+	// The operator sees that write (its cache watches the object) and leaves
+	// it: no update follows.
+	written := mwc.ResourceVersion
+	time.Sleep(time.Second)
+	require.NoError(t, k.Get(ctx, webhookKey, mwc))
+	assert.Equal(t, written, mwc.ResourceVersion, "the operator wrote the webhook configuration after the caBundle was injected")
+
 	// Another edit, later, of the same object, and one of the Deployment.
 	testenv.Eventually(t, "edit the timeout", func() error {
 		if err := k.Get(ctx, webhookKey, mwc); err != nil {
