@@ -103,8 +103,9 @@ func newApplier(c client.Client, cache, reader client.Reader) *applier {
 }
 
 // apply makes the cluster hold want, a wire form (see wireForm), and
-// returns the object as stored.
-func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured) (*unstructured.Unstructured, ApplyResult, error) {
+// returns the object as stored; the values at the paths keep that want
+// lacks are kept as observed (ContentKeeper).
+func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, keep [][]string) (*unstructured.Unstructured, ApplyResult, error) {
 	gvk := want.GroupVersionKind()
 	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(want)}
 	wantContent := content(want)
@@ -127,6 +128,9 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured) (*
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("get %s %s: %w", gvk.Kind, displayName(key.key), err)
+	}
+	if keepObserved(want, observed, keep) {
+		wantContent = content(want)
 	}
 
 	prev, known := a.recall(key)

@@ -71,6 +71,17 @@ type StatusContributor interface {
 	ContributeStatus(hc *hcov1.HyperConverged, facts Facts, now metav1.Time, st *hcov1.HyperConvergedStatus) error
 }
 
+// ContentKeeper is an optional capability: an operand whose objects hold
+// content that others fill in (a caBundle a certificate rotator injects, the
+// pull secrets a platform adds to a ServiceAccount). KeptFields names, for a
+// desired object, the paths of JSON member names whose values the operator
+// keeps as found where the object it built has none, instead of reverting
+// them; "*" in a path stands for every item of a list, matched by position
+// (e.g. {"webhooks", "*", "clientConfig", "caBundle"}). Nil keeps nothing.
+type ContentKeeper interface {
+	KeptFields(obj client.Object) [][]string
+}
+
 // DeletionOrderer is an optional capability: operands are deleted on
 // uninstall in ascending DeletionOrder (default 0), each group gone before
 // the next starts.

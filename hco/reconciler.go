@@ -311,7 +311,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 	result := ResultUnchanged
 	observed := make([]client.Object, 0, len(desired))
 	for i, d := range desired {
-		obj, res, err := r.applier.apply(ctx, d)
+		obj, res, err := r.applier.apply(ctx, d, keptFields(op, d))
 		if err != nil {
 			existing()
 			if blamed := refusedPatch(o.patch, i, err); blamed != nil {

@@ -503,7 +503,8 @@ type DeploymentConfig struct {
 	LogVerbosityConfig *LogVerbosityConfiguration `json:"logVerbosityConfig,omitempty"`
 
 	// DeployNetworkResourcesInjector deploys the network-resources-injector
-	// webhook. Accepted and stored; hcokit does not act on it yet. Default: true.
+	// webhook, which adds the resource requests of the Multus networks a
+	// virt-launcher pod names. Default: true.
 	// +kubebuilder:default=true
 	// +optional
 	DeployNetworkResourcesInjector *bool `json:"deployNetworkResourcesInjector,omitempty"`

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/hcokit/hcokit/operands/netresinjector"
 )
 
 // hyperConvergedCRD is the CRD whose conversion webhook is served at /convert.
@@ -27,12 +29,22 @@ const hyperConvergedCRD = "hyperconvergeds.hco.kubevirt.io"
 // reaches --cert-dir as a mounted volume; the server reloads it when it
 // changes. Without --manage-certs someone else (OLM, cert-manager) provides
 // the certificate and the caBundles.
+//
+// With --manage-certs it also manages the network-resources-injector's
+// certificate (operands/netresinjector): a second rotator keeps a CA of its
+// own and a serving certificate for the injector's Service in
+// --injector-cert-secret (which the manifests create empty, as the
+// webhook's) and injects that CA into the injector's
+// MutatingWebhookConfiguration once the operator has made it. The injector's
+// pods mount the Secret; they never see the webhook's CA key, nor the
+// webhook the injector's.
 type certsConfig struct {
-	manage        bool
-	secretName    string
-	serviceName   string
-	webhookName   string
-	extraDNSNames string
+	manage         bool
+	secretName     string
+	serviceName    string
+	webhookName    string
+	extraDNSNames  string
+	injectorSecret string
 }
 
 func addCertsFlags(fs *flag.FlagSet, c *certsConfig) {
@@ -41,6 +53,7 @@ func addCertsFlags(fs *flag.FlagSet, c *certsConfig) {
 	fs.StringVar(&c.serviceName, "service-name", "hco-webhook", "Service in front of the webhook: the managed certificate is for <service>.<namespace>.svc.")
 	fs.StringVar(&c.webhookName, "webhook-configuration-name", "hco-webhook", "Name of the ValidatingWebhookConfiguration and the MutatingWebhookConfiguration whose caBundle is managed.")
 	fs.StringVar(&c.extraDNSNames, "cert-extra-dns-names", "", "Comma-separated extra DNS names of the managed serving certificate (a webhook reached by URL).")
+	fs.StringVar(&c.injectorSecret, "injector-cert-secret", netresinjector.SecretName, "With --manage-certs, the Secret in the operator namespace that holds the network-resources-injector's managed CA and serving certificate; it must exist (the manifests create it empty). Empty: the injector's certificate is not managed.")
 }
 
 // configureCerts sets what the manager needs for certificates: leader
@@ -83,6 +96,35 @@ func addCertRotator(mgr ctrl.Manager, c certsConfig, namespace string, server cr
 	})
 	if err != nil {
 		return fmt.Errorf("set up the certificate rotator of Secret %s/%s: %w", namespace, c.secretName, err)
+	}
+	if c.injectorSecret == "" {
+		return nil
+	}
+	// The injector's: a controller name of its own (cert-controller
+	// registers one per rotator), the same leader election. The rotator
+	// waits for its files in CertDir, as if this process served them; it
+	// does not, so it is pointed at the webhook's own directory, whose
+	// tls.crt (the default --cert-name) this process waits for anyway.
+	dnsName = fmt.Sprintf("%s.%s.svc", netresinjector.ServiceName, namespace)
+	err = rotator.AddRotator(mgr, &rotator.CertRotator{
+		SecretKey:      types.NamespacedName{Namespace: namespace, Name: c.injectorSecret},
+		CertDir:        server.CertDir,
+		CertName:       "tls.crt",
+		KeyName:        "tls.key",
+		CAName:         "virt-network-resources-injector-ca",
+		CAOrganization: "hcokit",
+		DNSName:        dnsName,
+		ExtraDNSNames:  []string{dnsName + ".cluster.local"},
+		IsReady:        make(chan struct{}),
+		Webhooks: []rotator.WebhookInfo{
+			{Name: netresinjector.WebhookConfigName, Type: rotator.Mutating},
+		},
+		FieldOwner:            "hco-webhook-cert-rotator",
+		RequireLeaderElection: true,
+		ControllerName:        "netresinjector-cert-rotator",
+	})
+	if err != nil {
+		return fmt.Errorf("set up the certificate rotator of Secret %s/%s: %w", namespace, c.injectorSecret, err)
 	}
 	return nil
 }

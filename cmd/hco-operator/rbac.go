@@ -6,21 +6,29 @@ package main
 //     HyperConverged (one outside the operator namespace is marked ignored),
 //     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, AAQ, the
 //     PriorityClass kubevirt-cluster-critical, the namespace policy and its
-//     binding), Nodes, the CustomResourceDefinitions (their metadata: an
-//     operand's API that appears or goes, hco/apis.go), the ClusterRoles
-//     and ClusterRoleBindings of the workloads the operator deploys (what
-//     the observability controller's ClusterRole grants, and bind on it,
-//     come with config/components/observability, which turns it on) and,
+//     binding, the network-resources-injector's ClusterRole,
+//     ClusterRoleBinding and MutatingWebhookConfiguration), Nodes, the
+//     CustomResourceDefinitions (their metadata: an operand's API that
+//     appears or goes, hco/apis.go) and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
 //     only); the opt-in hpp operand's HostPathProvisioner is granted
 //     by config/components/hpp, which turns it on;
 //   - the Role in the operator namespace: the namespaced objects the operator
 //     manages there only (the KubeVirt, SSP, MigController and
-//     FileRestoreOperator CRs, the ServiceAccounts of the workloads it
-//     deploys, the CLI download
-//     Deployment and Service), Events on the HyperConverged and the leader
-//     election Lease; its cache for namespaced kinds is scoped to that
+//     FileRestoreOperator CRs, the CLI download
+//     Deployment and Service, the network-resources-injector's
+//     ServiceAccount, Service, Deployment and PodDisruptionBudget), Events
+//     on the HyperConverged and the leader election Lease; its cache for namespaced kinds is scoped to that
 //     namespace (hco.NewManager).
+// The injector's ClusterRole grants its pods reading the
+// NetworkAttachmentDefinitions and ConfigMaps; the API server lets the
+// operator write that ClusterRole and bind it only if it holds those
+// permissions itself, or may escalate. It holds them, as upstream's CSV
+// does, unused: escalate cannot be limited by name on create, and would let
+// it grant anything. The observability controller's ClusterRole grants
+// much more (Secrets and Services in every namespace): those permissions,
+// and bind on it, come only with config/components/observability, which
+// turns that operand on.
 // The webhook's own permissions are in config/webhook/rbac.yaml and
 // config/certs/rbac.yaml. tools/install runs both under these grants and
 // fails for a missing one and for one never used.
@@ -39,6 +47,10 @@ package main
 // +kubebuilder:rbac:groups=aaq.kubevirt.io,resources=aaqs,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=k8s.cni.cncf.io,resources=network-attachment-definitions,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
@@ -49,7 +61,8 @@ package main
 // +kubebuilder:rbac:groups=migrations.kubevirt.io,namespace=kubevirt-hyperconverged,resources=migcontrollers,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=filerestore.kubevirt.io,namespace=kubevirt-hyperconverged,resources=filerestoreoperators,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=deployments,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services;serviceaccounts,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=policy,namespace=kubevirt-hyperconverged,resources=poddisruptionbudgets,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,verbs=create

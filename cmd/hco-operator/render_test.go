@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hcokit/hcokit/hco"
 )
 
 const renderHC = `apiVersion: hco.kubevirt.io/v1beta1
@@ -155,5 +158,35 @@ func TestRenderReadsSMBIOSAndMachineTypes(t *testing.T) {
 	vars["SMBIOS"] = "Famly: x"
 	if _, _, err := renderToString(t, []string{"-f", "-"}, renderHC, func(k string) string { return vars[k] }); err == nil || !strings.Contains(err.Error(), "SMBIOS") {
 		t.Errorf("bad SMBIOS: err %v, want one naming SMBIOS", err)
+	}
+}
+
+// The injector's image comes from upstream's variable or the flag; without
+// it the operand renders nothing, and the operator names it at start.
+func TestRenderNetworkResourcesInjectorImage(t *testing.T) {
+	env := func(k string) string {
+		if k == "NETWORK_RESOURCES_INJECTOR_IMAGE" {
+			return "example.com/injector:v1"
+		}
+		return ""
+	}
+	out, _, err := renderToString(t, []string{"-f", "-", "--operands", "netresinjector"}, renderHC, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "ClusterRole,ClusterRoleBinding,ServiceAccount,Service,Deployment,PodDisruptionBudget,MutatingWebhookConfiguration"
+	if got := strings.Join(kinds(out), ","); got != want || !strings.Contains(out, "image: example.com/injector:v1") {
+		t.Errorf("kinds = %s, want %s, with the image from the environment:\n%s", got, want, out)
+	}
+	out, _, err = renderToString(t, []string{"-f", "-", "--operands", "netresinjector", "--network-resources-injector-image", ""}, renderHC, env)
+	if err != nil || len(kinds(out)) != 0 {
+		t.Errorf("an empty --network-resources-injector-image renders %v (%v), want nothing", kinds(out), err)
+	}
+
+	if got := withoutImage([]string{"kubevirt", "netresinjector", "clidownload"}, hco.Environment{Images: map[string]string{"virtctl-download": "x"}}); !slices.Equal(got, []string{"netresinjector", "NETWORK_RESOURCES_INJECTOR_IMAGE"}) {
+		t.Errorf("withoutImage = %v", got)
+	}
+	if got := withoutImage([]string{"kubevirt"}, hco.Environment{}); got != nil {
+		t.Errorf("withoutImage of operands needing no image = %v", got)
 	}
 }

@@ -25,26 +25,28 @@ import (
 	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/migcontroller"
 	"github.com/hcokit/hcokit/operands/namespacepolicy"
+	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
 // defaultOperands are the operands the stock binary runs unless --operands
-// says otherwise. hpp is opt-in; clidownload stays inert without an image;
-// aaq wants nothing unless the HyperConverged enables it.
-const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,observability,ssp,clidownload,namespacepolicy"
+// says otherwise. hpp is opt-in; clidownload, netresinjector and
+// observability stay inert without an image; aaq wants nothing unless the HyperConverged enables it.
+const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,netresinjector,observability,ssp,clidownload,namespacepolicy"
 
 // stockOperands are the operands of the stock binary, in registry order:
 // upstream HCO's (NewOperandHandler at 03da3cf: the PriorityClass first,
 // then KubeVirt, CDI, CNAO, AAQ, the MigController, the
-// FileRestoreOperator, the observability controller),
+// FileRestoreOperator, the network-resources-injector, the observability
+// controller),
 // then SSP and the CLI download, which upstream
 // deploys on OpenShift only, and hcokit's hpp among them; last the namespace
 // policy, which upstream makes from a controller of its own. The operator
 // (run) and render build their registries from the same list.
 func stockOperands() []hco.Operand {
-	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
+	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
 }
 
 // stockRegistry returns the stock operands restricted to operandList, the
@@ -105,18 +107,29 @@ func restConfigFor(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// images are the images of the operands that deploy workloads themselves:
-// a flag each, defaulting to upstream's environment variable, filling
-// Environment.Images; an empty one leaves its operand inert.
-var images = []struct{ flag, env, key, usage string }{
-	{"cli-download-image", "CLI_DOWNLOAD_IMAGE", clidownload.ImageKey, "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand"},
-	{"observability-controller-image", "OBSERVABILITY_CONTROLLER_IMAGE", observability.ImageKey, "Image of the virt-observability-controller (deployed while the deployObservabilityController gate is enabled and the Prometheus operator's API is served); empty disables the observability operand"},
+// Image variables: upstream's names for the injector's and the
+// observability controller's (deploy/operator.yaml at 03da3cf), hcokit's
+// for the CLI download's.
+const (
+	cliDownloadImageEnv    = "CLI_DOWNLOAD_IMAGE"
+	netResInjectorImageEnv = "NETWORK_RESOURCES_INJECTOR_IMAGE"
+	observabilityImageEnv  = "OBSERVABILITY_CONTROLLER_IMAGE"
+)
+
+// operandImages are the images of the operands that deploy workloads
+// themselves: the flag, the environment variable it defaults to, the
+// Environment.Images key and the operand that needs it.
+var operandImages = []struct{ flag, variable, key, operand, usage string }{
+	{"cli-download-image", cliDownloadImageEnv, clidownload.ImageKey, clidownload.Name, "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand"},
+	{"network-resources-injector-image", netResInjectorImageEnv, netresinjector.ImageKey, netresinjector.Name, "Image of the network-resources-injector webhook; empty disables the netresinjector operand"},
+	{"observability-controller-image", observabilityImageEnv, observability.ImageKey, observability.Name, "Image of the virt-observability-controller (deployed while the deployObservabilityController gate is enabled and the Prometheus operator's API is served); empty disables the observability operand"},
 }
 
 // addImageFlags registers the image flags, each defaulting to its
-// environment variable.
+// environment variable and setting one env.Images entry: empty leaves the
+// entry out, which disables the operand that needs it.
 func addImageFlags(fs *flag.FlagSet, env *hco.Environment, getenv func(string) string) {
-	for _, img := range images {
+	for _, img := range operandImages {
 		set := func(image string) error {
 			if env.Images == nil {
 				env.Images = map[string]string{}
@@ -128,21 +141,33 @@ func addImageFlags(fs *flag.FlagSet, env *hco.Environment, getenv func(string) s
 			env.Images[img.key] = image
 			return nil
 		}
-		_ = set(getenv(img.env))
-		fs.Func(img.flag, img.usage+" (env "+img.env+").", set)
+		_ = set(getenv(img.variable))
+		fs.Func(img.flag, img.usage+" (env "+img.variable+").", set)
 	}
 }
 
-// requireMonitoring leaves the observability operand out, saying why, when
-// it cannot work: without its image (so that its kinds are not even
-// watched), or, as upstream decides at start, when the cluster does not
-// serve the Prometheus operator's API (asked only when the image is set).
+// withoutImage returns the operands of names that will deploy nothing for
+// want of their image, and the variable that would give it, in pairs.
+func withoutImage(names []string, env hco.Environment) []string {
+	var out []string
+	for _, img := range operandImages {
+		if slices.Contains(names, img.operand) && env.Images[img.key] == "" {
+			out = append(out, img.operand, img.variable)
+		}
+	}
+	return out
+}
+
+// requireMonitoring leaves the observability operand out when it cannot
+// work: without its image (so that its kinds are not even watched; the
+// start log names the missing variable), or, as upstream decides at start,
+// when the cluster does not serve the Prometheus operator's API (asked
+// only when the image is set), saying so.
 func requireMonitoring(reg *hco.Registry, env hco.Environment, cfg *rest.Config) error {
 	if !slices.ContainsFunc(reg.Operands(), func(op hco.Operand) bool { return op.Name() == observability.Name }) {
 		return nil
 	}
 	if env.Images[observability.ImageKey] == "" {
-		ctrl.Log.Info("observability operand left out: no image (--observability-controller-image, env OBSERVABILITY_CONTROLLER_IMAGE)")
 		return reg.Disable(observability.Name)
 	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)

@@ -191,9 +191,8 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 		return "read only on OpenShift, where the APIServer configuration (the cluster's TLS profile) is served; the test cluster has no such kind", true
 	case sa == "hco-operator" && g.group == "aaq.kubevirt.io" && g.resource == "aaqs" && g.verb != "list" && g.verb != "watch":
 		return "the AAQ is made only when spec.deployment.applicationAwareConfig.enable is set, which the install's HyperConverged does not set (upstream's default)", true
-	case sa == "hco-operator" && g.group == "rbac.authorization.k8s.io" && (g.resource == "clusterroles" || g.resource == "clusterrolebindings"),
-		sa == "hco-operator" && g.group == "" && g.resource == "serviceaccounts":
-		return "the observability controller's ServiceAccount, ClusterRole and binding are watched and made only with its image (config/components/observability), the deployObservabilityController gate and the Prometheus operator's API (none in this install)", true
+	case sa == "hco-operator" && (g.group == "" && g.resource == "configmaps" || g.group == "k8s.cni.cncf.io" && g.resource == "network-attachment-definitions"):
+		return "held only so that the operator may grant it to the network-resources-injector's ClusterRole and bind it (the API server's escalation check, which this run passes)", true
 	case g.resource == "events" && g.verb == "patch":
 		return "an Event that repeats is patched (its count or series)", true
 	}

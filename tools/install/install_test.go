@@ -55,12 +55,19 @@ var managedKinds = []schema.GroupVersionKind{
 	{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass"},
 	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicy"},
 	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBinding"},
+	// The network-resources-injector's (its Deployment and Service are above).
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"},
+	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"},
+	{Version: "v1", Kind: "ServiceAccount"},
+	{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},
+	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfiguration"},
 }
 
 // reportsNoStatus are the managed kinds nothing reports on: they are
 // available once they exist.
 var reportsNoStatus = map[string]bool{
 	"Service": true, "PriorityClass": true, "ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
+	"ClusterRole": true, "ClusterRoleBinding": true, "ServiceAccount": true, "PodDisruptionBudget": true, "MutatingWebhookConfiguration": true,
 }
 
 // TestInstall applies the whole default kustomization (kubectl apply -k
@@ -165,6 +172,31 @@ func TestInstall(t *testing.T) {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kubevirt-kubevirt-hyperconverged"}, kv))
 		cpu, _, _ := unstructured.NestedString(kv.Object, "spec", "configuration", "cpuRequest")
 		assert.Equal(t, "200m", cpu, "the KubeVirt CR carries the annotation's patch")
+	})
+
+	t.Run("the injector's webhook configuration trusts the injector's certificate", func(t *testing.T) {
+		// The operator made the configuration; the webhook's second rotator
+		// filled the injector's Secret and injected its CA, which the
+		// operator keeps.
+		waitFor(t, "the injector's caBundle", func() error {
+			var s corev1.Secret
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "virt-network-resources-injector-secret"}, &s); err != nil {
+				return err
+			}
+			mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: "virt-network-resources-injector-config"}, mwc); err != nil {
+				return err
+			}
+			if len(mwc.Webhooks) != 1 || len(mwc.Webhooks[0].ClientConfig.CABundle) == 0 {
+				return fmt.Errorf("no caBundle yet")
+			}
+			return verifies(mwc.Webhooks[0].ClientConfig.CABundle, s.Data["tls.crt"], "virt-network-resources-injector-service."+ns+".svc")
+		})
+		secret := &corev1.Secret{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, secret))
+		var own corev1.Secret
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "virt-network-resources-injector-secret"}, &own))
+		assert.NotEqual(t, secret.Data["ca.crt"], own.Data["ca.crt"], "a CA of its own, not the webhook's")
 	})
 
 	t.Run("the webhook serves the HyperConverged's TLS profile, without a restart", func(t *testing.T) {
@@ -472,6 +504,25 @@ func serves(base string, ca, cert []byte) error {
 	return nil
 }
 
+// verifies checks that the PEM certificate cert chains to the PEM CA ca
+// and names dnsName.
+func verifies(ca, cert []byte, dnsName string) error {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca) {
+		return fmt.Errorf("no CA in the caBundle")
+	}
+	block, _ := pem.Decode(cert)
+	if block == nil {
+		return fmt.Errorf("no certificate in the Secret")
+	}
+	c, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return err
+	}
+	_, err = c.Verify(x509.VerifyOptions{Roots: pool, DNSName: dnsName})
+	return err
+}
+
 // annotate sets one annotation of the HyperConverged key, retrying conflicts.
 func annotate(ctx context.Context, key client.ObjectKey, name, value string) error {
 	for {
@@ -521,6 +572,11 @@ func markOperandsAvailable(t *testing.T, ctx context.Context, ns string) {
 			if gvk.Kind == "Deployment" {
 				conds = rolledOut
 				require.NoError(t, unstructured.SetNestedField(o.Object, o.GetGeneration(), "status", "observedGeneration"))
+				// Every replica ready (what the injector's status reads).
+				replicas, _, _ := unstructured.NestedInt64(o.Object, "spec", "replicas")
+				for _, f := range []string{"replicas", "readyReplicas", "availableReplicas", "updatedReplicas"} {
+					require.NoError(t, unstructured.SetNestedField(o.Object, replicas, "status", f))
+				}
 			}
 			require.NoError(t, unstructured.SetNestedSlice(o.Object, conds, "status", "conditions"))
 			if err := env.Client.Status().Update(ctx, o); err != nil && !apierrors.IsConflict(err) {

@@ -1,0 +1,76 @@
+package hco
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// keptFields returns the paths op keeps of obj (ContentKeeper), nil when it
+// keeps none.
+func keptFields(op Operand, obj client.Object) [][]string {
+	if k, ok := op.(ContentKeeper); ok {
+		return k.KeptFields(obj)
+	}
+	return nil
+}
+
+// keepObserved copies into want, at each path, the value observed holds
+// where want holds none (a missing member, not a null or empty one it sets),
+// creating the objects on the way; "*" walks every item of a list present in
+// both, matched by position. It reports whether it copied anything.
+func keepObserved(want, observed *unstructured.Unstructured, paths [][]string) bool {
+	copied := false
+	for _, p := range paths {
+		if len(p) > 0 && keepAt(want.Object, observed.Object, p) {
+			copied = true
+		}
+	}
+	return copied
+}
+
+func keepAt(want, observed any, path []string) bool {
+	if path[0] == "*" {
+		wl, ok := want.([]any)
+		ol, ok2 := observed.([]any)
+		if !ok || !ok2 || len(path) == 1 {
+			return false
+		}
+		copied := false
+		for i := range min(len(wl), len(ol)) {
+			if keepAt(wl[i], ol[i], path[1:]) {
+				copied = true
+			}
+		}
+		return copied
+	}
+	wm, ok := want.(map[string]any)
+	om, ok2 := observed.(map[string]any)
+	if !ok || !ok2 {
+		return false
+	}
+	ov, found := om[path[0]]
+	if !found {
+		return false
+	}
+	wv, has := wm[path[0]]
+	if len(path) == 1 {
+		if has {
+			return false
+		}
+		wm[path[0]] = runtime.DeepCopyJSONValue(ov)
+		return true
+	}
+	if !has {
+		if _, isMap := ov.(map[string]any); !isMap || path[1] == "*" {
+			return false
+		}
+		wv = map[string]any{}
+		if !keepAt(wv, ov, path[1:]) {
+			return false
+		}
+		wm[path[0]] = wv
+		return true
+	}
+	return keepAt(wv, ov, path[1:])
+}

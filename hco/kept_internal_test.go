@@ -1,0 +1,100 @@
+package hco
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestKeepObserved(t *testing.T) {
+	caBundle := []string{"webhooks", "*", "clientConfig", "caBundle"}
+	for _, tc := range []struct {
+		name           string
+		want, observed string
+		paths          [][]string
+		result         string
+		copied         bool
+	}{{
+		name:     "a caBundle injected by someone else is kept",
+		want:     `{"webhooks":[{"name":"a","clientConfig":{"service":{"name":"s"}}}]}`,
+		observed: `{"webhooks":[{"name":"a","clientConfig":{"caBundle":"Q0E=","service":{"name":"s"}}}]}`,
+		paths:    [][]string{caBundle},
+		result:   `{"webhooks":[{"name":"a","clientConfig":{"caBundle":"Q0E=","service":{"name":"s"}}}]}`,
+		copied:   true,
+	}, {
+		name:     "every item of the list, by position",
+		want:     `{"webhooks":[{"clientConfig":{}},{"clientConfig":{}},{"clientConfig":{}}]}`,
+		observed: `{"webhooks":[{"clientConfig":{"caBundle":"MQ=="}},{"clientConfig":{}}]}`,
+		paths:    [][]string{caBundle},
+		result:   `{"webhooks":[{"clientConfig":{"caBundle":"MQ=="}},{"clientConfig":{}},{"clientConfig":{}}]}`,
+		copied:   true,
+	}, {
+		name:     "a value the operator builds wins",
+		want:     `{"webhooks":[{"clientConfig":{"caBundle":"b3Vycw=="}}]}`,
+		observed: `{"webhooks":[{"clientConfig":{"caBundle":"dGhlaXJz"}}]}`,
+		paths:    [][]string{caBundle},
+		result:   `{"webhooks":[{"clientConfig":{"caBundle":"b3Vycw=="}}]}`,
+	}, {
+		name:     "nothing observed, nothing kept",
+		want:     `{"webhooks":[{"clientConfig":{}}]}`,
+		observed: `{"webhooks":[{"clientConfig":{}}]}`,
+		paths:    [][]string{caBundle},
+		result:   `{"webhooks":[{"clientConfig":{}}]}`,
+	}, {
+		name:     "a top-level member, such as a Secret's data",
+		want:     `{"type":"Opaque"}`,
+		observed: `{"type":"Opaque","data":{"tls.crt":"Y2VydA=="}}`,
+		paths:    [][]string{{"data"}},
+		result:   `{"type":"Opaque","data":{"tls.crt":"Y2VydA=="}}`,
+		copied:   true,
+	}, {
+		name:     "objects on the way are created",
+		want:     `{"webhooks":[{"name":"a"}]}`,
+		observed: `{"webhooks":[{"name":"a","clientConfig":{"caBundle":"Q0E=","url":"https://x"}}]}`,
+		paths:    [][]string{caBundle},
+		result:   `{"webhooks":[{"name":"a","clientConfig":{"caBundle":"Q0E="}}]}`,
+		copied:   true,
+	}, {
+		name:     "a list missing from the desired object is not copied whole",
+		want:     `{}`,
+		observed: `{"webhooks":[{"clientConfig":{"caBundle":"Q0E="}}]}`,
+		paths:    [][]string{caBundle},
+		result:   `{}`,
+	}, {
+		name:     "shapes that do not match are left alone",
+		want:     `{"webhooks":{"clientConfig":{}}}`,
+		observed: `{"webhooks":[{"clientConfig":{"caBundle":"Q0E="}}]}`,
+		paths:    [][]string{caBundle, {}, {"*"}},
+		result:   `{"webhooks":{"clientConfig":{}}}`,
+	}, {
+		name:     "a null the operator sends is its value",
+		want:     `{"secrets":null}`,
+		observed: `{"secrets":[{"name":"s"}]}`,
+		paths:    [][]string{{"secrets"}},
+		result:   `{"secrets":null}`,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, observed := fromJSON(t, tc.want), fromJSON(t, tc.observed)
+			before := observed.DeepCopy()
+			assert.Equal(t, tc.copied, keepObserved(want, observed, tc.paths))
+			assert.Equal(t, fromJSON(t, tc.result).Object, want.Object)
+			assert.Equal(t, before.Object, observed.Object, "the observed object is not changed")
+			if tc.copied {
+				// What was copied is a copy: editing it leaves observed alone.
+				unstructured.RemoveNestedField(want.Object, "webhooks")
+				unstructured.RemoveNestedField(want.Object, "data")
+				assert.Equal(t, before.Object, observed.Object)
+			}
+		})
+	}
+}
+
+func fromJSON(t *testing.T, s string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	require.NoError(t, json.Unmarshal([]byte(s), &u.Object))
+	return u
+}

@@ -1,0 +1,69 @@
+package netresinjector
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/netresinjector"
+)
+
+const ns = v1beta1.DefaultNamespace
+
+// image is upstream's (deploy/operator.yaml at 03da3cf).
+const image = "ghcr.io/k8snetworkplumbingwg/network-resources-injector@sha256:737225a33c418899667707a6e79668bb1a64c6b993bf7486074c5b8085d4ab7d"
+
+var (
+	env *testenv.Env
+	k   client.Client
+
+	operatorEnv = hco.Environment{Namespace: ns, Version: "1.0.0", Images: map[string]string{netresinjector.ImageKey: image}}
+)
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.Options{
+		AddToScheme:       []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
+		CRDDirectoryPaths: []string{"config/crd/bases"},
+	}, func(e *testenv.Env) {
+		env, k = e, e.Client
+		if err := startOperator(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL: start operator:", err)
+			os.Exit(1)
+		}
+	})
+}
+
+// startOperator runs the netresinjector operand in a manager for the whole package.
+func startOperator() error {
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
+	if err := k.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return err
+	}
+	reg, err := hco.NewRegistry(netresinjector.New())
+	if err != nil {
+		return err
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return err
+	}
+	mgr, _, err := hco.NewManager(env.Config, reg, operatorEnv, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme)})
+	if err != nil {
+		return err
+	}
+	env.AtStop(testenv.RunManager(mgr))
+	return nil
+}

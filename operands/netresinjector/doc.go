@@ -1,0 +1,50 @@
+// Package netresinjector is the operand module for the
+// network-resources-injector, the mutating webhook that adds the resource
+// requests of the Multus networks a virt-launcher pod names (upstream HCO's
+// controllers/handlers/netresinjector at 03da3cf). For a HyperConverged whose
+// spec.deployment.deployNetworkResourcesInjector is true (the default, as
+// upstream's ShouldDeployNetworkResourcesInjector) it builds, in upstream's
+// order: the ClusterRole and its ClusterRoleBinding, the ServiceAccount, the
+// Service, the Deployment (two replicas when the infrastructure is highly
+// available, the cluster's TLS profile as arguments), the
+// PodDisruptionBudget and the MutatingWebhookConfiguration, with upstream's
+// names and content. Turned off, it wants nothing and the operator removes
+// them. Without an image (Environment.Images[ImageKey], the stock binary's
+// NETWORK_RESOURCES_INJECTOR_IMAGE) it wants nothing either; the stock
+// binary says so in a log line at start.
+//
+// # The serving certificate
+//
+// Upstream makes a cert-manager Certificate on plain Kubernetes (and uses
+// OpenShift's service CA there); hcokit needs neither. The certificate is
+// the same self-managed machinery as the hcokit webhook's: the install
+// manifests (config/certs) create the Secret SecretName empty, and
+// `hco-operator webhook --manage-certs` runs a second cert-controller rotator
+// that fills it with a CA and a serving certificate for
+// <ServiceName>.<namespace>.svc, renews them, and writes the CA into the
+// caBundle of the MutatingWebhookConfiguration WebhookConfigName. The
+// operand does not build the Secret (the rotator needs it to exist before
+// any HyperConverged does, so it belongs to the install, like the
+// webhook's own), so this module has nothing to do with the certificate but
+// to mount the Secret and to leave the caBundle alone: it is an
+// hco.ContentKeeper naming webhooks[*].clientConfig.caBundle, which the
+// operator then keeps as found instead of reverting it, as upstream's
+// preserveExistingCABundles does. Upstream's cert-manager annotation
+// (cert-manager.io/inject-ca-from) is not set: no Certificate backs it.
+//
+// The ServiceAccount's secrets and imagePullSecrets are kept likewise: on
+// OpenShift a controller adds a pull secret to every ServiceAccount.
+//
+// # Status
+//
+// Upstream reports the Deployment's readiness in a condition of its own,
+// VirtNetworkResourcesInjectorReady (all replicas ready), and turns on
+// KubeVirt's ExternalNetResourceInjection gate once it is True. hcokit
+// reports the same rule as the component's status (Available when every
+// replica is ready, Progressing while not), which feeds the
+// HyperConverged's aggregated conditions; it neither writes upstream's
+// condition nor turns on the KubeVirt gate (the KubeVirt operand would need
+// the injector's readiness as a fact).
+//
+// It only computes; it must not call the API server or read the environment.
+package netresinjector
