@@ -1,24 +1,26 @@
 package hco
 
 import (
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // keptFields returns the paths op keeps of obj (ContentKeeper), nil when it
 // keeps none.
-func keptFields(op Operand, obj client.Object) [][]string {
+func keptFields(op Operand, obj *unstructured.Unstructured) [][]string {
 	if k, ok := op.(ContentKeeper); ok {
-		return k.KeptFields(obj)
+		return k.KeptFields(obj.GroupVersionKind())
 	}
 	return nil
 }
 
 // keepObserved copies into want, at each path, the value observed holds
 // where want holds none (a missing member, not a null or empty one it sets),
-// creating the objects on the way; "*" walks every item of a list present in
-// both, matched by position. It reports whether it copied anything.
+// creating the objects on the way; where both hold a map there, observed's
+// members replace want's, and want keeps only the members observed lacks;
+// "*" walks every item of a list present in both, matched by position. It
+// reports whether it copied anything.
 func keepObserved(want, observed *unstructured.Unstructured, paths [][]string) bool {
 	copied := false
 	for _, p := range paths {
@@ -55,11 +57,23 @@ func keepAt(want, observed any, path []string) bool {
 	}
 	wv, has := wm[path[0]]
 	if len(path) == 1 {
-		if has {
+		if !has {
+			wm[path[0]] = runtime.DeepCopyJSONValue(ov)
+			return true
+		}
+		wmap, ok := wv.(map[string]any)
+		omap, ok2 := ov.(map[string]any)
+		if !ok || !ok2 {
 			return false
 		}
-		wm[path[0]] = runtime.DeepCopyJSONValue(ov)
-		return true
+		copied := false
+		for k, v := range omap {
+			if w, had := wmap[k]; !had || !equality.Semantic.DeepEqual(w, v) {
+				wmap[k] = runtime.DeepCopyJSONValue(v)
+				copied = true
+			}
+		}
+		return copied
 	}
 	if !has {
 		if _, isMap := ov.(map[string]any); !isMap || path[1] == "*" {

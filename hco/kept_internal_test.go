@@ -51,6 +51,19 @@ func TestKeepObserved(t *testing.T) {
 		result:   `{"type":"Opaque","data":{"tls.crt":"Y2VydA=="}}`,
 		copied:   true,
 	}, {
+		name:     "a map both hold: as found, the members it lacks seeded (an editable ConfigMap)",
+		want:     `{"data":{"config.yaml":"rules:\n","seeded":"x"}}`,
+		observed: `{"data":{"config.yaml":"rules:\n- mine\n","added":"y"}}`,
+		paths:    [][]string{{"data"}},
+		result:   `{"data":{"config.yaml":"rules:\n- mine\n","added":"y","seeded":"x"}}`,
+		copied:   true,
+	}, {
+		name:     "a map as found already",
+		want:     `{"data":{"config.yaml":"rules:\n"}}`,
+		observed: `{"data":{"config.yaml":"rules:\n"}}`,
+		paths:    [][]string{{"data"}},
+		result:   `{"data":{"config.yaml":"rules:\n"}}`,
+	}, {
 		name:     "objects on the way are created",
 		want:     `{"webhooks":[{"name":"a"}]}`,
 		observed: `{"webhooks":[{"name":"a","clientConfig":{"caBundle":"Q0E=","url":"https://x"}}]}`,

@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -73,13 +74,16 @@ type StatusContributor interface {
 
 // ContentKeeper is an optional capability: an operand whose objects hold
 // content that others fill in (a caBundle a certificate rotator injects, the
-// pull secrets a platform adds to a ServiceAccount). KeptFields names, for a
-// desired object, the paths of JSON member names whose values the operator
-// keeps as found where the object it built has none, instead of reverting
-// them; "*" in a path stands for every item of a list, matched by position
-// (e.g. {"webhooks", "*", "clientConfig", "caBundle"}). Nil keeps nothing.
+// pull secrets a platform adds to a ServiceAccount, a ConfigMap an admin
+// edits). KeptFields names, for the desired objects of a kind, the paths of
+// JSON member names whose values the operator keeps as found where the
+// object it built has none, instead of reverting them; a map the object
+// built has too is kept as found, with the members it lacks seeded from
+// what was built (upstream's editable ConfigMap); "*" in a path stands for
+// every item of a list, matched by position (e.g. {"webhooks", "*",
+// "clientConfig", "caBundle"}). Nil keeps nothing.
 type ContentKeeper interface {
-	KeptFields(obj client.Object) [][]string
+	KeptFields(gvk schema.GroupVersionKind) [][]string
 }
 
 // DeletionOrderer is an optional capability: operands are deleted on

@@ -12,6 +12,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -137,11 +138,11 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 // KeptFields implements hco.ContentKeeper: the caBundle the certificate
 // rotator writes into the webhook configuration, and what a platform adds
 // to a ServiceAccount.
-func (Operand) KeptFields(obj client.Object) [][]string {
-	switch obj.(type) {
-	case *admissionregistrationv1.MutatingWebhookConfiguration:
+func (Operand) KeptFields(gvk schema.GroupVersionKind) [][]string {
+	switch gvk.GroupKind() {
+	case schema.GroupKind{Group: admissionregistrationv1.GroupName, Kind: "MutatingWebhookConfiguration"}:
 		return [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}
-	case *corev1.ServiceAccount:
+	case schema.GroupKind{Kind: "ServiceAccount"}:
 		return [][]string{{"secrets"}, {"imagePullSecrets"}}
 	}
 	return nil
