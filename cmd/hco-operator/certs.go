@@ -15,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/hcokit/hcokit/operands/aie"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 )
 
@@ -30,14 +31,14 @@ const hyperConvergedCRD = "hyperconvergeds.hco.kubevirt.io"
 // changes. Without --manage-certs someone else (OLM, cert-manager) provides
 // the certificate and the caBundles.
 //
-// With --manage-certs it also manages the network-resources-injector's
-// certificate (operands/netresinjector): a second rotator keeps a CA of its
-// own and a serving certificate for the injector's Service in
-// --injector-cert-secret (which the manifests create empty, as the
-// webhook's) and injects that CA into the injector's
-// MutatingWebhookConfiguration once the operator has made it. The injector's
-// pods mount the Secret; they never see the webhook's CA key, nor the
-// webhook the injector's.
+// With --manage-certs it also manages the certificates of the webhooks the
+// operator deploys (workloadCerts: the network-resources-injector's,
+// operands/netresinjector, and the AIE webhook's, operands/aie): a rotator
+// each keeps a CA of its own and a serving certificate for the workload's
+// Service in its Secret (which the manifests create empty, as the
+// webhook's) and injects that CA into the workload's
+// MutatingWebhookConfiguration once the operator has made it. The
+// workloads' pods mount their Secret; they never see another's CA key.
 type certsConfig struct {
 	manage         bool
 	secretName     string
@@ -45,6 +46,21 @@ type certsConfig struct {
 	webhookName    string
 	extraDNSNames  string
 	injectorSecret string
+	aieSecret      string
+}
+
+// workloadCert is the certificate of a webhook the operator deploys.
+type workloadCert struct {
+	secret                   *string
+	service, webhook, caName string
+	controller               string
+}
+
+func (c *certsConfig) workloadCerts() []workloadCert {
+	return []workloadCert{
+		{&c.injectorSecret, netresinjector.ServiceName, netresinjector.WebhookConfigName, "virt-network-resources-injector-ca", "netresinjector-cert-rotator"},
+		{&c.aieSecret, aie.ObjectName, aie.ObjectName, "kubevirt-aie-webhook-ca", "aie-cert-rotator"},
+	}
 }
 
 func addCertsFlags(fs *flag.FlagSet, c *certsConfig) {
@@ -54,6 +70,7 @@ func addCertsFlags(fs *flag.FlagSet, c *certsConfig) {
 	fs.StringVar(&c.webhookName, "webhook-configuration-name", "hco-webhook", "Name of the ValidatingWebhookConfiguration and the MutatingWebhookConfiguration whose caBundle is managed.")
 	fs.StringVar(&c.extraDNSNames, "cert-extra-dns-names", "", "Comma-separated extra DNS names of the managed serving certificate (a webhook reached by URL).")
 	fs.StringVar(&c.injectorSecret, "injector-cert-secret", netresinjector.SecretName, "With --manage-certs, the Secret in the operator namespace that holds the network-resources-injector's managed CA and serving certificate; it must exist (the manifests create it empty). Empty: the injector's certificate is not managed.")
+	fs.StringVar(&c.aieSecret, "aie-cert-secret", aie.SecretName, "With --manage-certs, the Secret in the operator namespace that holds the AIE webhook's managed CA and serving certificate; it must exist (the manifests create it empty). Empty: the AIE webhook's certificate is not managed.")
 }
 
 // configureCerts sets what the manager needs for certificates: leader
@@ -97,34 +114,34 @@ func addCertRotator(mgr ctrl.Manager, c certsConfig, namespace string, server cr
 	if err != nil {
 		return fmt.Errorf("set up the certificate rotator of Secret %s/%s: %w", namespace, c.secretName, err)
 	}
-	if c.injectorSecret == "" {
-		return nil
-	}
-	// The injector's: a controller name of its own (cert-controller
-	// registers one per rotator), the same leader election. The rotator
-	// waits for its files in CertDir, as if this process served them; it
-	// does not, so it is pointed at the webhook's own directory, whose
-	// tls.crt (the default --cert-name) this process waits for anyway.
-	dnsName = fmt.Sprintf("%s.%s.svc", netresinjector.ServiceName, namespace)
-	err = rotator.AddRotator(mgr, &rotator.CertRotator{
-		SecretKey:      types.NamespacedName{Namespace: namespace, Name: c.injectorSecret},
-		CertDir:        server.CertDir,
-		CertName:       "tls.crt",
-		KeyName:        "tls.key",
-		CAName:         "virt-network-resources-injector-ca",
-		CAOrganization: "hcokit",
-		DNSName:        dnsName,
-		ExtraDNSNames:  []string{dnsName + ".cluster.local"},
-		IsReady:        make(chan struct{}),
-		Webhooks: []rotator.WebhookInfo{
-			{Name: netresinjector.WebhookConfigName, Type: rotator.Mutating},
-		},
-		FieldOwner:            "hco-webhook-cert-rotator",
-		RequireLeaderElection: true,
-		ControllerName:        "netresinjector-cert-rotator",
-	})
-	if err != nil {
-		return fmt.Errorf("set up the certificate rotator of Secret %s/%s: %w", namespace, c.injectorSecret, err)
+	for _, w := range c.workloadCerts() {
+		if *w.secret == "" {
+			continue
+		}
+		// A controller name of its own (cert-controller registers one per
+		// rotator), the same leader election. The rotator waits for its
+		// files in CertDir, as if this process served them; it does not, so
+		// it is pointed at the webhook's own directory, whose tls.crt (the
+		// default --cert-name) this process waits for anyway.
+		dnsName := fmt.Sprintf("%s.%s.svc", w.service, namespace)
+		err = rotator.AddRotator(mgr, &rotator.CertRotator{
+			SecretKey:             types.NamespacedName{Namespace: namespace, Name: *w.secret},
+			CertDir:               server.CertDir,
+			CertName:              "tls.crt",
+			KeyName:               "tls.key",
+			CAName:                w.caName,
+			CAOrganization:        "hcokit",
+			DNSName:               dnsName,
+			ExtraDNSNames:         []string{dnsName + ".cluster.local"},
+			IsReady:               make(chan struct{}),
+			Webhooks:              []rotator.WebhookInfo{{Name: w.webhook, Type: rotator.Mutating}},
+			FieldOwner:            "hco-webhook-cert-rotator",
+			RequireLeaderElection: true,
+			ControllerName:        w.controller,
+		})
+		if err != nil {
+			return fmt.Errorf("set up the certificate rotator of Secret %s/%s: %w", namespace, *w.secret, err)
+		}
 	}
 	return nil
 }

@@ -16,15 +16,15 @@ func TestCertsFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := certsConfig{secretName: "hco-webhook-cert", serviceName: "hco-webhook", webhookName: "hco-webhook", injectorSecret: "virt-network-resources-injector-secret"}
+	want := certsConfig{secretName: "hco-webhook-cert", serviceName: "hco-webhook", webhookName: "hco-webhook", injectorSecret: "virt-network-resources-injector-secret", aieSecret: "kubevirt-aie-webhook-tls"}
 	if c.certs != want {
 		t.Errorf("defaults: %+v, want %+v (managing certificates is off by default: OLM and cert-manager provide them)", c.certs, want)
 	}
-	c, _, err = parseWebhook([]string{"--manage-certs", "--cert-secret=s", "--service-name=svc", "--webhook-configuration-name=w", "--cert-extra-dns-names=localhost,a.example", "--injector-cert-secret="}, getenv)
+	c, _, err = parseWebhook([]string{"--manage-certs", "--cert-secret=s", "--service-name=svc", "--webhook-configuration-name=w", "--cert-extra-dns-names=localhost,a.example", "--injector-cert-secret=", "--aie-cert-secret="}, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = certsConfig{manage: true, secretName: "s", serviceName: "svc", webhookName: "w", extraDNSNames: "localhost,a.example", injectorSecret: ""}
+	want = certsConfig{manage: true, secretName: "s", serviceName: "svc", webhookName: "w", extraDNSNames: "localhost,a.example", injectorSecret: "", aieSecret: ""}
 	if c.certs != want {
 		t.Errorf("flags: %+v, want %+v", c.certs, want)
 	}

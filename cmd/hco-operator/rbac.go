@@ -25,7 +25,9 @@ package main
 // operator write that ClusterRole and bind it only if it holds those
 // permissions itself, or may escalate. It holds them, as upstream's CSV
 // does, unused: escalate cannot be limited by name on create, and would let
-// it grant anything. The observability controller's ClusterRole grants
+// it grant anything. The AIE webhook's ClusterRole likewise grants reading
+// VirtualMachineInstances and ConfigMaps, which the operator holds for it;
+// its launcher ConfigMap is written in the operator namespace. The observability controller's ClusterRole grants
 // much more (Secrets and Services in every namespace): those permissions,
 // and bind on it, come only with config/components/observability, which
 // turns that operand on.
@@ -50,6 +52,8 @@ package main
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=k8s.cni.cncf.io,resources=network-attachment-definitions,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
+// +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstances,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=configmaps,verbs=create;update;delete
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch

@@ -17,6 +17,7 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/aaq"
+	"github.com/hcokit/hcokit/operands/aie"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
@@ -32,21 +33,21 @@ import (
 )
 
 // defaultOperands are the operands the stock binary runs unless --operands
-// says otherwise. hpp is opt-in; clidownload, netresinjector and
+// says otherwise. hpp is opt-in; clidownload, aie, netresinjector and
 // observability stay inert without an image; aaq wants nothing unless the HyperConverged enables it.
-const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,netresinjector,observability,ssp,clidownload,namespacepolicy"
+const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,aie,netresinjector,observability,ssp,clidownload,namespacepolicy"
 
 // stockOperands are the operands of the stock binary, in registry order:
 // upstream HCO's (NewOperandHandler at 03da3cf: the PriorityClass first,
 // then KubeVirt, CDI, CNAO, AAQ, the MigController, the
-// FileRestoreOperator, the network-resources-injector, the observability
-// controller),
+// FileRestoreOperator, the AIE webhook, the network-resources-injector, the
+// observability controller),
 // then SSP and the CLI download, which upstream
 // deploys on OpenShift only, and hcokit's hpp among them; last the namespace
 // policy, which upstream makes from a controller of its own. The operator
 // (run) and render build their registries from the same list.
 func stockOperands() []hco.Operand {
-	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
+	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), aie.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
 }
 
 // stockRegistry returns the stock operands restricted to operandList, the
@@ -107,13 +108,14 @@ func restConfigFor(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// Image variables: upstream's names for the injector's and the
-// observability controller's (deploy/operator.yaml at 03da3cf), hcokit's
-// for the CLI download's.
+// Image variables: upstream's names for the injector's, the AIE webhook's
+// and the observability controller's (deploy/operator.yaml at 03da3cf),
+// hcokit's for the CLI download's.
 const (
 	cliDownloadImageEnv    = "CLI_DOWNLOAD_IMAGE"
 	netResInjectorImageEnv = "NETWORK_RESOURCES_INJECTOR_IMAGE"
 	observabilityImageEnv  = "OBSERVABILITY_CONTROLLER_IMAGE"
+	aieImageEnv            = "AIE_WEBHOOK_IMAGE"
 )
 
 // operandImages are the images of the operands that deploy workloads
@@ -122,6 +124,7 @@ const (
 var operandImages = []struct{ flag, variable, key, operand, usage string }{
 	{"cli-download-image", cliDownloadImageEnv, clidownload.ImageKey, clidownload.Name, "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand"},
 	{"network-resources-injector-image", netResInjectorImageEnv, netresinjector.ImageKey, netresinjector.Name, "Image of the network-resources-injector webhook; empty disables the netresinjector operand"},
+	{"aie-webhook-image", aieImageEnv, aie.ImageKey, aie.Name, "Image of the AI-workload (AIE) webhook, deployed while the HyperConverged carries hco.kubevirt.io/deployAIE: \"true\"; empty disables the aie operand"},
 	{"observability-controller-image", observabilityImageEnv, observability.ImageKey, observability.Name, "Image of the virt-observability-controller (deployed while the deployObservabilityController gate is enabled and the Prometheus operator's API is served); empty disables the observability operand"},
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/aaq"
+	"github.com/hcokit/hcokit/operands/aie"
 	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/migcontroller"
 	"github.com/hcokit/hcokit/operands/namespacepolicy"
@@ -26,7 +27,7 @@ import (
 
 // TestMoreOperandsAcceptedByTheirRealCRDs builds the objects of the
 // PriorityClass, namespace policy, MigController, FileRestoreOperator, AAQ and
-// observability controller
+// observability controller and AIE webhook
 // modules for a default HyperConverged (AAQ enabled) and for one that sets
 // everything they copy, and creates each (dry run: nothing is left behind)
 // with strict field validation: the API server refuses an unknown field, and
@@ -34,9 +35,9 @@ import (
 func TestMoreOperandsAcceptedByTheirRealCRDs(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
-	ops := []hco.Operand{priorityclass.New(), namespacepolicy.New(), migcontroller.New(), filerestore.New(), aaq.New(), observability.New()}
+	ops := []hco.Operand{priorityclass.New(), namespacepolicy.New(), migcontroller.New(), filerestore.New(), aaq.New(), observability.New(), aie.New()}
 	facts := hco.OfflineFacts(operatorEnv)
-	facts.Images = map[string]string{observability.ImageKey: "quay.io/kubevirt/virt-observability-controller:test"}
+	facts.Images = map[string]string{observability.ImageKey: "quay.io/kubevirt/virt-observability-controller:test", aie.ImageKey: "quay.io/kubevirt/kubevirt-aie-webhook:test"}
 	on := true
 	for name, set := range map[string]func(*hcov1.HyperConverged){
 		"default": nil,
@@ -63,6 +64,7 @@ func TestMoreOperandsAcceptedByTheirRealCRDs(t *testing.T) {
 			}
 			hc.Spec.Deployment.ApplicationAwareConfig.Enable = &on
 			hc.Spec.FeatureGates.Set(featuregates.GateDeployObservabilityController, true)
+			hc.Annotations = map[string]string{featuregates.DeployAIEAnnotation: "true"}
 			if set != nil {
 				set(hc)
 			}

@@ -10,6 +10,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -48,7 +49,10 @@ const StatusKind = "AIEWebhook"
 // Operand builds the AI-workload webhook's objects.
 type Operand struct{}
 
-var _ hco.Operand = Operand{}
+var (
+	_ hco.Operand       = Operand{}
+	_ hco.ContentKeeper = Operand{}
+)
 
 // New returns the AIE webhook operand.
 func New() Operand { return Operand{} }
@@ -204,6 +208,22 @@ func BuildMutatingWebhookConfiguration(hc *hcov1.HyperConverged, env hco.Environ
 			}},
 		}},
 	}
+}
+
+// KeptFields implements hco.ContentKeeper: the launcher ConfigMap's data
+// (an admin's edits kept, a missing key seeded), the caBundle the
+// certificate rotator injects, and the pull secrets a platform adds to the
+// ServiceAccount.
+func (Operand) KeptFields(gvk schema.GroupVersionKind) [][]string {
+	switch gvk.GroupKind() {
+	case schema.GroupKind{Kind: "ConfigMap"}:
+		return [][]string{{"data"}}
+	case schema.GroupKind{Group: admissionregistrationv1.GroupName, Kind: "MutatingWebhookConfiguration"}:
+		return [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}
+	case schema.GroupKind{Kind: "ServiceAccount"}:
+		return [][]string{{"secrets"}, {"imagePullSecrets"}}
+	}
+	return nil
 }
 
 // Status implements hco.Operand: available once the Deployment exists, as

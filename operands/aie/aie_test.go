@@ -109,3 +109,10 @@ func TestStatus(t *testing.T) {
 	st := op.Status([]client.Object{&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: aie.ObjectName}}})
 	assert.Equal(t, metav1.ConditionTrue, st.Available.Status)
 }
+
+func TestKeptFields(t *testing.T) {
+	op := aie.New()
+	assert.Equal(t, [][]string{{"data"}}, op.KeptFields(corev1.SchemeGroupVersion.WithKind("ConfigMap")))
+	assert.Equal(t, [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}, op.KeptFields(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfiguration")))
+	assert.Nil(t, op.KeptFields(appsv1.SchemeGroupVersion.WithKind("Deployment")))
+}

@@ -10,9 +10,10 @@
 //
 // As upstream, two things in them are not the operator's: the launcher
 // ConfigMap's data, which an admin edits (upstream's editable ConfigMap:
-// created with "rules:\n", then kept as found), and the webhook
-// configuration's caBundle, which the certificate machinery injects (see
-// KeptFields).
+// created with "rules:\n", then kept as found, a missing key seeded), and
+// the webhook configuration's caBundle, which `hco-operator webhook
+// --manage-certs` injects with the serving certificate it keeps in the
+// Secret kubevirt-aie-webhook-tls (see KeptFields). No cert-manager.
 //
 // This package only computes; it must not call the API server, read the
 // environment or hold state.

@@ -193,6 +193,10 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 		return "the AAQ is made only when spec.deployment.applicationAwareConfig.enable is set, which the install's HyperConverged does not set (upstream's default)", true
 	case sa == "hco-operator" && (g.group == "" && g.resource == "configmaps" || g.group == "k8s.cni.cncf.io" && g.resource == "network-attachment-definitions"):
 		return "held only so that the operator may grant it to the network-resources-injector's ClusterRole and bind it (the API server's escalation check, which this run passes)", true
+	case sa == "hco-operator" && g.group == "kubevirt.io" && g.resource == "virtualmachineinstances":
+		return "held only so that the operator may grant it to the AIE webhook's ClusterRole (the API server's escalation check)", true
+	case sa == "hco-operator" && g.group == "" && g.resource == "configmaps" && g.namespace != "" && g.verb != "list" && g.verb != "watch" && g.verb != "get":
+		return "the AIE webhook's launcher ConfigMap is made only while the HyperConverged carries hco.kubevirt.io/deployAIE: \"true\", which the install's does not", true
 	case g.resource == "events" && g.verb == "patch":
 		return "an Event that repeats is patched (its count or series)", true
 	}

@@ -245,7 +245,7 @@ func TestHPPComponent(t *testing.T) {
 	for _, name := range []string{"hco-operator", "hco-webhook"} {
 		var d appsv1.Deployment
 		into(t, find(t, objs, "Deployment", name), &d)
-		assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, "--operands=priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,netresinjector,observability,ssp,hpp,clidownload,namespacepolicy", name)
+		assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, "--operands=priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,aie,netresinjector,observability,ssp,hpp,clidownload,namespacepolicy", name)
 	}
 	var b rbacv1.ClusterRoleBinding
 	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-hpp"), &b)

@@ -18,6 +18,7 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/aie"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 )
 
@@ -26,11 +27,14 @@ const ns = v1beta1.DefaultNamespace
 // image is upstream's (deploy/operator.yaml at 03da3cf).
 const image = "ghcr.io/k8snetworkplumbingwg/network-resources-injector@sha256:737225a33c418899667707a6e79668bb1a64c6b993bf7486074c5b8085d4ab7d"
 
+// aieImage is upstream's AIE webhook image (deploy/operator.yaml at 03da3cf).
+const aieImage = "quay.io/kubevirt/kubevirt-aie-webhook@sha256:d45bf47b999a0b25d22db0f8355b0f063a5aa33ddf4e8ff14043b45001a0169d"
+
 var (
 	env *testenv.Env
 	k   client.Client
 
-	operatorEnv = hco.Environment{Namespace: ns, Version: "1.0.0", Images: map[string]string{netresinjector.ImageKey: image}}
+	operatorEnv = hco.Environment{Namespace: ns, Version: "1.0.0", Images: map[string]string{netresinjector.ImageKey: image, aie.ImageKey: aieImage}}
 )
 
 func TestMain(m *testing.M) {
@@ -46,13 +50,14 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// startOperator runs the netresinjector operand in a manager for the whole package.
+// startOperator runs the netresinjector and aie operands (the webhooks the
+// operator deploys) in a manager for the whole package.
 func startOperator() error {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
 	if err := k.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(netresinjector.New())
+	reg, err := hco.NewRegistry(aie.New(), netresinjector.New())
 	if err != nil {
 		return err
 	}
