@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"reflect"
 	"testing"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -16,6 +15,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/aie"
 	"github.com/hcokit/hcokit/operands/filerestore"
@@ -85,7 +85,7 @@ func TestMoreOperandsAcceptedByTheirRealCRDs(t *testing.T) {
 						if field == "metadata" || field == "apiVersion" || field == "kind" {
 							continue
 						}
-						if missing := notIn(want, u.Object[field], field); missing != "" {
+						if missing := testenv.NotIn(want, u.Object[field], field); missing != "" {
 							t.Errorf("%s %s: the API server pruned or changed %s", sent.GetKind(), sent.GetName(), missing)
 						}
 					}
@@ -93,37 +93,4 @@ func TestMoreOperandsAcceptedByTheirRealCRDs(t *testing.T) {
 			}
 		})
 	}
-}
-
-// notIn returns the path of the first value of sent that stored does not
-// hold (stored may hold more: the CRD's defaults), or "".
-func notIn(sent, stored any, path string) string {
-	switch s := sent.(type) {
-	case map[string]any:
-		m, ok := stored.(map[string]any)
-		if !ok {
-			return path
-		}
-		for k, v := range s {
-			if p := notIn(v, m[k], path+"."+k); p != "" {
-				return p
-			}
-		}
-		return ""
-	case []any:
-		l, ok := stored.([]any)
-		if !ok || len(l) != len(s) {
-			return path
-		}
-		for i := range s {
-			if p := notIn(s[i], l[i], path); p != "" {
-				return p
-			}
-		}
-		return ""
-	}
-	if !reflect.DeepEqual(sent, stored) {
-		return path
-	}
-	return ""
 }

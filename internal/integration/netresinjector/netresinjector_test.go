@@ -3,7 +3,6 @@ package netresinjector
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"testing"
 	"time"
 
@@ -114,7 +113,7 @@ func TestDefaultHyperConvergedYieldsTheInjector(t *testing.T) {
 			if field == "metadata" || field == "apiVersion" || field == "kind" {
 				continue
 			}
-			if missing := notIn(v, got.Object[field], field); missing != "" {
+			if missing := testenv.NotIn(v, got.Object[field], field); missing != "" {
 				t.Errorf("%s %s: the API server pruned or changed %s", sent.GetKind(), sent.GetName(), missing)
 			}
 		}
@@ -251,37 +250,4 @@ func waitCondition(t *testing.T, typ string, status metav1.ConditionStatus, reas
 		}
 		return nil
 	})
-}
-
-// notIn returns the path of the first value of sent that stored does not
-// hold (stored may hold more: the API server's defaults), or "".
-func notIn(sent, stored any, path string) string {
-	switch s := sent.(type) {
-	case map[string]any:
-		m, ok := stored.(map[string]any)
-		if !ok {
-			return path
-		}
-		for k, v := range s {
-			if p := notIn(v, m[k], path+"."+k); p != "" {
-				return p
-			}
-		}
-		return ""
-	case []any:
-		l, ok := stored.([]any)
-		if !ok || len(l) != len(s) {
-			return path
-		}
-		for i := range s {
-			if p := notIn(s[i], l[i], path); p != "" {
-				return p
-			}
-		}
-		return ""
-	}
-	if !reflect.DeepEqual(sent, stored) {
-		return path
-	}
-	return ""
 }
