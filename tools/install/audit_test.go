@@ -195,8 +195,6 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 		return "held only so that the operator may grant it to the network-resources-injector's ClusterRole and bind it (the API server's escalation check, which this run passes)", true
 	case sa == "hco-operator" && g.group == "kubevirt.io" && g.resource == "virtualmachineinstances":
 		return "held only so that the operator may grant it to the AIE webhook's ClusterRole (the API server's escalation check)", true
-	case sa == "hco-operator" && g.group == "" && g.resource == "configmaps" && g.namespace != "" && g.verb != "list" && g.verb != "watch" && g.verb != "get":
-		return "the AIE webhook's launcher ConfigMap is made only while the HyperConverged carries hco.kubevirt.io/deployAIE: \"true\", which the install's does not", true
 	case g.resource == "events" && g.verb == "patch":
 		return "an Event that repeats is patched (its count or series)", true
 	}

@@ -61,6 +61,8 @@ var managedKinds = []schema.GroupVersionKind{
 	{Version: "v1", Kind: "ServiceAccount"},
 	{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},
 	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfiguration"},
+	// The AIE webhook's (the HyperConverged below carries its annotation).
+	{Version: "v1", Kind: "ConfigMap"},
 }
 
 // reportsNoStatus are the managed kinds nothing reports on: they are
@@ -68,6 +70,7 @@ var managedKinds = []schema.GroupVersionKind{
 var reportsNoStatus = map[string]bool{
 	"Service": true, "PriorityClass": true, "ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
 	"ClusterRole": true, "ClusterRoleBinding": true, "ServiceAccount": true, "PodDisruptionBudget": true, "MutatingWebhookConfiguration": true,
+	"ConfigMap": true,
 }
 
 // TestInstall applies the whole default kustomization (kubectl apply -k
@@ -136,7 +139,11 @@ func TestInstall(t *testing.T) {
 
 	key := client.ObjectKey{Namespace: ns, Name: hcov1.HyperConvergedName}
 	t.Run("a HyperConverged is created, updated and refused through the webhook", func(t *testing.T) {
-		hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hcov1.HyperConvergedName}}
+		// With the AIE webhook (an admin's annotation; config/manager sets
+		// its image), so that its objects, grants and certificate are
+		// exercised too.
+		hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hcov1.HyperConvergedName,
+			Annotations: map[string]string{"hco.kubevirt.io/deployAIE": "true"}}}
 		require.NoError(t, env.Client.Create(ctx, hc))
 		assert.Contains(t, hc.Finalizers, "kubevirt.io/hyperconverged", "added by the mutating webhook on create")
 
@@ -197,6 +204,27 @@ func TestInstall(t *testing.T) {
 		var own corev1.Secret
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "virt-network-resources-injector-secret"}, &own))
 		assert.NotEqual(t, secret.Data["ca.crt"], own.Data["ca.crt"], "a CA of its own, not the webhook's")
+	})
+
+	t.Run("the AIE webhook's configuration trusts its own certificate", func(t *testing.T) {
+		waitFor(t, "the AIE webhook's caBundle", func() error {
+			var s corev1.Secret
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kubevirt-aie-webhook-tls"}, &s); err != nil {
+				return err
+			}
+			mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: "kubevirt-aie-webhook"}, mwc); err != nil {
+				return err
+			}
+			if len(mwc.Webhooks) != 1 || len(mwc.Webhooks[0].ClientConfig.CABundle) == 0 {
+				return fmt.Errorf("no caBundle yet")
+			}
+			return verifies(mwc.Webhooks[0].ClientConfig.CABundle, s.Data["tls.crt"], "kubevirt-aie-webhook."+ns+".svc")
+		})
+		var injector, own corev1.Secret
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "virt-network-resources-injector-secret"}, &injector))
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kubevirt-aie-webhook-tls"}, &own))
+		assert.NotEqual(t, injector.Data["ca.crt"], own.Data["ca.crt"], "a CA of its own")
 	})
 
 	t.Run("the webhook serves the HyperConverged's TLS profile, without a restart", func(t *testing.T) {
