@@ -129,16 +129,17 @@ func (g *apiGroups) retry(group string, c *apiChange, now time.Time) (time.Durat
 	return c.delay, true
 }
 
-// kindServed asks mapper whether the API server serves gvk.
-func kindServed(mapper meta.RESTMapper, gvk schema.GroupVersionKind) (bool, error) {
-	_, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+// kindServed asks mapper whether the API server serves gvk, and whether
+// its objects are namespaced.
+func kindServed(mapper meta.RESTMapper, gvk schema.GroupVersionKind) (served, namespaced bool, err error) {
+	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	switch {
 	case err == nil:
-		return true, nil
+		return true, m.Scope.Name() == meta.RESTScopeNameNamespace, nil
 	case meta.IsNoMatchError(err):
-		return false, nil
+		return false, false, nil
 	}
-	return false, fmt.Errorf("look up the API of operand kind %s: %w", gvk, err)
+	return false, false, fmt.Errorf("look up the API of operand kind %s: %w", gvk, err)
 }
 
 // crdHandler marks the group of a CustomResourceDefinition that may have
@@ -244,6 +245,11 @@ func servesKind(list *metav1.APIResourceList, kind string) bool {
 // startWatch starts the cache's informer of k, waits (bounded) for its
 // first list, and adds it to the controller's watches.
 func (r *Reconciler) startWatch(ctx context.Context, k *operandKind) error {
+	namespaced, err := r.client.IsObjectNamespaced(k.newObject())
+	if err != nil {
+		return fmt.Errorf("watch operand kind %s: %w", k.gvk, err)
+	}
+	k.namespaced = namespaced
 	syncCtx, cancel := context.WithTimeout(ctx, apiSyncTimeout)
 	defer cancel()
 	if _, err := r.informers.GetInformer(syncCtx, k.newObject()); err != nil {

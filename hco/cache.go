@@ -84,6 +84,9 @@ type operandKind struct {
 	// announced is true once an operand was reported waiting for the kind,
 	// until it is served again. Only the reconcile reads and writes it.
 	announced bool
+	// namespaced is the kind's scope, learnt with its API (the REST
+	// mapping) once, not looked up on every list.
+	namespaced bool
 }
 
 // newObject returns an empty object of the kind, as the cache holds it.

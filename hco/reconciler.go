@@ -130,11 +130,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		b = b.Watches(&ocpconfigv1.APIServer{}, r.toSingleton())
 	}
 	for _, k := range r.kinds {
-		served, err := kindServed(mgr.GetRESTMapper(), k.gvk)
+		served, namespaced, err := kindServed(mgr.GetRESTMapper(), k.gvk)
 		if err != nil {
 			return err
 		}
 		k.served.Store(served)
+		k.namespaced = namespaced
 		if !served {
 			mgr.GetLogger().Info("operand API not served: its operands wait for it", "kind", k.gvk.String(), "operands", k.operands)
 			continue
@@ -413,11 +414,7 @@ func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *o
 	// Namespaced objects are managed in hc's namespace (the operator
 	// namespace) only: the cache and the RBAC of namespaced kinds are
 	// scoped to it.
-	namespaced, err := r.client.IsObjectNamespaced(k.newObject())
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
-	}
-	if namespaced {
+	if k.namespaced {
 		opts = append(opts, client.InNamespace(hc.Namespace))
 	}
 	if err := reader.List(ctx, list, opts...); err != nil {
