@@ -33,7 +33,7 @@ func ManagedSelector() labels.Selector {
 // when clusterTLS (the cluster serves OpenShift's APIServer configuration),
 // that configuration. The Nodes are not in the cache: the reconciler keeps
 // their names and labels in its own compact node index. Nothing else (Pods,
-// Secrets, ConfigMaps, VirtualMachines, DataVolumes) is cached, and reading
+// Secrets, VirtualMachines, DataVolumes, unlabelled ConfigMaps) is cached, and reading
 // a kind the cache does not hold is an error, not a new informer (a kind
 // whose API is gone would block the reader on its first list).
 func CacheOptions(s *runtime.Scheme, namespace string, clusterTLS bool) cache.Options {

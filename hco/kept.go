@@ -4,7 +4,23 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
+
+// WorkloadKeptFields are the paths others fill in on the objects of a
+// workload an operand deploys, for ContentKeeper implementations: the
+// caBundles a certificate rotator injects into a webhook configuration, the
+// secrets a platform adds to a ServiceAccount. Nil for other kinds.
+func WorkloadKeptFields(gvk schema.GroupVersionKind) [][]string {
+	switch gvk.GroupKind() {
+	case schema.GroupKind{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"},
+		schema.GroupKind{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}:
+		return [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}
+	case schema.GroupKind{Kind: "ServiceAccount"}:
+		return [][]string{{"secrets"}, {"imagePullSecrets"}}
+	}
+	return nil
+}
 
 // keptFields returns the paths op keeps of obj (ContentKeeper), nil when it
 // keeps none.

@@ -215,15 +215,10 @@ func BuildMutatingWebhookConfiguration(hc *hcov1.HyperConverged, env hco.Environ
 // certificate rotator injects, and the pull secrets a platform adds to the
 // ServiceAccount.
 func (Operand) KeptFields(gvk schema.GroupVersionKind) [][]string {
-	switch gvk.GroupKind() {
-	case schema.GroupKind{Kind: "ConfigMap"}:
+	if gvk.GroupKind() == (schema.GroupKind{Kind: "ConfigMap"}) {
 		return [][]string{{"data"}}
-	case schema.GroupKind{Group: admissionregistrationv1.GroupName, Kind: "MutatingWebhookConfiguration"}:
-		return [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}
-	case schema.GroupKind{Kind: "ServiceAccount"}:
-		return [][]string{{"secrets"}, {"imagePullSecrets"}}
 	}
-	return nil
+	return hco.WorkloadKeptFields(gvk)
 }
 
 // Status implements hco.Operand: available once the Deployment exists, as

@@ -139,13 +139,7 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 // rotator writes into the webhook configuration, and what a platform adds
 // to a ServiceAccount.
 func (Operand) KeptFields(gvk schema.GroupVersionKind) [][]string {
-	switch gvk.GroupKind() {
-	case schema.GroupKind{Group: admissionregistrationv1.GroupName, Kind: "MutatingWebhookConfiguration"}:
-		return [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}
-	case schema.GroupKind{Kind: "ServiceAccount"}:
-		return [][]string{{"secrets"}, {"imagePullSecrets"}}
-	}
-	return nil
+	return hco.WorkloadKeptFields(gvk)
 }
 
 func labels(hc *hcov1.HyperConverged, env hco.Environment) map[string]string {
