@@ -85,8 +85,9 @@ type objectKey struct {
 // writeStatus). Contents are copies, compared with equality.Semantic: all
 // are decoded by k8s.io/apimachinery's json (integers are int64). Empty
 // after a restart: at most one update per object, which stores nothing.
-// The node index (nodes.go) is the one other memory, a deliberate, measured
-// exception: without it the node facts would cost a list of every Node.
+// The node index (package nodefacts) is the one other memory, a
+// deliberate, measured exception: without it the node facts would cost a
+// list of every Node.
 type memo struct {
 	desired, stored map[string]any
 	status          *hcov1.HyperConvergedStatus

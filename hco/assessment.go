@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/nodefacts"
 )
 
 // assess records the operands' outcomes into a (the status findings and
@@ -217,7 +218,7 @@ func withoutTransitionTimes(s hcov1.HyperConvergedStatus) *hcov1.HyperConvergedS
 
 // setNodeStatus writes the node facts into a status; unknown facts leave
 // it as it is.
-func setNodeStatus(s *hcov1.HyperConvergedStatus, nodes *NodeFacts) {
+func setNodeStatus(s *hcov1.HyperConvergedStatus, nodes *nodefacts.Facts) {
 	if nodes == nil {
 		return
 	}

@@ -28,7 +28,7 @@
 // its CRD does not know instead of pruning it.
 //
 // The one memory of the server is the applier's memo, documented where it
-// lives (apply.go); the node index (nodes.go) is its deliberate exception.
+// lives (apply.go); the node index (package nodefacts) is its deliberate exception.
 //
 // # Follow one field
 //

@@ -2,6 +2,8 @@ package hco
 
 import (
 	ocpconfigv1 "github.com/openshift/api/config/v1"
+
+	"github.com/hcokit/hcokit/nodefacts"
 )
 
 // Environment is what the operator is told about itself and its platform.
@@ -65,7 +67,7 @@ type Facts struct {
 	// index); nil when unknown, as in an offline render: an operand then
 	// takes the cluster for a highly available one and assumes no
 	// architecture.
-	Nodes *NodeFacts
+	Nodes *nodefacts.Facts
 
 	// ClusterTLSProfile is the cluster's TLS profile (on OpenShift, the
 	// APIServer configuration "cluster"); nil when there is none. The

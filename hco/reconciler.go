@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/nodefacts"
 )
 
 // Reconciler reconciles the HyperConverged singleton: it stores its
@@ -59,7 +60,7 @@ type Reconciler struct {
 	apiGroups  apiGroups
 	// nodes is what the operator keeps of the Nodes, filled by the node
 	// source SetupWithManager adds.
-	nodes *nodeIndex
+	nodes *nodefacts.Index
 	// clusterTLS: the cluster serves OpenShift's APIServer configuration,
 	// whose TLS profile the operands get when the HyperConverged has none.
 	clusterTLS bool
@@ -99,7 +100,7 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *Me
 		kinds:           kinds,
 		informers:       mgr.GetCache(),
 		discovery:       dc,
-		nodes:           newNodeIndex(),
+		nodes:           nodefacts.NewIndex(),
 		now:             time.Now,
 		DeletionTimeout: 5 * time.Minute,
 	}, nil
@@ -120,7 +121,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("metadata client for the nodes: %w", err)
 	}
-	b = b.WatchesRawSource(newNodeSource(r.nodes, mc, reconcile.Request{NamespacedName: r.singleton()}))
+	b = b.WatchesRawSource(nodefacts.NewSource(r.nodes, mc, reconcile.Request{NamespacedName: r.singleton()}))
 	// On OpenShift, the cluster's APIServer configuration: its TLS profile
 	// is the operands' when the HyperConverged has none.
 	if r.clusterTLS, err = ClusterTLSProfileServed(mgr.GetRESTMapper()); err != nil {
@@ -430,7 +431,7 @@ func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *o
 // the node facts from the node index, and, on OpenShift, the cluster's TLS
 // profile (from the cache).
 func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts, error) {
-	nodes := r.nodes.facts(hc.Spec.WorkloadPlacement())
+	nodes := r.nodes.Facts(hc.Spec.WorkloadPlacement())
 	f := Facts{Environment: r.env, Nodes: &nodes}
 	if r.clusterTLS {
 		p, err := ClusterTLSProfile(ctx, r.client)

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
-	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/nodefacts"
 )
 
 // TestNodeFactsFollowTheNodes: status.infrastructureHighlyAvailable flips
@@ -43,7 +43,7 @@ func TestNodeFactsFollowTheNodes(t *testing.T) {
 	waitNodeStatus("no nodes: not highly available", false, nil)
 
 	newNode := func(name, arch string, roles ...string) {
-		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{hco.LabelArch: arch}}}
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{nodefacts.LabelArch: arch}}}
 		for _, r := range roles {
 			n.Labels[r] = ""
 		}
@@ -54,11 +54,11 @@ func TestNodeFactsFollowTheNodes(t *testing.T) {
 			}
 		})
 	}
-	newNode("test-cp", "amd64", hco.LabelNodeRoleControlPlane)
-	newNode("test-worker-a", "amd64", hco.LabelNodeRoleWorker)
+	newNode("test-cp", "amd64", nodefacts.LabelNodeRoleControlPlane)
+	newNode("test-worker-a", "amd64", nodefacts.LabelNodeRoleWorker)
 	waitNodeStatus("one worker", false, []string{"amd64"})
 
-	newNode("test-worker-b", "arm64", hco.LabelNodeRoleWorker)
+	newNode("test-worker-b", "arm64", nodefacts.LabelNodeRoleWorker)
 	waitNodeStatus("two workers", true, []string{"amd64", "arm64"})
 	hc := getHC(t)
 	assert.Equal(t, []string{"amd64"}, hc.Status.NodeInfo.ControlPlaneArchitectures)
@@ -86,15 +86,15 @@ func TestNodeFactsFollowTheNodes(t *testing.T) {
 	}
 	one := uint8(1)
 	waitInfra("one control-plane node", false, &one)
-	newNode("test-cp-2", "amd64", hco.LabelNodeRoleControlPlane)
+	newNode("test-cp-2", "amd64", nodefacts.LabelNodeRoleControlPlane)
 	waitInfra("two control-plane nodes", false, &one)
-	newNode("test-cp-3", "amd64", hco.LabelNodeRoleMaster)
+	newNode("test-cp-3", "amd64", nodefacts.LabelNodeRoleMaster)
 	waitInfra("three control-plane nodes", true, nil)
 
 	// A label change is an event too: the worker stops being one.
 	n := &corev1.Node{}
 	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: "test-worker-b"}, n))
-	delete(n.Labels, hco.LabelNodeRoleWorker)
+	delete(n.Labels, nodefacts.LabelNodeRoleWorker)
 	require.NoError(t, k.Update(ctx, n))
 	waitNodeStatus("the second worker relabelled", false, []string{"amd64"})
 }

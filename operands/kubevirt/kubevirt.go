@@ -17,6 +17,7 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hostdevices"
 	"github.com/hcokit/hcokit/migration"
+	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/placement"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
@@ -453,7 +454,7 @@ func (Operand) DeletionOrder() int { return 10 }
 // replica unless there are two workers). Unknown node facts (nil, as in an
 // offline render) are taken for a highly available cluster, which leaves
 // KubeVirt's defaults. A control-plane node is known by its architecture.
-func InfraForControlPlane(infra *kvv1.ComponentConfig, nodes *hco.NodeFacts) *kvv1.ComponentConfig {
+func InfraForControlPlane(infra *kvv1.ComponentConfig, nodes *nodefacts.Facts) *kvv1.ComponentConfig {
 	controlPlaneHA := nodes == nil || nodes.ControlPlaneHighlyAvailable()
 	if infra == nil && controlPlaneHA {
 		return nil
@@ -476,7 +477,7 @@ func InfraForControlPlane(infra *kvv1.ComponentConfig, nodes *hco.NodeFacts) *kv
 }
 
 // infrastructureHighlyAvailable is the node facts' rule, nil while unknown.
-func infrastructureHighlyAvailable(nodes *hco.NodeFacts) *bool {
+func infrastructureHighlyAvailable(nodes *nodefacts.Facts) *bool {
 	if nodes == nil {
 		return nil
 	}
@@ -484,7 +485,7 @@ func infrastructureHighlyAvailable(nodes *hco.NodeFacts) *bool {
 }
 
 // workloadArchitectures are the architectures VMs can run on, nil while unknown.
-func workloadArchitectures(nodes *hco.NodeFacts) []string {
+func workloadArchitectures(nodes *nodefacts.Facts) []string {
 	if nodes == nil {
 		return nil
 	}

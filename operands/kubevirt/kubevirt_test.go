@@ -12,6 +12,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
@@ -333,7 +334,7 @@ func TestGatesFromAnnotationsAndNodes(t *testing.T) {
 		{
 			name: "s390x workload nodes",
 			v1:   func(*hcov1.HyperConverged) {}, beta: func(*v1beta1.HyperConverged) {},
-			facts: &hco.Facts{Environment: env.Environment, Nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"amd64", "s390x"}}},
+			facts: &hco.Facts{Environment: env.Environment, Nodes: &nodefacts.Facts{WorkloadArchitectures: []string{"amd64", "s390x"}}},
 			check: func(t *testing.T, kv *kvv1.KubeVirt) {
 				assert.Contains(t, cfg(kv).DeveloperConfiguration.FeatureGates, "SecureExecution")
 			},
@@ -430,11 +431,11 @@ func TestInfraFollowsTheControlPlane(t *testing.T) {
 	yes, no := true, false
 	one := uint8(1)
 	placed := &kvv1.ComponentConfig{NodePlacement: &kvv1.NodePlacement{NodeSelector: map[string]string{"infra": "yes"}}}
-	status := func(cpHA, infraHA *bool, cpArchs ...string) *hco.NodeFacts {
+	status := func(cpHA, infraHA *bool, cpArchs ...string) *nodefacts.Facts {
 		if cpHA == nil {
 			return nil
 		}
-		f := &hco.NodeFacts{ControlPlane: len(cpArchs), Workers: 1, ControlPlaneArchitectures: cpArchs}
+		f := &nodefacts.Facts{ControlPlane: len(cpArchs), Workers: 1, ControlPlaneArchitectures: cpArchs}
 		if *cpHA {
 			f.ControlPlane = 3
 		}
@@ -446,7 +447,7 @@ func TestInfraFollowsTheControlPlane(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		infra  *kvv1.ComponentConfig
-		status *hco.NodeFacts
+		status *nodefacts.Facts
 		want   *kvv1.ComponentConfig
 	}{
 		{name: "no node facts (render): KubeVirt's defaults", status: status(nil, nil)},
@@ -485,7 +486,7 @@ func TestFactsAreAnArgument(t *testing.T) {
 	old := ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileOldType, Old: &ocpconfigv1.OldTLSProfile{}}
 	facts := hco.Facts{
 		Environment:       env.Environment,
-		Nodes:             &hco.NodeFacts{Workers: 1, ControlPlane: 1, WorkloadArchitectures: []string{"s390x"}, ControlPlaneArchitectures: []string{"amd64"}},
+		Nodes:             &nodefacts.Facts{Workers: 1, ControlPlane: 1, WorkloadArchitectures: []string{"s390x"}, ControlPlaneArchitectures: []string{"amd64"}},
 		ClusterTLSProfile: &old,
 	}
 	objs, err := kubevirt.New().Desired(hc, facts)

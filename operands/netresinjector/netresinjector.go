@@ -19,6 +19,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
 
@@ -199,7 +200,7 @@ func BuildService(hc *hcov1.HyperConverged, env hco.Environment) *corev1.Service
 // Replicas is upstream's rule: two when the infrastructure is highly
 // available (two workers or more), else one. Unknown node facts (an offline
 // render) count as highly available, as for the other operands.
-func Replicas(nodes *hco.NodeFacts) int32 {
+func Replicas(nodes *nodefacts.Facts) int32 {
 	if nodes == nil || nodes.InfrastructureHighlyAvailable() {
 		return 2
 	}

@@ -17,6 +17,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 )
 
@@ -169,13 +170,13 @@ func TestDesired(t *testing.T) {
 func TestReplicasFollowTheNodes(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		nodes *hco.NodeFacts
+		nodes *nodefacts.Facts
 		want  int32
 	}{
 		{"unknown (offline)", nil, 2},
-		{"no worker", &hco.NodeFacts{ControlPlane: 3}, 1},
-		{"one worker", &hco.NodeFacts{Workers: 1, ControlPlane: 3}, 1},
-		{"two workers", &hco.NodeFacts{Workers: 2}, 2},
+		{"no worker", &nodefacts.Facts{ControlPlane: 3}, 1},
+		{"one worker", &nodefacts.Facts{Workers: 1, ControlPlane: 3}, 1},
+		{"two workers", &nodefacts.Facts{Workers: 2}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			facts := hco.OfflineFacts(env)

@@ -12,6 +12,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/placement"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
@@ -207,7 +208,7 @@ func (o Operand) Build(hc *hcov1.HyperConverged, facts hco.Facts) (*sspv1beta3.S
 const TemplateValidatorReplicas = int32(2)
 
 // cluster is SSP's view of the node architectures, nil while unknown.
-func cluster(n *hco.NodeFacts) *sspv1beta3.Cluster {
+func cluster(n *nodefacts.Facts) *sspv1beta3.Cluster {
 	if n == nil || len(n.WorkloadArchitectures) == 0 && len(n.ControlPlaneArchitectures) == 0 {
 		return nil
 	}

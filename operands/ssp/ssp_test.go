@@ -16,6 +16,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	hcov1beta1 "github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
@@ -34,7 +35,7 @@ type fieldCase struct {
 	v1beta1 func(*hcov1beta1.HyperConverged)
 	check   func(t *testing.T, hc *hcov1.HyperConverged, got *sspv1beta3.SSP)
 	// nodes are the node facts the SSP is built with; nil: unknown.
-	nodes *hco.NodeFacts
+	nodes *nodefacts.Facts
 }
 
 // newV1 is a v1 HyperConverged as the API server stores it: defaulted.
@@ -276,7 +277,7 @@ func TestSSPFieldsFromHyperConverged(t *testing.T) {
 		v1beta1: func(hc *hcov1beta1.HyperConverged) {
 			hc.Spec.FeatureGates.Others = map[string]bool{ssp.GateMultiArchBootImageImport: true}
 		},
-		nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}},
+		nodes: &nodefacts.Facts{WorkloadArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}},
 		check: func(t *testing.T, _ *hcov1.HyperConverged, got *sspv1beta3.SSP) {
 			assert.Equal(t, ptr.To(true), got.Spec.EnableMultipleArchitectures)
 			assert.Equal(t, &sspv1beta3.Cluster{WorkloadArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}}, got.Spec.Cluster)
@@ -296,7 +297,7 @@ func TestSSPFieldsFromHyperConverged(t *testing.T) {
 			hc.Spec.FeatureGates.Others = map[string]bool{ssp.GateMultiArchBootImageImport: true}
 			hc.Spec.DataImportCronTemplates = []hcov1.DataImportCronTemplate{customImage("my-image")}
 		},
-		nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"ppc64le"}},
+		nodes: &nodefacts.Facts{WorkloadArchitectures: []string{"ppc64le"}},
 		check: func(t *testing.T, _ *hcov1.HyperConverged, got *sspv1beta3.SSP) {
 			assert.Equal(t, []string{"my-image"}, names(got.Spec.CommonTemplates.DataImportCronTemplates), "an image without architectures is not narrowed")
 		},
@@ -308,7 +309,7 @@ func TestSSPFieldsFromHyperConverged(t *testing.T) {
 		v1beta1: func(hc *hcov1beta1.HyperConverged) {
 			hc.Spec.FeatureGates.Others = map[string]bool{ssp.GateMultiArchBootImageImport: false}
 		},
-		nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"ppc64le"}},
+		nodes: &nodefacts.Facts{WorkloadArchitectures: []string{"ppc64le"}},
 		check: func(t *testing.T, _ *hcov1.HyperConverged, got *sspv1beta3.SSP) {
 			assert.Equal(t, ptr.To(false), got.Spec.EnableMultipleArchitectures)
 			assert.Equal(t, commonNames, names(got.Spec.CommonTemplates.DataImportCronTemplates), "nothing is narrowed")
@@ -428,7 +429,7 @@ func TestJSONPatchStillApplies(t *testing.T) {
 func TestFactsAreAnArgument(t *testing.T) {
 	hc := newV1(nil)
 	old := &ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileOldType, Old: &ocpconfigv1.OldTLSProfile{}}
-	facts := hco.Facts{Nodes: &hco.NodeFacts{WorkloadArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}}, ClusterTLSProfile: old}
+	facts := hco.Facts{Nodes: &nodefacts.Facts{WorkloadArchitectures: []string{"arm64"}, ControlPlaneArchitectures: []string{"amd64"}}, ClusterTLSProfile: old}
 	objs, err := ssp.New().Desired(hc, facts)
 	require.NoError(t, err)
 	got := objs[0].(*sspv1beta3.SSP)

@@ -34,6 +34,7 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/localcluster"
+	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/operands"
 	aaqv1alpha1 "github.com/hcokit/hcokit/operands/aaq/api/v1alpha1"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
@@ -732,7 +733,7 @@ func createNodes(ctx context.Context, c client.Client, n int) error {
 				node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 					Name: fmt.Sprintf("bench-node-%d", i),
 					Labels: map[string]string{
-						hco.LabelNodeRoleWorker: "", hco.LabelArch: "amd64", "kubernetes.io/os": "linux",
+						nodefacts.LabelNodeRoleWorker: "", nodefacts.LabelArch: "amd64", "kubernetes.io/os": "linux",
 						"kubernetes.io/hostname": fmt.Sprintf("bench-node-%d", i), "topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3),
 					},
 					Annotations: map[string]string{"bench/blob": strings.Repeat("a", 2048)},

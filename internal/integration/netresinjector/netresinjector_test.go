@@ -21,6 +21,7 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 )
 
@@ -70,7 +71,7 @@ func desired(t *testing.T) []client.Object {
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}
 	hcov1.Default(hc)
 	facts := hco.OfflineFacts(operatorEnv)
-	facts.Nodes = &hco.NodeFacts{}
+	facts.Nodes = &nodefacts.Facts{}
 	objs, err := netresinjector.New().Desired(hc, facts)
 	require.NoError(t, err)
 	require.Len(t, objs, 7)

@@ -1,4 +1,4 @@
-package hco
+package nodefacts
 
 import (
 	"fmt"
@@ -49,9 +49,9 @@ func TestNodeIndexKeepsLabels(t *testing.T) {
 // TestNodeIndexChanges: the store reports a change exactly when a node
 // appears, goes, or its labels change, and the first full list marks it synced.
 func TestNodeIndexChanges(t *testing.T) {
-	x := newNodeIndex()
+	x := NewIndex()
 	changes := 0
-	s := nodeStore{index: x, changed: func() { changes++ }}
+	s := store{index: x, changed: func() { changes++ }}
 	step := func(what string, f func() error, wantChange bool) {
 		t.Helper()
 		before := changes
@@ -83,7 +83,7 @@ func TestNodeIndexChanges(t *testing.T) {
 	assert.Empty(t, x.nodes)
 }
 
-// TestNodeIndexFacts: the index gives the facts NodeFactsFrom gives for the
+// TestNodeIndexFacts: the index gives the facts From gives for the
 // same nodes, with and without a workload placement.
 func TestNodeIndexFacts(t *testing.T) {
 	nodes := []metav1.PartialObjectMetadata{
@@ -92,7 +92,7 @@ func TestNodeIndexFacts(t *testing.T) {
 		*nodeObject("w-1", map[string]string{LabelNodeRoleWorker: "", LabelArch: "arm64", LabelHostname: "w-1", "virt": "yes"}),
 		*nodeObject("w-2", map[string]string{LabelNodeRoleWorker: "", LabelArch: "s390x", LabelHostname: "host-2"}),
 	}
-	x := newNodeIndex()
+	x := NewIndex()
 	list := make([]any, len(nodes))
 	for i := range nodes {
 		list[i] = &nodes[i]
@@ -104,11 +104,11 @@ func TestNodeIndexFacts(t *testing.T) {
 		{NodeSelector: map[string]string{LabelHostname: "host-2"}},
 		{NodeSelector: map[string]string{LabelHostname: "w-0"}},
 	} {
-		want := NodeFactsFrom(nodes, workload)
-		assert.Equal(t, want, x.facts(workload), "workload %+v", workload)
+		want := From(nodes, workload)
+		assert.Equal(t, want, x.Facts(workload), "workload %+v", workload)
 	}
-	assert.Equal(t, []string{"s390x"}, x.facts(&hcov1.NodePlacement{NodeSelector: map[string]string{LabelHostname: "host-2"}}).WorkloadArchitectures)
-	assert.Equal(t, []string{"amd64"}, x.facts(&hcov1.NodePlacement{NodeSelector: map[string]string{LabelHostname: "w-0"}}).WorkloadArchitectures)
+	assert.Equal(t, []string{"s390x"}, x.Facts(&hcov1.NodePlacement{NodeSelector: map[string]string{LabelHostname: "host-2"}}).WorkloadArchitectures)
+	assert.Equal(t, []string{"amd64"}, x.Facts(&hcov1.NodePlacement{NodeSelector: map[string]string{LabelHostname: "w-0"}}).WorkloadArchitectures)
 }
 
 // BenchmarkNodeIndexMemory reports what the index holds per node, for nodes
@@ -129,7 +129,7 @@ func BenchmarkNodeIndexMemory(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		x := newNodeIndex()
+		x := NewIndex()
 		x.replace(objs)
 		runtime.GC()
 		runtime.ReadMemStats(&after)

@@ -1,4 +1,4 @@
-package hco_test
+package nodefacts_test
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
-	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/nodefacts"
 )
 
 func node(name string, labels ...string) metav1.PartialObjectMetadata {
@@ -20,7 +20,7 @@ func node(name string, labels ...string) metav1.PartialObjectMetadata {
 }
 
 func TestNodeFacts(t *testing.T) {
-	const worker, cp, master, arbiter, arch = hco.LabelNodeRoleWorker, hco.LabelNodeRoleControlPlane, hco.LabelNodeRoleMaster, hco.LabelNodeRoleArbiter, hco.LabelArch
+	const worker, cp, master, arbiter, arch = nodefacts.LabelNodeRoleWorker, nodefacts.LabelNodeRoleControlPlane, nodefacts.LabelNodeRoleMaster, nodefacts.LabelNodeRoleArbiter, nodefacts.LabelArch
 	for _, tc := range []struct {
 		name       string
 		nodes      []metav1.PartialObjectMetadata
@@ -57,7 +57,7 @@ func TestNodeFacts(t *testing.T) {
 			infraHA: true, workloads: []string{"arm64"}, workers: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := hco.NodeFactsFrom(tc.nodes, tc.workload)
+			f := nodefacts.From(tc.nodes, tc.workload)
 			assert.Equal(t, tc.infraHA, f.InfrastructureHighlyAvailable())
 			assert.Equal(t, tc.cpHA, f.ControlPlaneHighlyAvailable())
 			assert.Equal(t, tc.workers, f.Workers)
