@@ -20,13 +20,14 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/clustertls"
 )
 
 // NewScheme returns a scheme with the client-go types, the HyperConverged
 // and whatever the adders register (the operands' types).
 func NewScheme(adders ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, hcov1.AddToScheme, AddClusterTLSToScheme}, adders...) {
+	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, hcov1.AddToScheme, clustertls.AddToScheme}, adders...) {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
 		}
@@ -62,7 +63,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	}
 	clusterTLS := false
 	mo.NewCache = func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
-		served, err := ClusterTLSProfileServed(opts.Mapper)
+		served, err := clustertls.Served(opts.Mapper)
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +112,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, nil, fmt.Errorf("set up HyperConverged controller: %w", err)
 	}
-	serveTLSProfile = ServeTLSProfile(mgr.GetCache(), hcKey, clusterTLS)
+	serveTLSProfile = clustertls.ServeProfile(mgr.GetCache(), hcKey, clusterTLS)
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, nil, err
 	}

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/nodefacts"
 )
 
@@ -124,7 +125,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b = b.WatchesRawSource(nodefacts.NewSource(r.nodes, mc, reconcile.Request{NamespacedName: r.singleton()}))
 	// On OpenShift, the cluster's APIServer configuration: its TLS profile
 	// is the operands' when the HyperConverged has none.
-	if r.clusterTLS, err = ClusterTLSProfileServed(mgr.GetRESTMapper()); err != nil {
+	if r.clusterTLS, err = clustertls.Served(mgr.GetRESTMapper()); err != nil {
 		return err
 	}
 	if r.clusterTLS {
@@ -434,7 +435,7 @@ func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts
 	nodes := r.nodes.Facts(hc.Spec.WorkloadPlacement())
 	f := Facts{Environment: r.env, Nodes: &nodes}
 	if r.clusterTLS {
-		p, err := ClusterTLSProfile(ctx, r.client)
+		p, err := clustertls.Profile(ctx, r.client)
 		if err != nil {
 			return f, err
 		}

@@ -17,6 +17,7 @@ import (
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/webhook"
 )
@@ -83,7 +84,7 @@ func runWebhook(args []string, getenv func(string) string) error {
 		return err
 	}
 	// The webhook and metrics endpoints follow the HyperConverged's TLS
-	// profile (hco.ServeTLSProfile), read from this manager's cache, which
+	// profile (clustertls.ServeProfile), read from this manager's cache, which
 	// exists once the manager does; the first handshake comes after start.
 	var serveTLSProfile func(*tls.Config)
 	followProfile := func(cfg *tls.Config) { serveTLSProfile(cfg) }
@@ -103,7 +104,7 @@ func runWebhook(args []string, getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("create manager: %w", err)
 	}
-	openShift, err := hco.ClusterTLSProfileServed(mgr.GetRESTMapper())
+	openShift, err := clustertls.Served(mgr.GetRESTMapper())
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func runWebhook(args []string, getenv func(string) string) error {
 			return fmt.Errorf("watch %T for the TLS profile: %w", obj, err)
 		}
 	}
-	serveTLSProfile = hco.ServeTLSProfile(mgr.GetCache(), types.NamespacedName{Namespace: c.env.Namespace, Name: hcov1.HyperConvergedName}, openShift)
+	serveTLSProfile = clustertls.ServeProfile(mgr.GetCache(), types.NamespacedName{Namespace: c.env.Namespace, Name: hcov1.HyperConvergedName}, openShift)
 	if err := addCertRotator(mgr, c.certs, c.env.Namespace, server); err != nil {
 		return err
 	}

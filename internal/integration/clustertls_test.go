@@ -12,7 +12,7 @@ import (
 	kvv1 "kubevirt.io/api/core/v1"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
-	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/internal/testenv"
 )
 
@@ -37,7 +37,7 @@ func TestClusterTLSProfileIsTheDefault(t *testing.T) {
 	createHC(t, nil)
 	waitKubeVirtTLS("no profile anywhere: Intermediate", kvv1.VersionTLS12)
 
-	cluster := &ocpconfigv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: hco.ClusterAPIServerName}}
+	cluster := &ocpconfigv1.APIServer{ObjectMeta: metav1.ObjectMeta{Name: clustertls.APIServerName}}
 	cluster.Spec.TLSSecurityProfile = &ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileModernType, Modern: &ocpconfigv1.ModernTLSProfile{}}
 	require.NoError(t, k.Create(ctx, cluster))
 	t.Cleanup(func() {

@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
@@ -59,7 +60,7 @@ var (
 
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
-		AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme, hco.AddClusterTLSToScheme},
+		AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme, clustertls.AddToScheme},
 		// OpenShift's APIServer configuration too: the operator then reads
 		// the cluster's TLS profile (TestClusterTLSProfileIsTheDefault).
 		CRDDirectoryPaths: []string{"config/crd/bases", "config/crd/operands", "internal/integration/testdata/openshift"},

@@ -13,10 +13,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
-	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/clustertls"
 )
 
-// TestServersFollowTheTLSProfile: a server with hco.ServeTLSProfile serves
+// TestServersFollowTheTLSProfile: a server with clustertls.ServeProfile serves
 // each new connection with the HyperConverged's spec.tlsSecurityProfile as
 // it is then: Intermediate without one, TLS 1.3 only once it is Modern, the
 // custom ciphers once it is Custom, and Intermediate again once the
@@ -30,7 +30,7 @@ func TestServersFollowTheTLSProfile(t *testing.T) {
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	require.NoError(t, err)
 	cfg := &tls.Config{Certificates: []tls.Certificate{pair}}
-	hco.ServeTLSProfile(k, client.ObjectKey{Namespace: ns, Name: v1beta1.HyperConvergedName}, false)(cfg)
+	clustertls.ServeProfile(k, client.ObjectKey{Namespace: ns, Name: v1beta1.HyperConvergedName}, false)(cfg)
 	listener, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
 	require.NoError(t, err)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })}

@@ -1,4 +1,4 @@
-package hco
+package clustertls
 
 import (
 	"context"
@@ -13,23 +13,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// ClusterAPIServerName is the name of OpenShift's cluster-wide APIServer
+// APIServerName is the name of OpenShift's cluster-wide APIServer
 // configuration (config.openshift.io/v1), whose spec.tlsSecurityProfile is
 // the cluster's TLS profile.
-const ClusterAPIServerName = "cluster"
+const APIServerName = "cluster"
 
-// AddClusterTLSToScheme adds OpenShift's APIServer configuration kind (and
+// AddToScheme adds OpenShift's APIServer configuration kind (and
 // only it) to a scheme. NewScheme does.
-func AddClusterTLSToScheme(s *runtime.Scheme) error {
+func AddToScheme(s *runtime.Scheme) error {
 	s.AddKnownTypes(ocpconfigv1.GroupVersion, &ocpconfigv1.APIServer{}, &ocpconfigv1.APIServerList{})
 	metav1.AddToGroupVersion(s, ocpconfigv1.GroupVersion)
 	return nil
 }
 
-// ClusterTLSProfileServed reports whether the cluster serves OpenShift's
+// Served reports whether the cluster serves OpenShift's
 // APIServer configuration kind: on OpenShift, the TLS profile of a
 // HyperConverged without one is the cluster's, as upstream HCO does.
-func ClusterTLSProfileServed(mapper meta.RESTMapper) (bool, error) {
+func Served(mapper meta.RESTMapper) (bool, error) {
 	_, err := mapper.RESTMapping(schema.GroupKind{Group: ocpconfigv1.GroupName, Kind: "APIServer"}, ocpconfigv1.GroupVersion.Version)
 	switch {
 	case err == nil:
@@ -43,13 +43,13 @@ func ClusterTLSProfileServed(mapper meta.RESTMapper) (bool, error) {
 
 // ClusterTLSProfile reads the cluster's TLS profile from the APIServer
 // configuration "cluster": nil when it has none or does not exist.
-func ClusterTLSProfile(ctx context.Context, reader client.Reader) (*ocpconfigv1.TLSSecurityProfile, error) {
+func Profile(ctx context.Context, reader client.Reader) (*ocpconfigv1.TLSSecurityProfile, error) {
 	a := &ocpconfigv1.APIServer{}
-	if err := reader.Get(ctx, client.ObjectKey{Name: ClusterAPIServerName}, a); err != nil {
+	if err := reader.Get(ctx, client.ObjectKey{Name: APIServerName}, a); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("read the cluster's TLS profile (APIServer %s): %w", ClusterAPIServerName, err)
+		return nil, fmt.Errorf("read the cluster's TLS profile (APIServer %s): %w", APIServerName, err)
 	}
 	return a.Spec.TLSSecurityProfile, nil
 }

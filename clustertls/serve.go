@@ -1,4 +1,4 @@
-package hco
+package clustertls
 
 import (
 	"context"
@@ -19,12 +19,12 @@ import (
 // a cache read, which only waits when the cache has not synced yet.
 const profileReadTimeout = 5 * time.Second
 
-// ServeTLSProfile returns a TLS option for controller-runtime's servers
+// ServeProfile returns a TLS option for controller-runtime's servers
 // (webhook.Options.TLSOpts, metricsserver.Options.TLSOpts) that serves every
 // new connection with the TLS profile of the HyperConverged key, as reader
 // has it: spec.security.tlsSecurityProfile resolved as for the operands
 // (tlsprofile.Resolve): the HyperConverged's profile; else, with
-// clusterProfile (on OpenShift, see ClusterTLSProfileServed), the cluster's
+// clusterProfile (on OpenShift, see Served), the cluster's
 // APIServer profile; else Intermediate. A changed profile applies to the next connection, without a
 // restart; open connections keep theirs. Pass a cached reader (the
 // manager's client or cache): a handshake reads it.
@@ -32,7 +32,7 @@ const profileReadTimeout = 5 * time.Second
 // A profile Go cannot serve (the webhook refuses one: no TLS 1.0–1.2
 // cipher Go implements), or a failed read, serves Intermediate and logs
 // why.
-func ServeTLSProfile(reader client.Reader, key types.NamespacedName, clusterProfile bool) func(*tls.Config) {
+func ServeProfile(reader client.Reader, key types.NamespacedName, clusterProfile bool) func(*tls.Config) {
 	log := logf.Log.WithName("tls-profile")
 	return func(base *tls.Config) {
 		base.GetConfigForClient = func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
@@ -48,7 +48,7 @@ func ServeTLSProfile(reader client.Reader, key types.NamespacedName, clusterProf
 			}
 			if profile == nil && clusterProfile {
 				var err error
-				if cluster, err = ClusterTLSProfile(ctx, reader); err != nil {
+				if cluster, err = Profile(ctx, reader); err != nil {
 					log.Error(err, "read the cluster's TLS profile; serving Intermediate")
 				}
 			}
