@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hcometrics"
 	"github.com/hcokit/hcokit/nodefacts"
 )
 
@@ -202,7 +203,7 @@ func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a
 		st.Versions = versions
 	}
 	if r.metrics != nil {
-		r.metrics.SystemHealthStatus.Set(healthValue(st.SystemHealthStatus))
+		r.metrics.SystemHealthStatus.Set(hcometrics.HealthValue(st.SystemHealthStatus))
 	}
 }
 

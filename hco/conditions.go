@@ -190,14 +190,3 @@ func MergeConditions(existing *[]metav1.Condition, want []metav1.Condition, now 
 	}
 	return changed
 }
-
-// healthValue is the kubevirt_hco_system_health_status value of a health string.
-func healthValue(h string) float64 {
-	switch strings.ToLower(h) {
-	case hcov1.SystemHealthHealthy:
-		return 0
-	case hcov1.SystemHealthWarning:
-		return 1
-	}
-	return 2
-}

@@ -21,6 +21,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/clustertls"
+	"github.com/hcokit/hcokit/hcometrics"
 )
 
 // NewScheme returns a scheme with the client-go types, the HyperConverged
@@ -97,12 +98,12 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if registerer == nil {
 		registerer = crmetrics.Registry
 	}
-	metrics, err := NewMetrics(registerer)
+	metrics, err := hcometrics.NewMetrics(registerer)
 	if err != nil {
 		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
 	hcKey := types.NamespacedName{Namespace: env.Namespace, Name: hcov1.HyperConvergedName}
-	if err := registerer.Register(NewHyperConvergedCollector(mgr.GetCache(), mgr.Elected(), hcKey)); err != nil {
+	if err := registerer.Register(hcometrics.NewHyperConvergedCollector(mgr.GetCache(), mgr.Elected(), hcKey)); err != nil {
 		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
 	r, err := NewReconciler(mgr, reg, env, metrics)

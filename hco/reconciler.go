@@ -28,6 +28,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/clustertls"
+	"github.com/hcokit/hcokit/hcometrics"
 	"github.com/hcokit/hcokit/nodefacts"
 )
 
@@ -48,7 +49,7 @@ type Reconciler struct {
 	registry *Registry
 	env      Environment
 	events   EventRecorder
-	metrics  *Metrics
+	metrics  *hcometrics.Metrics
 	applier  *applier
 	kinds    []*operandKind
 	// informers is the manager's cache, whose informers of operand kinds
@@ -75,7 +76,7 @@ type Reconciler struct {
 // NewReconciler builds a reconciler for the manager's client and cache. The
 // manager must have been created with CacheOptions(reg, scheme), and the
 // scheme must hold the HyperConverged and every operand kind. metrics may be nil.
-func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *Metrics) (*Reconciler, error) {
+func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *hcometrics.Metrics) (*Reconciler, error) {
 	if env.Namespace == "" {
 		return nil, errors.New("hco: Environment.Namespace is required")
 	}

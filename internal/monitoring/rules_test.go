@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcometrics"
 	"github.com/hcokit/hcokit/internal/testenv"
 )
 
@@ -177,12 +177,12 @@ func TestEveryAlertHasARunbookAndIsTestedFiringAndNot(t *testing.T) {
 // a renamed metric must not leave an alert that never fires.
 func TestRulesReadOnlyMetricsTheOperatorExposes(t *testing.T) {
 	exposed := map[string]bool{}
-	m, err := hco.NewMetrics(prometheus.NewRegistry())
+	m, err := hcometrics.NewMetrics(prometheus.NewRegistry())
 	if err != nil {
 		t.Fatal(err)
 	}
 	collectors := []prometheus.Collector{m.OutOfBandModifications, m.UnsafeModifications, m.SystemHealthStatus,
-		hco.NewHyperConvergedCollector(nil, nil, types.NamespacedName{})}
+		hcometrics.NewHyperConvergedCollector(nil, nil, types.NamespacedName{})}
 	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
 	for _, c := range collectors {
 		ch := make(chan *prometheus.Desc, 10)

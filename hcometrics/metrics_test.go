@@ -1,4 +1,4 @@
-package hco_test
+package hcometrics_test
 
 import (
 	"strings"
@@ -11,6 +11,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcometrics"
 )
 
 // A narrow test of what the collector reports from a reader (the manager's
@@ -23,7 +24,7 @@ func TestHyperConvergedCollector(t *testing.T) {
 	key := types.NamespacedName{Namespace: "kubevirt-hyperconverged", Name: hcov1.HyperConvergedName}
 	elected := make(chan struct{})
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
-	collector := hco.NewHyperConvergedCollector(c, elected, key)
+	collector := hcometrics.NewHyperConvergedCollector(c, elected, key)
 
 	if n := testutil.CollectAndCount(collector); n != 0 {
 		t.Errorf("before the election: %d samples, want none (a standby does not know)", n)
