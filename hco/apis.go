@@ -252,12 +252,12 @@ func (r *Reconciler) startWatch(ctx context.Context, k *operandKind) error {
 	k.namespaced = namespaced
 	syncCtx, cancel := context.WithTimeout(ctx, apiSyncTimeout)
 	defer cancel()
-	if _, err := r.informers.GetInformer(syncCtx, k.newObject()); err != nil {
-		_ = r.informers.RemoveInformer(ctx, k.newObject())
+	if _, err := r.cache.GetInformer(syncCtx, k.newObject()); err != nil {
+		_ = r.cache.RemoveInformer(ctx, k.newObject())
 		return fmt.Errorf("watch operand kind %s: %w", k.gvk, err)
 	}
-	if err := r.controller.Watch(source.Kind(r.informers, client.Object(k.newObject()), r.toSingleton())); err != nil {
-		_ = r.informers.RemoveInformer(ctx, k.newObject())
+	if err := r.controller.Watch(source.Kind(r.cache, client.Object(k.newObject()), r.toSingleton())); err != nil {
+		_ = r.cache.RemoveInformer(ctx, k.newObject())
 		return fmt.Errorf("watch operand kind %s: %w", k.gvk, err)
 	}
 	k.served.Store(true)
@@ -269,7 +269,7 @@ func (r *Reconciler) startWatch(ctx context.Context, k *operandKind) error {
 // its list forever, and forgets what the write path remembers of its objects.
 func (r *Reconciler) stopWatch(ctx context.Context, k *operandKind) {
 	k.served.Store(false)
-	_ = r.informers.RemoveInformer(ctx, k.newObject())
+	_ = r.cache.RemoveInformer(ctx, k.newObject())
 	r.applier.forgetKind(k.gvk)
 }
 

@@ -41,8 +41,9 @@ import (
 type Reconciler struct {
 	// client writes as FieldOwner and reads the HyperConverged from the cache.
 	client client.Client
-	// cache reads the operand objects, unstructured.
-	cache client.Reader
+	// cache reads the operand objects, unstructured; its informers of
+	// operand kinds start and stop as their APIs come and go (apis.go).
+	cache cache.Cache
 	// reader reads past the cache.
 	reader   client.Reader
 	scheme   *runtime.Scheme
@@ -52,9 +53,6 @@ type Reconciler struct {
 	metrics  *hcometrics.Metrics
 	applier  *applier
 	kinds    []*operandKind
-	// informers is the manager's cache, whose informers of operand kinds
-	// start and stop as their APIs come and go (apis.go).
-	informers cache.Cache
 	// controller is the HyperConverged controller, to watch a kind whose
 	// API appears while it runs.
 	controller controller.Controller
@@ -100,7 +98,6 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *hc
 		metrics:         metrics,
 		applier:         newApplier(c, mgr.GetCache(), mgr.GetAPIReader()),
 		kinds:           kinds,
-		informers:       mgr.GetCache(),
 		discovery:       dc,
 		nodes:           nodefacts.NewIndex(),
 		now:             time.Now,
