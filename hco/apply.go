@@ -67,6 +67,17 @@ type applier struct {
 
 	mu   sync.Mutex
 	memo map[objectKey]memo
+	// typed is the typed form of each object (typedForm) at the
+	// resourceVersion it was converted from: the operands' Status reads
+	// typed objects, and converting the unchanged ones again on every
+	// reconcile cost as much as the rest of a reconcile with nothing to do.
+	// Derived from the cache, not a memory of the server.
+	typed map[objectKey]typedObject
+}
+
+type typedObject struct {
+	rv  string
+	obj client.Object
 }
 
 type objectKey struct {
@@ -89,9 +100,18 @@ type objectKey struct {
 // deliberate, measured exception: without it the node facts would cost a
 // list of every Node.
 type memo struct {
+	// built is the object desired came from: the operands' objects are
+	// built once per input (builtObjects), so the same pointer is the same
+	// content.
+	built           *unstructured.Unstructured
 	desired, stored map[string]any
-	status          *hcov1.HyperConvergedStatus
-	replaced        string
+	// storedRV is stored's resourceVersion, and labels and annotations
+	// those built with desired: the same again at the same resourceVersion
+	// is in sync without comparing the object.
+	storedRV            string
+	labels, annotations map[string]string
+	status              *hcov1.HyperConvergedStatus
+	replaced            string
 }
 
 // strict makes the API server refuse a field the operand's CRD does not
@@ -100,16 +120,16 @@ type memo struct {
 const strict = client.FieldValidation(metav1.FieldValidationStrict)
 
 func newApplier(c client.Client, cache, reader client.Reader) *applier {
-	return &applier{client: c, cache: cache, reader: reader, memo: map[objectKey]memo{}}
+	return &applier{client: c, cache: cache, reader: reader, memo: map[objectKey]memo{}, typed: map[objectKey]typedObject{}}
 }
 
 // apply makes the cluster hold want, a wire form (see wireForm), and
 // returns the object as stored; the values at the paths keep that want
-// lacks are kept as observed (ContentKeeper).
+// lacks are kept as observed (ContentKeeper). want is only read.
 func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, keep [][]string) (*unstructured.Unstructured, ApplyResult, error) {
 	gvk := want.GroupVersionKind()
 	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(want)}
-	wantContent := content(want)
+	built, wantContent := want, content(want)
 
 	observed := &unstructured.Unstructured{}
 	observed.SetGroupVersionKind(gvk)
@@ -118,7 +138,7 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 		created := want.DeepCopy()
 		err = a.client.Create(ctx, created, strict)
 		if err == nil {
-			a.remember(key, wantContent, created, "")
+			a.remember(key, want, wantContent, created, "")
 			return created, ResultCreated, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
@@ -130,14 +150,25 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 	if err != nil {
 		return nil, "", fmt.Errorf("get %s %s: %w", gvk.Kind, displayName(key.key), err)
 	}
-	if keepObserved(want, observed, keep) {
-		wantContent = content(want)
+	if len(keep) > 0 {
+		// want is shared between reconciles (built once per input): keep
+		// into a copy.
+		if kept := want.DeepCopy(); keepObserved(kept, observed, keep) {
+			want, wantContent = kept, content(kept)
+		}
 	}
 
 	prev, known := a.recall(key)
-	sameDesired := known && equality.Semantic.DeepEqual(prev.desired, wantContent)
-	if sameDesired && prev.replaced != "" && observed.GetResourceVersion() == prev.replaced {
-		// The cache has not caught up with our own update yet.
+	// The same object built (nothing kept into a copy, then and now) is the
+	// same content without comparing it.
+	sameDesired := known && ((want == built && prev.built == built) || equality.Semantic.DeepEqual(prev.desired, wantContent))
+	if rv := observed.GetResourceVersion(); sameDesired && (rv == prev.replaced ||
+		(rv == prev.storedRV && maps.Equal(prev.labels, want.GetLabels()) && maps.Equal(prev.annotations, want.GetAnnotations()))) {
+		// The cache has not caught up with our own update yet, or nothing
+		// moved on either side since the object was last in sync.
+		if want == built && prev.built != built {
+			a.builtAgain(key, built)
+		}
 		return observed, ResultUnchanged, nil
 	}
 	have := content(observed)
@@ -145,9 +176,7 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 	stale := staleMetadata(observed, want)
 	specInSync := (sameDesired && sameStored) || equality.Semantic.DeepEqual(have, wantContent)
 	if specInSync && len(stale.labels)+len(stale.annotations) == 0 && metadataHolds(observed, want) {
-		if !sameDesired || !sameStored {
-			a.remember(key, wantContent, observed, "")
-		}
+		a.remember(key, want, wantContent, observed, "")
 		return observed, ResultUnchanged, nil
 	}
 
@@ -155,7 +184,7 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 	if err := a.client.Update(ctx, updated, strict); err != nil {
 		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, displayName(key.key), err)
 	}
-	a.remember(key, wantContent, updated, observed.GetResourceVersion())
+	a.remember(key, want, wantContent, updated, observed.GetResourceVersion())
 	switch {
 	case updated.GetResourceVersion() == observed.GetResourceVersion():
 		// The server stored nothing new: what differed was only its own
@@ -185,10 +214,24 @@ func displayName(key types.NamespacedName) string {
 	return key.String()
 }
 
-func (a *applier) remember(key objectKey, want map[string]any, stored *unstructured.Unstructured, replaced string) {
-	m := memo{desired: runtime.DeepCopyJSON(want), stored: runtime.DeepCopyJSON(content(stored)), replaced: replaced}
+// remember that the object stored (its content, at its resourceVersion)
+// was in sync with want (its content wantContent), after a write that
+// replaced the resourceVersion replaced (none: "").
+func (a *applier) remember(key objectKey, want *unstructured.Unstructured, wantContent map[string]any, stored *unstructured.Unstructured, replaced string) {
+	m := memo{built: want, desired: runtime.DeepCopyJSON(wantContent), stored: runtime.DeepCopyJSON(content(stored)), storedRV: stored.GetResourceVersion(),
+		labels: maps.Clone(want.GetLabels()), annotations: maps.Clone(want.GetAnnotations()), replaced: replaced}
 	a.mu.Lock()
 	a.memo[key] = m
+	a.mu.Unlock()
+}
+
+// builtAgain records that built, built anew, has the content remembered.
+func (a *applier) builtAgain(key objectKey, built *unstructured.Unstructured) {
+	a.mu.Lock()
+	if m, ok := a.memo[key]; ok {
+		m.built = built
+		a.memo[key] = m
+	}
 	a.mu.Unlock()
 }
 
@@ -202,6 +245,7 @@ func (a *applier) recall(key objectKey) (memo, bool) {
 func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) {
 	a.mu.Lock()
 	delete(a.memo, objectKey{gvk: gvk, key: key})
+	delete(a.typed, objectKey{gvk: gvk, key: key})
 	a.mu.Unlock()
 }
 
@@ -213,7 +257,30 @@ func (a *applier) forgetKind(gvk schema.GroupVersionKind) {
 			delete(a.memo, k)
 		}
 	}
+	for k := range a.typed {
+		if k.gvk == gvk {
+			delete(a.typed, k)
+		}
+	}
 	a.mu.Unlock()
+}
+
+// typedForm is typedForm(u, s), converted once per resourceVersion of the
+// object. The operands share it between reconciles: read only.
+func (a *applier) typedForm(u *unstructured.Unstructured, s *runtime.Scheme) client.Object {
+	key := objectKey{gvk: u.GroupVersionKind(), key: client.ObjectKeyFromObject(u)}
+	rv := u.GetResourceVersion()
+	a.mu.Lock()
+	t, ok := a.typed[key]
+	a.mu.Unlock()
+	if ok && t.rv == rv && rv != "" {
+		return t.obj
+	}
+	obj := typedForm(u, s)
+	a.mu.Lock()
+	a.typed[key] = typedObject{rv: rv, obj: obj}
+	a.mu.Unlock()
+	return obj
 }
 
 // wireForm returns obj as the API server receives it, p applied (see
@@ -369,15 +436,15 @@ func overlay(base, top map[string]string, drop []string) map[string]string {
 
 // typedForm converts an object read as unstructured into its Go type, for
 // the operands' Status and Adopt, which read typed objects. A kind the
-// scheme does not know stays unstructured.
+// scheme does not know stays unstructured, copied (u may be the cache's).
 func typedForm(u *unstructured.Unstructured, s *runtime.Scheme) client.Object {
 	obj, err := s.New(u.GroupVersionKind())
 	if err != nil {
-		return u
+		return u.DeepCopy()
 	}
 	typed, ok := obj.(client.Object)
 	if !ok || runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed) != nil {
-		return u
+		return u.DeepCopy()
 	}
 	typed.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
 	return typed

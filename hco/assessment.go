@@ -145,7 +145,10 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	if a.gone || (!a.full && len(a.Failures) == 0 && a.ProblemReason == "") {
 		return false, nil
 	}
-	next := hc.DeepCopy()
+	// The status alone, not the spec (it holds the golden images): the
+	// patch is computed between these two.
+	base := &hcov1.HyperConverged{TypeMeta: hc.TypeMeta, ObjectMeta: hc.ObjectMeta, Status: hc.Status}
+	next := &hcov1.HyperConverged{TypeMeta: hc.TypeMeta, ObjectMeta: *hc.ObjectMeta.DeepCopy(), Status: *hc.Status.DeepCopy()}
 	now := metav1.NewTime(r.now())
 	upgraded := false
 	if a.full {
@@ -170,7 +173,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	if upgraded {
 		r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
 	}
-	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(hc)); err != nil {
+	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(base)); err != nil {
 		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	}
 	r.applier.statusWritten(key, withoutTransitionTimes(next.Status), hc.ResourceVersion)

@@ -2,11 +2,14 @@ package hco
 
 import (
 	"fmt"
+	"sync"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -38,7 +41,8 @@ type Operand interface {
 	// When Desired fails (an invalid HyperConverged), it gets instead the
 	// managed objects of its Kinds as they are, in no particular order, so
 	// that the component's status is still reported: find objects by kind
-	// and name, not by position.
+	// and name, not by position. The objects are shared between
+	// reconciles: read them, never change them.
 	Status(observed []client.Object) ComponentStatus
 }
 
@@ -146,4 +150,40 @@ func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Obje
 		}
 	}
 	return out, nil
+}
+
+// builtObjects holds what each operand built last, and from which
+// HyperConverged (its UID and resourceVersion) and facts: a reconcile that
+// an operand object's event brings (an edit to revert, a deletion) builds
+// nothing again. The objects are shared: read only. (The registry does not
+// change while the reconciler runs, so an operand's name is its identity.)
+type builtObjects struct {
+	mu    sync.Mutex
+	byKey map[string]built
+}
+
+type built struct {
+	uid   types.UID
+	rv    string
+	facts Facts
+	objs  []*unstructured.Unstructured
+	err   error
+}
+
+// desiredObjects is desiredObjects, once per operand and input.
+func (b *builtObjects) desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, s *runtime.Scheme) ([]*unstructured.Unstructured, error) {
+	b.mu.Lock()
+	prev, ok := b.byKey[op.Name()]
+	b.mu.Unlock()
+	if ok && prev.uid == hc.UID && prev.rv == hc.ResourceVersion && hc.ResourceVersion != "" && equality.Semantic.DeepEqual(prev.facts, facts) {
+		return prev.objs, prev.err
+	}
+	objs, err := desiredObjects(op, hc, facts, p, s)
+	b.mu.Lock()
+	if b.byKey == nil {
+		b.byKey = map[string]built{}
+	}
+	b.byKey[op.Name()] = built{uid: hc.UID, rv: hc.ResourceVersion, facts: facts, objs: objs, err: err}
+	b.mu.Unlock()
+	return objs, err
 }

@@ -52,6 +52,7 @@ type Reconciler struct {
 	events   EventRecorder
 	metrics  *hcometrics.Metrics
 	applier  *applier
+	built    builtObjects
 	kinds    []*operandKind
 	// controller is the HyperConverged controller, to watch a kind whose
 	// API appears while it runs.
@@ -295,7 +296,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		o.status, o.refs = op.Status(objs), refs
 	}
 	o.patch = jsonPatchOf(op, hc)
-	desired, err := desiredObjects(op, hc, facts, o.patch, r.scheme)
+	desired, err := r.built.desiredObjects(op, hc, facts, o.patch, r.scheme)
 	if err != nil {
 		existing()
 		o.err = &invalidConfig{err: err}
@@ -330,7 +331,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		gvk := obj.GroupVersionKind()
 		o.keys = append(o.keys, objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)})
 		o.refs = append(o.refs, referenceTo(obj))
-		observed = append(observed, typedForm(obj, r.scheme))
+		observed = append(observed, r.applier.typedForm(obj, r.scheme))
 		if res != ResultUnchanged {
 			o.writes = append(o.writes, written{kind: gvk.Kind, obj: obj, result: res})
 			result = res
@@ -407,7 +408,7 @@ func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, desire
 }
 
 // listManaged lists, from reader (the cache, or past it), the objects of one
-// kind that hc manages.
+// kind that hc manages. Those from the cache are shared with it: read only.
 func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *operandKind, hc *hcov1.HyperConverged) ([]unstructured.Unstructured, error) {
 	list := k.newList()
 	opts := []client.ListOption{client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: hc.Name}}
@@ -421,7 +422,12 @@ func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *o
 		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
 	}
 	for i := range list.Items {
-		list.Items[i].SetGroupVersionKind(k.gvk)
+		// The cache's objects are shared (CacheOptions): set the kind on a
+		// copy, should one lack it.
+		if list.Items[i].GroupVersionKind() != k.gvk {
+			list.Items[i] = *list.Items[i].DeepCopy()
+			list.Items[i].SetGroupVersionKind(k.gvk)
+		}
 	}
 	return list.Items, nil
 }

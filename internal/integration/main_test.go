@@ -50,6 +50,8 @@ var (
 	requests = &requestCounter{}
 	// metrics is the operator's metrics registry.
 	metrics = prometheus.NewRegistry()
+	// reconciler is the operator's, for the benchmarks that call it directly.
+	reconciler *hco.Reconciler
 
 	operatorEnv = hco.Environment{
 		Namespace:       ns,
@@ -97,6 +99,7 @@ func startOperator() error {
 		return err
 	}
 	r.DeletionTimeout = deletionTimeout
+	reconciler = r
 	env.AtStop(testenv.RunManager(mgr))
 	return nil
 }
@@ -166,7 +169,7 @@ func (c *requestCounter) reads() map[string]int {
 
 // createHC creates the HyperConverged and removes it, and waits for its
 // operands to go, when the test ends.
-func createHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) *v1beta1.HyperConverged {
+func createHC(t testing.TB, mutate func(*v1beta1.HyperConverged)) *v1beta1.HyperConverged {
 	t.Helper()
 	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns}}
 	if mutate != nil {
@@ -179,7 +182,7 @@ func createHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) *v1beta1.Hyper
 	return hc
 }
 
-func deleteHC(t *testing.T) {
+func deleteHC(t testing.TB) {
 	t.Helper()
 	ctx := context.Background()
 	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns}}
@@ -196,7 +199,7 @@ func deleteHC(t *testing.T) {
 }
 
 // getHC reads the HyperConverged.
-func getHC(t *testing.T) *v1beta1.HyperConverged {
+func getHC(t testing.TB) *v1beta1.HyperConverged {
 	t.Helper()
 	hc := &v1beta1.HyperConverged{}
 	if err := k.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: v1beta1.HyperConvergedName}, hc); err != nil {

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +77,16 @@ type options struct {
 	nodes        int
 	settle       time.Duration
 	pureBenchPkg []string
+	profileDir   string
+}
+
+// profilePath is where -profile puts the CPU profile of a reaction, or ""
+// without -profile.
+func (o options) profilePath(reaction string) string {
+	if o.profileDir == "" {
+		return ""
+	}
+	return filepath.Join(o.profileDir, reaction+".pprof")
 }
 
 func run() error {
@@ -91,6 +103,7 @@ func run() error {
 	flag.IntVar(&o.secrets, "secrets", 5000, "Unrelated Secrets to create.")
 	flag.IntVar(&o.vms, "vms", 2000, "Unrelated VirtualMachines to create.")
 	flag.IntVar(&o.nodes, "nodes", 5000, "Node objects to create after the noise (metadata only is cached).")
+	flag.StringVar(&o.profileDir, "profile", "", "Write the operator's CPU profile during each reaction measurement (spec change, revert, recreate) to DIR/<reaction>.pprof; the operator then serves pprof on "+pprofAddr+".")
 	flag.DurationVar(&o.settle, "settle", 5*time.Second, "How long after creating the Nodes RSS is read.")
 	flag.Parse()
 	o.pureBenchPkg = []string{"./placement", "./featuregates", "./migration", "./hostdevices", "./operands"}
@@ -359,6 +372,9 @@ func liveBenchmarks(o options) ([]row, error) {
 	}
 
 	args := []string{"--metrics-bind-address=0", "--health-probe-bind-address=0", fmt.Sprintf("--leader-elect=%t", o.leaderElect)}
+	if o.profileDir != "" {
+		args = append(args, "--pprof-bind-address="+pprofAddr)
+	}
 	cmd := exec.Command(o.operator, args...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+opKubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace, "HCO_VERSION=bench")
 	logFile, err := os.Create(filepath.Join(root, "bin", "bench", "operator.log"))
@@ -496,7 +512,7 @@ func liveBenchmarks(o options) ([]row, error) {
 			})
 		},
 		triggerVerb: "update", triggerResource: "hyperconvergeds",
-		responseVerb: "update", responseResource: "kubevirts", pid: pid,
+		responseVerb: "update", responseResource: "kubevirts", pid: pid, profile: o.profilePath("spec-change"),
 	})
 	if err != nil {
 		return nil, err
@@ -516,7 +532,7 @@ func liveBenchmarks(o options) ([]row, error) {
 			})
 		},
 		triggerVerb: "update", triggerResource: "kubevirts",
-		responseVerb: "update", responseResource: "kubevirts", pid: pid,
+		responseVerb: "update", responseResource: "kubevirts", pid: pid, profile: o.profilePath("revert"),
 	})
 	if err != nil {
 		return nil, err
@@ -532,7 +548,7 @@ func liveBenchmarks(o options) ([]row, error) {
 			return c.Delete(ctx, &cdiv1beta1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi-kubevirt-hyperconverged"}})
 		},
 		triggerVerb: "delete", triggerResource: "cdis",
-		responseVerb: "create", responseResource: "cdis", pid: pid,
+		responseVerb: "create", responseResource: "cdis", pid: pid, profile: o.profilePath("recreate"),
 	})
 	if err != nil {
 		return nil, err
@@ -582,6 +598,35 @@ type reaction struct {
 	responseVerb, responseResource string
 	// pid is the operator's process, whose CPU time is measured.
 	pid int
+	// profile, when set, is where the operator's CPU profile during the
+	// runs is written.
+	profile string
+}
+
+// pprofAddr is where the operator serves pprof with -profile.
+const pprofAddr = "127.0.0.1:6065"
+
+// profileCPU fetches the operator's CPU profile for the next d into path,
+// in the background; wait returns once it is written.
+func profileCPU(path string, d time.Duration) (wait func() error) {
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", pprofAddr, int(d.Seconds())+1))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("pprof: %s: %s", resp.Status, data)
+		}
+		if err == nil {
+			err = os.WriteFile(path, data, 0o644)
+		}
+		done <- err
+	}()
+	return func() error { return <-done }
 }
 
 // measured is what measureReaction found.
@@ -597,8 +642,13 @@ type measured struct {
 }
 
 // measureReaction triggers r runs times, each after the operator settled.
-func measureReaction(auditLog string, runs int, r reaction) (measured, error) {
-	var m measured
+func measureReaction(auditLog string, runs int, r reaction) (m measured, err error) {
+	if r.profile != "" {
+		// Each run takes a little over a second (waitQuiet); the profile
+		// ends idle after the last.
+		wait := profileCPU(r.profile, time.Duration(runs)*1500*time.Millisecond)
+		defer func() { err = errors.Join(err, wait()) }()
+	}
 	for i := 0; i < runs; i++ {
 		t0, cpu0 := time.Now(), cpuTime(r.pid)
 		if err := r.trigger(i); err != nil {

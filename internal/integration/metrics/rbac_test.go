@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -178,16 +179,27 @@ func TestPrometheusMayScrapeAndDefaultConfigNeedsNoPrometheusCRDs(t *testing.T) 
 	}
 	for _, s := range subjects {
 		user := "system:serviceaccount:" + s.Namespace + ":" + s.Name
-		for path, want := range map[string]bool{"/metrics": true, "/debug/pprof": false} {
-			sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-				User: user, NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: path, Verb: "get"},
-			}}
-			if err := k.Create(ctx, sar); err != nil {
-				t.Fatal(err)
-			}
-			if sar.Status.Allowed != want {
-				t.Errorf("%s GET %s: allowed %v, want %v (%s)", user, path, sar.Status.Allowed, want, sar.Status.Reason)
-			}
+		// The allowed path first: once it is, the binding is in effect, and
+		// the refusal of the other means something.
+		for _, c := range []struct {
+			path string
+			want bool
+		}{{"/metrics", true}, {"/debug/pprof", false}} {
+			path, want := c.path, c.want
+			// The API server's authorizer learns of the binding just
+			// applied from its own watch, a moment later.
+			testenv.Eventually(t, fmt.Sprintf("%s GET %s allowed %v", user, path, want), func() error {
+				sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					User: user, NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: path, Verb: "get"},
+				}}
+				if err := k.Create(ctx, sar); err != nil {
+					return err
+				}
+				if sar.Status.Allowed != want {
+					return fmt.Errorf("allowed %v (%s)", sar.Status.Allowed, sar.Status.Reason)
+				}
+				return nil
+			})
 		}
 	}
 }

@@ -1,0 +1,97 @@
+package hco
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/nodefacts"
+)
+
+// countingOperand counts its builds.
+type countingOperand struct {
+	namedOperand
+	builds int
+}
+
+func (c *countingOperand) Desired(hc *hcov1.HyperConverged, _ Facts) ([]client.Object, error) {
+	c.builds++
+	return []client.Object{&corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: hc.Namespace, Labels: Labels(hc, Environment{}, "test")},
+	}}, nil
+}
+
+// An operand builds once per HyperConverged version and facts: a reconcile
+// an operand object's event brings reuses what it built; a new
+// HyperConverged version, another object, or other facts build again.
+func TestBuiltOncePerInput(t *testing.T) {
+	op := &countingOperand{namedOperand: "counting"}
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1"}}
+	facts := Facts{Nodes: &nodefacts.Facts{Workers: 2}}
+	var b builtObjects
+
+	first, err := b.desiredObjects(op, hc, facts, jsonPatch{}, nil)
+	require.NoError(t, err)
+	again, err := b.desiredObjects(op, hc.DeepCopy(), Facts{Nodes: &nodefacts.Facts{Workers: 2}}, jsonPatch{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, op.builds, "same version, equal facts: built once")
+	assert.Same(t, first[0], again[0])
+
+	for name, change := range map[string]func(*hcov1.HyperConverged, *Facts){
+		"new resourceVersion": func(hc *hcov1.HyperConverged, _ *Facts) { hc.ResourceVersion = "2" },
+		"another object":      func(hc *hcov1.HyperConverged, _ *Facts) { hc.UID = "b" },
+		"other node facts":    func(_ *hcov1.HyperConverged, f *Facts) { f.Nodes = &nodefacts.Facts{Workers: 3} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			hc, f := hc.DeepCopy(), facts
+			change(hc, &f)
+			before := op.builds
+			_, err := b.desiredObjects(op, hc, f, jsonPatch{}, nil)
+			require.NoError(t, err)
+			assert.Equal(t, before+1, op.builds)
+			// Back to the first input for the next case.
+			_, _ = b.desiredObjects(op, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1"}}, facts, jsonPatch{}, nil)
+		})
+	}
+}
+
+// countingMapper finds only ConfigMaps, and counts what it is asked.
+type countingMapper struct {
+	meta.RESTMapper
+	asked int
+}
+
+func (m *countingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
+	m.asked++
+	if gk.Kind != "ConfigMap" {
+		return nil, &meta.NoKindMatchError{GroupKind: gk, SearchedVersions: versions}
+	}
+	return &meta.RESTMapping{Resource: corev1.SchemeGroupVersion.WithResource("configmaps"),
+		GroupVersionKind: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Scope: meta.RESTScopeNamespace}, nil
+}
+
+// A mapping found is answered from memory; one not found is asked again
+// (its API may appear).
+func TestMappingCache(t *testing.T) {
+	inner := &countingMapper{}
+	m := &mappingCache{RESTMapper: inner, found: map[string]meta.RESTMapping{}}
+	for range 3 {
+		mapping, err := m.RESTMapping(schema.GroupKind{Kind: "ConfigMap"}, "v1")
+		require.NoError(t, err)
+		assert.Equal(t, meta.RESTScopeNameNamespace, mapping.Scope.Name())
+	}
+	assert.Equal(t, 1, inner.asked)
+	for range 2 {
+		_, err := m.RESTMapping(schema.GroupKind{Group: "ssp.kubevirt.io", Kind: "SSP"}, "v1beta3")
+		assert.True(t, meta.IsNoMatchError(err))
+	}
+	assert.Equal(t, 3, inner.asked)
+}
