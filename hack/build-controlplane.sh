@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds the test control plane (kube-apiserver and etcd) from source into
-# OUTDIR (default: bin/k8s), for internal/testenv and anything using envtest.
+# Builds the test control plane (kube-apiserver and etcd) and kubectl from
+# source into OUTDIR (default: bin/k8s), for internal/testenv and anything
+# using envtest; kubectl is for the tests of the kubectl plugin (kubectl hco).
 #
 #   hack/build-controlplane.sh [OUTDIR]
 #
-# The versions are pinned by the tool modules tools/controlplane/apiserver and
+# The versions are pinned by the tool modules tools/controlplane/apiserver
+# (kube-apiserver and kubectl, both from k8s.io/kubernetes) and
 # tools/controlplane/etcd. The binaries are built once and reused: a stamp file
 # in OUTDIR holds a hash of those go.mod/go.sum files, this recipe and the Go
 # version, and the build runs again only when that hash changes.
@@ -25,7 +27,7 @@ ETCD_MOD="${ROOT}/tools/controlplane/etcd"
 STAMP="${OUTDIR}/.controlplane.stamp"
 
 # Bump when the build recipe below changes in a way that changes the output.
-RECIPE=2
+RECIPE=3
 
 log() { echo "controlplane: $*"; }
 
@@ -46,8 +48,8 @@ stamp_value() {
 
 want="$(stamp_value)"
 if [[ "${CONTROLPLANE_FORCE:-0}" != 1 && -x "${OUTDIR}/kube-apiserver" && -x "${OUTDIR}/etcd" &&
-	-f "${STAMP}" && "$(cat "${STAMP}")" == "${want}" ]]; then
-	log "kube-apiserver and etcd are up to date in ${OUTDIR}"
+	-x "${OUTDIR}/kubectl" && -f "${STAMP}" && "$(cat "${STAMP}")" == "${want}" ]]; then
+	log "kube-apiserver, etcd and kubectl are up to date in ${OUTDIR}"
 	exit 0
 fi
 rm -f "${STAMP}"
@@ -95,5 +97,10 @@ build "${ETCD_MOD}" go.etcd.io/etcd/server/v3 "${OUTDIR}/etcd" "-s -w"
 log "building kube-apiserver ${kube_version} (10-15 minutes on 2 cores, once; later runs reuse it)..."
 build "${APISERVER_MOD}" k8s.io/kubernetes/cmd/kube-apiserver "${OUTDIR}/kube-apiserver" "${kube_ldflags}"
 
+# kubectl, for the tests that run hco-operator as a kubectl plugin
+# (kubectl hco diff): the same release and the same stamps as kube-apiserver.
+log "building kubectl ${kube_version} (a few minutes on 2 cores, once)..."
+build "${APISERVER_MOD}" k8s.io/kubernetes/cmd/kubectl "${OUTDIR}/kubectl" "${kube_ldflags}"
+
 echo "${want}" >"${STAMP}"
-log "done: ${OUTDIR}/kube-apiserver and ${OUTDIR}/etcd"
+log "done: ${OUTDIR}/kube-apiserver, ${OUTDIR}/etcd and ${OUTDIR}/kubectl"
