@@ -1,12 +1,13 @@
 package hco
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
-	"strings"
+	"slices"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -171,16 +172,12 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 		}
 		return observed, ResultUnchanged, nil
 	}
-	have := content(observed)
-	sameStored := known && equality.Semantic.DeepEqual(prev.stored, have)
-	stale := staleMetadata(observed, want)
-	specInSync := (sameDesired && sameStored) || equality.Semantic.DeepEqual(have, wantContent)
-	if specInSync && len(stale.labels)+len(stale.annotations) == 0 && metadataHolds(observed, want) {
+	sameStored := known && equality.Semantic.DeepEqual(prev.stored, content(observed))
+	updated, write := updateOf(observed, want, sameDesired && sameStored)
+	if !write {
 		a.remember(key, want, wantContent, observed, "")
 		return observed, ResultUnchanged, nil
 	}
-
-	updated := merged(observed, want, stale)
 	if err := a.client.Update(ctx, updated, strict); err != nil {
 		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, displayName(key.key), err)
 	}
@@ -196,6 +193,42 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 		return updated, ResultOverwritten, nil
 	}
 	return updated, ResultUpdated, nil
+}
+
+// UpdateFor returns the update the reconciler sends to make observed (an
+// operand object as the API server holds it, managedFields included) hold
+// want (one of op's DesiredObjects), and true; or nil and false when
+// observed holds want already and the reconciler sends nothing. The update
+// is observed with want's content in place of its own, the values others
+// fill in kept as found (op's ContentKeeper paths), want's labels and
+// annotations laid over observed's and the ones the operator set and no
+// longer builds removed; observed's resourceVersion is its precondition.
+// want and observed are not changed.
+//
+// The reconciler's applier decides and builds its updates through the same
+// steps (updateOf), and knows one thing more: the defaults the API server
+// added since its last write (its memo), which make an object in sync
+// although its content differs from want's. Without that memory, UpdateFor
+// returns an update there, which the API server stores as nothing new. A
+// preview (hco-operator diff) sends it as a server-side dry run.
+func UpdateFor(op Operand, observed, want *unstructured.Unstructured) (*unstructured.Unstructured, bool) {
+	want = want.DeepCopy()
+	keepObserved(want, observed, keptFields(op, want))
+	return updateOf(observed, want, false)
+}
+
+// updateOf returns what the operator writes over observed to make it hold
+// want, whose kept values (keepObserved) are in place already, and whether
+// it writes at all: not when observed's content is want's (or specInSync
+// says so) and observed carries want's labels and annotations and none the
+// operator set and no longer builds.
+func updateOf(observed, want *unstructured.Unstructured, specInSync bool) (*unstructured.Unstructured, bool) {
+	stale := staleMetadata(observed, want)
+	specInSync = specInSync || equality.Semantic.DeepEqual(content(observed), content(want))
+	if specInSync && len(stale.labels)+len(stale.annotations) == 0 && metadataHolds(observed, want) {
+		return nil, false
+	}
+	return merged(observed, want, stale), true
 }
 
 // statusWritten remembers that status, its transition times cleared, was
@@ -368,30 +401,46 @@ type staleKeys struct{ labels, annotations []string }
 // server records as set by FieldOwner and that want does not build. A key
 // somebody else set since is theirs and stays.
 func staleMetadata(observed, want *unstructured.Unstructured) staleKeys {
-	var out staleKeys
-	for _, e := range observed.GetManagedFields() {
+	labels, annotations := OwnedMetadata(observed)
+	return staleKeys{labels: without(labels, want.GetLabels()), annotations: without(annotations, want.GetAnnotations())}
+}
+
+// OwnedMetadata returns the keys of obj's labels and annotations that the
+// API server records in obj's managedFields as set by FieldOwner: the
+// metadata the operator owns on it (sorted; nil without managedFields).
+func OwnedMetadata(obj *unstructured.Unstructured) (labels, annotations []string) {
+	for _, e := range obj.GetManagedFields() {
 		if e.Manager != FieldOwner || e.FieldsV1 == nil {
 			continue
 		}
 		set := &fieldpath.Set{}
-		if err := set.FromJSON(strings.NewReader(string(e.FieldsV1.Raw))); err != nil {
+		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
 			continue
 		}
-		out.labels = append(out.labels, ownedKeys(set, "labels", observed.GetLabels(), want.GetLabels())...)
-		out.annotations = append(out.annotations, ownedKeys(set, "annotations", observed.GetAnnotations(), want.GetAnnotations())...)
+		labels = append(labels, ownedKeys(set, "labels", obj.GetLabels())...)
+		annotations = append(annotations, ownedKeys(set, "annotations", obj.GetAnnotations())...)
+	}
+	slices.Sort(labels)
+	slices.Sort(annotations)
+	return slices.Compact(labels), slices.Compact(annotations)
+}
+
+// ownedKeys lists the keys of have, metadata.<field>, that set holds.
+func ownedKeys(set *fieldpath.Set, field string, have map[string]string) []string {
+	var out []string
+	for k := range have {
+		if set.Has(fieldpath.MakePathOrDie("metadata", field, k)) {
+			out = append(out, k)
+		}
 	}
 	return out
 }
 
-// ownedKeys lists the keys of metadata.<field> in set that have and want
-// lacks.
-func ownedKeys(set *fieldpath.Set, field string, have, want map[string]string) []string {
+// without returns the keys not in m.
+func without(keys []string, m map[string]string) []string {
 	var out []string
-	for k := range have {
-		if _, wanted := want[k]; wanted {
-			continue
-		}
-		if set.Has(fieldpath.MakePathOrDie("metadata", field, k)) {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
 			out = append(out, k)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -124,4 +125,47 @@ func TestVersionsWaitOnlyForReportingOperands(t *testing.T) {
 
 	_, done = r.versions(Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}, Failures: []string{"operand cdi: boom"}})
 	assert.False(t, done, "nor while an operand fails")
+}
+
+// keepingOperand keeps a webhook configuration's caBundles (ContentKeeper).
+type keepingOperand struct{ Operand }
+
+func (keepingOperand) KeptFields(gvk schema.GroupVersionKind) [][]string {
+	return WorkloadKeptFields(gvk)
+}
+
+func TestUpdateForIsTheApplierUpdate(t *testing.T) {
+	const owned = `{"f:metadata":{"f:labels":{"f:ours":{},"f:dropped":{}}}}`
+	observed := object(t, map[string]any{
+		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+		"metadata": map[string]any{"name": "w", "resourceVersion": "5", "labels": map[string]any{"ours": "1", "dropped": "1", "theirs": "1"}},
+		"webhooks": []any{map[string]any{"name": "a", "clientConfig": map[string]any{"caBundle": "Q0E="}, "timeoutSeconds": int64(10)}},
+	})
+	observed.SetManagedFields([]metav1.ManagedFieldsEntry{managedBy(FieldOwner, owned)})
+	want := object(t, map[string]any{
+		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+		"metadata": map[string]any{"name": "w", "labels": map[string]any{"ours": "1"}},
+		"webhooks": []any{map[string]any{"name": "a", "clientConfig": map[string]any{}, "timeoutSeconds": int64(30)}},
+	})
+	wantBefore := want.DeepCopy()
+	op := keepingOperand{}
+
+	labels, annotations := OwnedMetadata(observed)
+	assert.Equal(t, []string{"dropped", "ours"}, labels, "the keys the operator's managedFields entry holds")
+	assert.Empty(t, annotations)
+
+	update, write := UpdateFor(op, observed, want)
+	require.True(t, write)
+	assert.Equal(t, "5", update.GetResourceVersion(), "observed's version is the precondition")
+	assert.Equal(t, map[string]string{"ours": "1", "theirs": "1"}, update.GetLabels(), "the stale label goes, others' stay")
+	hook := update.Object["webhooks"].([]any)[0].(map[string]any)
+	assert.Equal(t, int64(30), hook["timeoutSeconds"], "the content built")
+	assert.Equal(t, "Q0E=", hook["clientConfig"].(map[string]any)["caBundle"], "the injected caBundle is kept")
+	assert.Equal(t, wantBefore.Object, want.Object, "want is not changed")
+
+	// Once stored, nothing more is written.
+	stored := update.DeepCopy()
+	stored.SetManagedFields([]metav1.ManagedFieldsEntry{managedBy(FieldOwner, `{"f:metadata":{"f:labels":{"f:ours":{}}}}`)})
+	_, write = UpdateFor(op, stored, want)
+	assert.False(t, write, "observed holds want: no write")
 }
