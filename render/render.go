@@ -27,6 +27,24 @@ import (
 //
 // The error for invalid input names every field or annotation to fix.
 func Objects(reg *hco.Registry, hc *hcov1.HyperConverged, env hco.Environment) ([]client.Object, error) {
+	hc, env, err := Prepare(reg, hc, env)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := hco.Render(reg, hc, hco.OfflineFacts(env))
+	if err != nil {
+		return nil, fmt.Errorf("invalid HyperConverged %s/%s: %w", hc.Namespace, hc.Name, err)
+	}
+	return objs, nil
+}
+
+// Prepare returns what Objects renders from: a copy of hc with the CRD
+// defaults and its namespace, env with the operator namespace, hc checked
+// as the webhook would minus the checks that need a cluster (see Objects).
+// A distribution's own offline tool (hco-operator render --diff) builds
+// each operand's objects from them with hco.DesiredObjects and
+// hco.OfflineFacts(env).
+func Prepare(reg *hco.Registry, hc *hcov1.HyperConverged, env hco.Environment) (*hcov1.HyperConverged, hco.Environment, error) {
 	hc = hc.DeepCopy()
 	hcov1.Default(hc)
 	if env.Namespace == "" {
@@ -41,13 +59,9 @@ func Objects(reg *hco.Registry, hc *hcov1.HyperConverged, env hco.Environment) (
 	errs := validation.Identity(hc, env.Namespace)
 	errs = append(errs, validation.Spec(hc, validation.Options{Registry: reg, Environment: env})...)
 	if len(errs) > 0 {
-		return nil, &InvalidError{Errors: errs}
+		return nil, env, &InvalidError{Errors: errs}
 	}
-	objs, err := hco.Render(reg, hc, hco.OfflineFacts(env))
-	if err != nil {
-		return nil, fmt.Errorf("invalid HyperConverged %s/%s: %w", hc.Namespace, hc.Name, err)
-	}
-	return objs, nil
+	return hc, env, nil
 }
 
 // InvalidError is a HyperConverged the webhook would refuse. Each error
