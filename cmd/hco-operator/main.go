@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,17 +25,28 @@ import (
 )
 
 func main() {
-	err := dispatch(os.Args[1:], os.Getenv)
+	name := filepath.Base(os.Args[0])
+	err := dispatchAs(name, os.Args[1:], os.Getenv)
+	var status *exitStatus
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		// -h printed the usage: that is a success.
 	case errors.Is(err, errUsage):
 		os.Exit(2) // the flag package has said what is wrong
+	case errors.As(err, &status):
+		if status.err != nil {
+			fmt.Fprintln(os.Stderr, name+":", status.err)
+		}
+		os.Exit(status.code)
 	default:
-		fmt.Fprintln(os.Stderr, "hco-operator:", err)
+		fmt.Fprintln(os.Stderr, name+":", err)
 		os.Exit(1)
 	}
 }
+
+// pluginName is the binary's name as a kubectl plugin: installed (linked
+// or copied) under it on PATH, it runs as `kubectl hco diff`.
+const pluginName = "kubectl-hco"
 
 // errUsage marks a command line the flag package refused and explained.
 var errUsage = errors.New("usage")
@@ -47,8 +59,24 @@ var version = ""
 const commands = `Commands:
   operator   reconcile the HyperConverged (the default when the first argument is a flag or absent)
   webhook    serve the validating and mutating admission webhooks
-  render     print the operand CRs a HyperConverged gives, without a cluster
+  render     print the operand CRs a HyperConverged gives, without a cluster (--diff: what changes between two)
+  diff       show what the operator would change in every operand CR, against the cluster, before it does
   version    print the version`
+
+// dispatchAs is dispatch for the binary invoked as name (its argv[0]'s
+// base name). As the kubectl plugin (pluginName) it needs a command: a
+// bare `kubectl hco` does not start an operator.
+func dispatchAs(name string, args []string, getenv func(string) string) error {
+	if name == pluginName && (len(args) == 0 || strings.HasPrefix(args[0], "-")) {
+		fmt.Fprintf(os.Stderr, "Usage: kubectl hco COMMAND [flags]\n\n%s\n", commands)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			return flag.ErrHelp
+		}
+		fmt.Fprintln(os.Stderr, "kubectl hco needs a command, e.g. kubectl hco diff -f hc.yaml")
+		return errUsage
+	}
+	return dispatch(args, getenv)
+}
 
 // dispatch runs a subcommand, or the operator when the first argument is a flag or absent.
 func dispatch(args []string, getenv func(string) string) error {
@@ -60,6 +88,8 @@ func dispatch(args []string, getenv func(string) string) error {
 			return runWebhook(args[1:], getenv)
 		case "render":
 			return renderCommand(args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
+		case "diff":
+			return diffCommand(args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
 		case "version":
 			fmt.Fprintln(os.Stdout, versionString())
 			return nil

@@ -1,0 +1,201 @@
+package diff
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/hcokit/hcokit/internal/testenv"
+)
+
+// request is one request of the reviewer, from the audit log.
+type request struct {
+	verb, group, resource, namespace, name, uri string
+	code                                        int
+	// forbidden: the authorizer refused it (an admission webhook's denial
+	// is a 403 too, and is not this).
+	forbidden bool
+}
+
+func (r request) String() string {
+	return fmt.Sprintf("%s %s/%s %s/%s (%s, %d)", r.verb, r.group, r.resource, r.namespace, r.name, r.uri, r.code)
+}
+
+// dryRun reports whether r is a server-side dry run.
+func (r request) dryRun() bool { return strings.Contains(r.uri, "dryRun=All") }
+
+// reviewerRequests reads the reviewer's requests from the audit log.
+func reviewerRequests(t *testing.T) []request {
+	t.Helper()
+	f, err := os.Open(env.AuditLog)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []request
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e struct {
+			Stage      string `json:"stage"`
+			Verb       string `json:"verb"`
+			RequestURI string `json:"requestURI"`
+			User       struct {
+				Username string `json:"username"`
+			} `json:"user"`
+			ObjectRef *struct {
+				APIGroup, Resource, Subresource, Namespace, Name string
+			} `json:"objectRef"`
+			ResponseStatus *struct {
+				Code int `json:"code"`
+			} `json:"responseStatus"`
+			Annotations map[string]string `json:"annotations"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil || e.User.Username != reviewerUser || e.Stage != "ResponseComplete" {
+			continue
+		}
+		r := request{verb: e.Verb, uri: e.RequestURI, forbidden: e.Annotations["authorization.k8s.io/decision"] == "forbid"}
+		if e.ObjectRef != nil {
+			r.group, r.resource, r.namespace, r.name = e.ObjectRef.APIGroup, e.ObjectRef.Resource, e.ObjectRef.Namespace, e.ObjectRef.Name
+			if e.ObjectRef.Subresource != "" {
+				r.resource += "/" + e.ObjectRef.Subresource
+			}
+		}
+		if e.ResponseStatus != nil {
+			r.code = e.ResponseStatus.Code
+		}
+		out = append(out, r)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// assertOnlyReadsAndDryRuns fails t on any request of the reviewer so far
+// that is neither a read nor a server-side dry run, and on any the API
+// server forbade (the roles lack a grant diff needs).
+func assertOnlyReadsAndDryRuns(t *testing.T) {
+	t.Helper()
+	reqs := reviewerRequests(t)
+	require.NotEmpty(t, reqs, "the audit log records the reviewer's requests")
+	for _, r := range reqs {
+		switch {
+		case r.forbidden:
+			t.Errorf("forbidden by RBAC: %s", r)
+		case r.verb == "get" || r.verb == "list" || r.verb == "watch":
+		case !r.dryRun():
+			t.Errorf("a write that is not a dry run: %s", r)
+		}
+	}
+}
+
+// grantHPP adds to the ClusterRole hco-diff what config/components/hpp
+// adds to it, as kustomize does (its patch of that ClusterRole), until the
+// test ends.
+func grantHPP(t *testing.T) {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	require.NoError(t, err)
+	raw, err := os.ReadFile(filepath.Join(root, "config", "components", "hpp", "kustomization.yaml"))
+	require.NoError(t, err)
+	var component struct {
+		Patches []struct {
+			Target struct{ Kind, Name string }
+			Patch  string
+		}
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &component))
+	i := slices.IndexFunc(component.Patches, func(p struct {
+		Target struct{ Kind, Name string }
+		Patch  string
+	}) bool {
+		return p.Target.Kind == "ClusterRole" && p.Target.Name == "hco-diff"
+	})
+	require.GreaterOrEqual(t, i, 0, "config/components/hpp patches the ClusterRole hco-diff")
+	ops, err := yaml.YAMLToJSON([]byte(component.Patches[i].Patch))
+	require.NoError(t, err)
+	patch, err := jsonpatch.DecodePatch(ops)
+	require.NoError(t, err)
+
+	ctx := context.Background()
+	role := &rbacv1.ClusterRole{}
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: "hco-diff"}, role))
+	original := role.DeepCopy()
+	doc, err := json.Marshal(role)
+	require.NoError(t, err)
+	doc, err = patch.Apply(doc)
+	require.NoError(t, err)
+	patched := &rbacv1.ClusterRole{}
+	require.NoError(t, json.Unmarshal(doc, patched))
+	require.NoError(t, k.Update(ctx, patched))
+	t.Cleanup(func() {
+		current := &rbacv1.ClusterRole{}
+		require.NoError(t, k.Get(ctx, client.ObjectKey{Name: "hco-diff"}, current))
+		current.Rules = original.Rules
+		require.NoError(t, k.Update(ctx, current))
+	})
+}
+
+// grant is one verb on one resource the diff roles give.
+type grant struct {
+	role, group, resource, verb string
+	names                       []string
+}
+
+func (g grant) String() string {
+	return fmt.Sprintf("%s: %s %s/%s %v", g.role, g.verb, g.group, g.resource, g.names)
+}
+
+// grants expands the diff roles into one grant per group, resource and verb.
+func grants(t *testing.T) []grant {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	require.NoError(t, err)
+	roles, err := diffRoles(root)
+	require.NoError(t, err)
+	var out []grant
+	for _, role := range roles {
+		for _, r := range role.Rules {
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					for _, v := range r.Verbs {
+						out = append(out, grant{role: role.Name, group: g, resource: res, verb: v, names: r.ResourceNames})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// usedBy reports whether a request of reqs used g.
+func (g grant) usedBy(reqs []request) bool {
+	return slices.ContainsFunc(reqs, func(r request) bool {
+		return !r.forbidden && r.group == g.group && r.resource == g.resource && r.verb == g.verb &&
+			(len(g.names) == 0 || slices.Contains(g.names, r.name))
+	})
+}
+
+// unexercised says why diff needs a grant that the role test's runs do not
+// use, or "" when it has no excuse.
+func unexercised(g grant) string {
+	switch {
+	case g.verb == "bind":
+		return "checked by the API server on the dry-run create of a ClusterRoleBinding to a ClusterRole that does not exist yet; no request of its own"
+	case g.resource == "network-attachment-definitions", g.resource == "virtualmachineinstances",
+		g.role == "hco-diff" && g.resource == "configmaps" && (g.verb == "get" || g.verb == "watch"):
+		return "held only because the injector's or the AIE webhook's ClusterRole grants it (the API server's escalation check on their dry-run writes)"
+	case g.verb == "get" && g.resource != "hyperconvergeds" && g.resource != "deployments" && g.resource != "apiservers":
+		return "read by name only for an object whose managed-by labels were edited away (a create finds it exists)"
+	}
+	return ""
+}
