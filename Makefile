@@ -30,7 +30,7 @@ run: controlplane build
 run-once:
 	$(MAKE) run RUN_ARGS=--once
 
-## controlplane: build kube-apiserver and etcd from source into bin/k8s (once; ~15 min cold on 2 cores).
+## controlplane: build kube-apiserver, etcd and kubectl from source into bin/k8s (once; ~15 min cold on 2 cores).
 controlplane:
 	hack/build-controlplane.sh $(K8S_BIN)
 

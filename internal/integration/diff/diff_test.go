@@ -87,9 +87,31 @@ func TestNoChangeExitsZeroWithNoOutput(t *testing.T) {
 	env.Require(t)
 	applyHC(t, baseHC)
 	for _, args := range [][]string{nil, {"-f", writeFile(t, "hc.yaml", baseHC)}} {
+		before := len(reviewerRequests(t))
 		r := diff(t, nil, args...)
 		assert.Equal(t, 0, r.code, "%v: %s", args, r.stderr)
 		assert.Empty(t, r.stdout, "%v", args)
+
+		// What one diff costs (docs/diff.md): one list per operand kind,
+		// at most one dry run per object, a few reads.
+		lists, dryRuns, others := map[string]int{}, map[string]int{}, 0
+		for _, req := range reviewerRequests(t)[before:] {
+			switch {
+			case req.verb == "list":
+				lists[req.group+"/"+req.resource]++
+			case req.dryRun():
+				dryRuns[req.group+"/"+req.resource+" "+req.namespace+"/"+req.name]++
+			default:
+				others++
+			}
+		}
+		for what, n := range lists {
+			assert.Equal(t, 1, n, "%v: lists of %s", args, what)
+		}
+		for what, n := range dryRuns {
+			assert.Equal(t, 1, n, "%v: dry runs of %s", args, what)
+		}
+		t.Logf("%v: %d lists, %d dry runs, %d other requests (discovery, gets)", args, len(lists), len(dryRuns), others)
 	}
 	assertOnlyReadsAndDryRuns(t)
 }

@@ -1,0 +1,107 @@
+package preview
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+var kubevirtGVK = schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirt"}
+
+func kubevirt(replicas int64) map[string]any {
+	return map[string]any{"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt", "metadata": map[string]any{"name": "kv", "namespace": "ns"},
+		"spec": map[string]any{"replicas": replicas}}
+}
+
+func requireDiff(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("diff"); err != nil {
+		t.Skip("no diff program on PATH")
+	}
+}
+
+func TestDiffWritesOnlyWhatDiffers(t *testing.T) {
+	requireDiff(t)
+	objs := []Object{
+		{GVK: kubevirtGVK, Namespace: "ns", Name: "kv", Live: kubevirt(1), Merged: kubevirt(2), JSONPatch: "kubevirt.kubevirt.io/jsonpatch", JSONPatchOps: 2},
+		{GVK: kubevirtGVK, Namespace: "ns", Name: "same", Live: kubevirt(1), Merged: kubevirt(1), JSONPatch: "kubevirt.kubevirt.io/jsonpatch", JSONPatchOps: 1},
+		{GVK: schema.GroupVersionKind{Version: "v1", Kind: "Service"}, Namespace: "ns", Name: "new", Merged: map[string]any{"kind": "Service"}},
+	}
+	var out bytes.Buffer
+	differs, err := Diff(context.Background(), &out, io.Discard, objs, "")
+	if err != nil || !differs {
+		t.Fatalf("differs %v, err %v", differs, err)
+	}
+	s := out.String()
+	if !strings.HasPrefix(s, `# KubeVirt ns/kv: jsonpatch annotation "kubevirt.kubevirt.io/jsonpatch" in effect (2 operations)`+"\n") {
+		t.Errorf("the header line first:\n%s", s)
+	}
+	for _, want := range []string{"-  replicas: 1\n+  replicas: 2\n", "/kubevirt.io.v1.KubeVirt.ns.kv\t", "/v1.Service.ns.new\t", "@@ -0,0 +1 @@\n+kind: Service\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("want %q in:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "same") {
+		t.Errorf("an object that does not differ is left out:\n%s", s)
+	}
+
+	out.Reset()
+	differs, err = Diff(context.Background(), &out, io.Discard, objs[1:2], "")
+	if err != nil || differs || out.Len() > 0 {
+		t.Errorf("nothing differs: differs %v, err %v, output %q", differs, err, out.String())
+	}
+}
+
+func TestDiffHonoursTheExternalDiffProgram(t *testing.T) {
+	requireDiff(t)
+	objs := []Object{{GVK: kubevirtGVK, Namespace: "ns", Name: "kv", Live: kubevirt(1), Merged: kubevirt(2)}}
+	var out bytes.Buffer
+	// Arguments as kubectl passes them: after the directories, only the
+	// allowed characters.
+	differs, err := Diff(context.Background(), &out, io.Discard, objs, "diff -q $(evil)")
+	if err != nil || !differs {
+		t.Fatalf("differs %v, err %v", differs, err)
+	}
+	if !strings.HasPrefix(out.String(), "Files /") || strings.Contains(out.String(), "@@") {
+		t.Errorf("diff -q's output:\n%s", out.String())
+	}
+	_, err = Diff(context.Background(), io.Discard, io.Discard, objs, "diff --no-such-option")
+	var exit *exec.ExitError
+	if !errors.Is(err, ErrDiffFailed) || !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Errorf("a failing program: %v", err)
+	}
+	if _, err := Diff(context.Background(), io.Discard, io.Discard, objs, "no-such-diff-program"); err == nil || !strings.Contains(err.Error(), "KUBECTL_EXTERNAL_DIFF") {
+		t.Errorf("a missing program: %v", err)
+	}
+}
+
+func TestDocumentShowsTheOwnedMetadataAndTheContent(t *testing.T) {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "namespace": "ns", "resourceVersion": "7", "uid": "u", "generation": int64(3),
+			"labels": map[string]any{"ours": "1", "theirs": "2"}, "annotations": map[string]any{"theirs": "x"}},
+		"data": map[string]any{"k": "v"}, "status": map[string]any{"s": "x"},
+	}}
+	got := document(u, metadataKeys{labels: []string{"ours"}})
+	want := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "ns", "labels": map[string]any{"ours": "1"}},
+		"data": map[string]any{"k": "v"}}
+	if a, b := mustYAML(t, got), mustYAML(t, want); a != b {
+		t.Errorf("document:\n%s\nwant:\n%s", a, b)
+	}
+}
+
+func mustYAML(t *testing.T, doc map[string]any) string {
+	t.Helper()
+	b, err := marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
