@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,7 +89,9 @@ func TestNoChangeExitsZeroWithNoOutput(t *testing.T) {
 	applyHC(t, baseHC)
 	for _, args := range [][]string{nil, {"-f", writeFile(t, "hc.yaml", baseHC)}} {
 		before := len(reviewerRequests(t))
+		start := time.Now()
 		r := diff(t, nil, args...)
+		took := time.Since(start)
 		assert.Equal(t, 0, r.code, "%v: %s", args, r.stderr)
 		assert.Empty(t, r.stdout, "%v", args)
 
@@ -111,7 +114,7 @@ func TestNoChangeExitsZeroWithNoOutput(t *testing.T) {
 		for what, n := range dryRuns {
 			assert.Equal(t, 1, n, "%v: dry runs of %s", args, what)
 		}
-		t.Logf("%v: %d lists, %d dry runs, %d other requests (discovery, gets)", args, len(lists), len(dryRuns), others)
+		t.Logf("%v: %d lists, %d dry runs, %d other requests (discovery, gets) in %v", args, len(lists), len(dryRuns), others, took)
 	}
 	assertOnlyReadsAndDryRuns(t)
 }
@@ -129,6 +132,14 @@ func TestSpecChangeShowsExactlyTheKubeVirtLines(t *testing.T) {
 	assert.Equal(t, []string{"      parallelMigrationsPerCluster: 7"}, files[0].added, r.stdout)
 	assert.Contains(t, r.stdout, "--- /tmp/LIVE-", "kubectl diff's directories")
 	assert.Contains(t, r.stdout, "+++ /tmp/MERGED-")
+
+	// The same change written in v1beta1 goes through the conversion.
+	v1beta1Form := strings.Replace(strings.Replace(baseHC, "hco.kubevirt.io/v1\n", "hco.kubevirt.io/v1beta1\n", 1),
+		"spec: {}\n", "spec:\n  liveMigrationConfig:\n    parallelMigrationsPerCluster: 7\n", 1)
+	old := r.stdout
+	r = diff(t, nil, "-f", writeFile(t, "hc.yaml", v1beta1Form))
+	require.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, normalised(old), normalised(r.stdout), "v1beta1 and v1 forms give the same diff")
 
 	// The live HyperConverged is unchanged: the update was a dry run.
 	r = diff(t, nil)
