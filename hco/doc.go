@@ -43,7 +43,9 @@
 //  4. wireForm turns the object into its wire form, once, applying the
 //     jsonpatch (patchedDoc);
 //  5. applier.apply compares that with the cached object and the memo, and
-//     Updates (or Creates) it;
+//     Updates (or Creates) it, the update built by updateOf (which
+//     [UpdateFor] exports, so that a preview, hco-operator diff, sends the
+//     very same update as a dry run);
 //  6. patchStatus, deferred in Reconcile, reports the outcome.
 //
 // The finalizer is stored before any operand object exists (a mutating

@@ -165,8 +165,8 @@ func TestJSONPatchShowsItsEffect(t *testing.T) {
 }
 
 // A change the webhook refuses is an error (exit status above 1) with the
-// webhook's message, and nothing is written.
-func TestRefusedChangeExitsWithTheWebhooksMessage(t *testing.T) {
+// webhook's message, and nothing is written; its warnings are printed.
+func TestRefusedChangeExitsWithTheWebhooksMessageAndWarningsArePrinted(t *testing.T) {
 	env.Require(t)
 	applyHC(t, baseHC)
 	refused := withAnnotation("kubevirt.kubevirt.io/jsonpatch", `[{"op":"add","path":"/metadata/labels/x","value":"y"}]`)
@@ -175,6 +175,15 @@ func TestRefusedChangeExitsWithTheWebhooksMessage(t *testing.T) {
 	assert.Empty(t, r.stdout)
 	assert.Contains(t, r.stderr, `admission webhook "validate-hyperconverged.hco.kubevirt.io" denied the request`)
 	assert.Contains(t, r.stderr, "only paths under /spec may be patched")
+
+	// A warning is printed as the API server gives it; the change itself
+	// does nothing to the operands.
+	warned := strings.Replace(strings.Replace(baseHC, "hco.kubevirt.io/v1\n", "hco.kubevirt.io/v1beta1\n", 1),
+		"spec: {}\n", "spec:\n  localStorageClassName: local\n", 1)
+	r = diff(t, nil, "-f", writeFile(t, "hc.yaml", warned))
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, "Warning: spec.localStorageClassName is deprecated and ignored")
 
 	// An unknown field is refused by the API server's strict validation.
 	r = diff(t, nil, "-f", writeFile(t, "hc.yaml", withSpec("  noSuchField: 1\n")))
