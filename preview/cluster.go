@@ -173,9 +173,11 @@ type kind struct {
 // refused dry run are errors, all of them joined, naming the operand and
 // the object.
 //
-// Requests: one list per served operand kind, at most one dry run per
-// desired object (none for one in sync), and a get for an object whose
-// managed-by labels were edited away (not listed, but there).
+// Requests: one list per served operand kind and at most one dry run per
+// desired object (none for one in sync), except for an object whose
+// managed-by labels were edited away (not listed, but there): its dry-run
+// create finds it, as the reconciler's create does, and a get and a dry-run
+// update follow.
 func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts hco.Facts) (objs []Object, notes []string, err error) {
 	kinds, ordered, err := c.kinds()
 	if err != nil {
