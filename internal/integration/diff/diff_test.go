@@ -2,7 +2,6 @@ package diff
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -220,9 +219,4 @@ func TestHPPCreatedAndDeleted(t *testing.T) {
 	assert.Contains(t, files[0].removed, "kind: HostPathProvisioner")
 	assert.Empty(t, files[0].added)
 	assertOnlyReadsAndDryRuns(t)
-}
-
-// nonEmpty drops empty strings.
-func nonEmpty(in []string) []string {
-	return slices.DeleteFunc(in, func(s string) bool { return s == "" })
 }
