@@ -3,34 +3,40 @@ package featuregates
 import (
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/ptr"
+
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // KubeVirt feature gate names.
 const (
-	CPUManager                 = "CPUManager"
-	Snapshot                   = "Snapshot"
-	HotplugVolumes             = "HotplugVolumes"
-	DeclarativeHotplugVolumes  = "DeclarativeHotplugVolumes"
-	HostDevices                = "HostDevices"
-	KubevirtSeccompProfile     = "KubevirtSeccompProfile"
-	HypervStrictCheck          = "HypervStrictCheck"
-	WithHostPassthroughCPU     = "WithHostPassthroughCPU"
-	DownwardMetrics            = "DownwardMetrics"
-	AlignCPUs                  = "AlignCPUs"
-	DecentralizedLiveMigration = "DecentralizedLiveMigration"
-	ObjectGraph                = "ObjectGraph"
-	IncrementalBackup          = "IncrementalBackup"
-	UtilityVolumes             = "UtilityVolumes"
-	ContainerPathVolumes       = "ContainerPathVolumes"
-	ConfigurableHypervisor     = "ConfigurableHypervisor"
-	OptOutRoleAggregation      = "OptOutRoleAggregation"
-	Template                   = "Template"
-	SecureExecution            = "SecureExecution"
-	PasstBinding               = "PasstBinding"
-	PCINUMAAwareTopology       = "PCINUMAAwareTopology"
-	GraceIOVirtualization      = "GraceIOVirtualization"
-	IOMMUFD                    = "IOMMUFD"
+	CPUManager = "CPUManager"
+	// ExternalNetResourceInjection lets virt-launcher pods take network
+	// resources from the network-resources-injector.
+	ExternalNetResourceInjection = "ExternalNetResourceInjection"
+	Snapshot                     = "Snapshot"
+	HotplugVolumes               = "HotplugVolumes"
+	DeclarativeHotplugVolumes    = "DeclarativeHotplugVolumes"
+	HostDevices                  = "HostDevices"
+	KubevirtSeccompProfile       = "KubevirtSeccompProfile"
+	HypervStrictCheck            = "HypervStrictCheck"
+	WithHostPassthroughCPU       = "WithHostPassthroughCPU"
+	DownwardMetrics              = "DownwardMetrics"
+	AlignCPUs                    = "AlignCPUs"
+	DecentralizedLiveMigration   = "DecentralizedLiveMigration"
+	ObjectGraph                  = "ObjectGraph"
+	IncrementalBackup            = "IncrementalBackup"
+	UtilityVolumes               = "UtilityVolumes"
+	ContainerPathVolumes         = "ContainerPathVolumes"
+	ConfigurableHypervisor       = "ConfigurableHypervisor"
+	OptOutRoleAggregation        = "OptOutRoleAggregation"
+	Template                     = "Template"
+	SecureExecution              = "SecureExecution"
+	PasstBinding                 = "PasstBinding"
+	PCINUMAAwareTopology         = "PCINUMAAwareTopology"
+	GraceIOVirtualization        = "GraceIOVirtualization"
+	IOMMUFD                      = "IOMMUFD"
 )
 
 // alwaysOn are the KubeVirt gates the operator enables whatever the
@@ -54,7 +60,7 @@ func AlwaysOn() []string { return slices.Clone(alwaysOn) }
 // and disables each of them that it does not enable itself; see
 // [DisabledForKubeVirt].
 var kubeVirtBeta = []string{
-	DeclarativeHotplugVolumes, "ExternalNetResourceInjection", "GPUsWithDRA", "HostDevicesWithDRA", "ImageVolume",
+	DeclarativeHotplugVolumes, ExternalNetResourceInjection, "GPUsWithDRA", "HostDevicesWithDRA", "ImageVolume",
 	KubevirtSeccompProfile, "LibvirtHooksServerAndClient", "NodeRestriction", OptOutRoleAggregation, PasstBinding,
 	"PodSecondaryInterfaceNamingUpgrade", "RebootPolicy", Snapshot, Template, "VmiMemoryOverheadReport",
 	"WorkloadEncryptionSEV",
@@ -92,6 +98,13 @@ type Options struct {
 	// [DeployPasstNetworkBindingAnnotation] "true"; it adds PasstBinding.
 	PasstBinding bool
 
+	// ExternalNetResourceInjection is true while the network-resources-
+	// injector is deployed (spec.deployment.deployNetworkResourcesInjector,
+	// default true) and ready: the HyperConverged's condition
+	// VirtNetworkResourcesInjectorReady is True, as the operator last
+	// reported it. It adds ExternalNetResourceInjection, as upstream HCO does.
+	ExternalNetResourceInjection bool
+
 	// AIE is true when the HyperConverged carries [DeployAIEAnnotation]
 	// "true"; it adds GraceIOVirtualization, IOMMUFD and
 	// PCINUMAAwareTopology, as upstream HCO does.
@@ -119,6 +132,8 @@ func OptionsFor(hc *hcov1.HyperConverged, kvmEmulation bool, workloadArchitectur
 		SecureExecution:         slices.Contains(workloadArchitectures, "s390x"),
 		PasstBinding:            hc.Annotations[DeployPasstNetworkBindingAnnotation] == "true",
 		AIE:                     hc.Annotations[DeployAIEAnnotation] == "true",
+		ExternalNetResourceInjection: ptr.Deref(spec.Deployment.DeployNetworkResourcesInjector, true) &&
+			meta.IsStatusConditionTrue(hc.Status.Conditions, hcov1.ConditionNetworkResourcesInjectorReady),
 	}
 }
 
@@ -242,6 +257,9 @@ func ForKubeVirt(g hcov1.FeatureGates, opts Options) []string {
 	}
 	if opts.AIE {
 		out = append(out, GraceIOVirtualization, IOMMUFD, PCINUMAAwareTopology)
+	}
+	if opts.ExternalNetResourceInjection {
+		out = append(out, ExternalNetResourceInjection)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

@@ -21,8 +21,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-
-	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // FieldOwner is the field manager of every write the operator makes. The API
@@ -93,8 +91,7 @@ type objectKey struct {
 // while the server holds stored means "in sync", no request. replaced is the
 // resourceVersion the last write replaced: a cache still showing it is
 // behind that write, whose event is on its way. For the HyperConverged,
-// status is the status last written (transition times cleared; see
-// writeStatus). Contents are copies, compared with equality.Semantic: all
+// status is set: replaced is the version its last status write replaced. Contents are copies, compared with equality.Semantic: all
 // are decoded by k8s.io/apimachinery's json (integers are int64). Empty
 // after a restart: at most one update per object, which stores nothing.
 // The node index (package nodefacts) is the one other memory, a
@@ -111,7 +108,7 @@ type memo struct {
 	// is in sync without comparing the object.
 	storedRV            string
 	labels, annotations map[string]string
-	status              *hcov1.HyperConvergedStatus
+	status              bool
 	replaced            string
 }
 
@@ -231,11 +228,11 @@ func updateOf(observed, want *unstructured.Unstructured, specInSync bool) (*unst
 	return merged(observed, want, stale), true
 }
 
-// statusWritten remembers that status, its transition times cleared, was
-// written over the HyperConverged version replaced.
-func (a *applier) statusWritten(key objectKey, status *hcov1.HyperConvergedStatus, replaced string) {
+// statusWritten remembers that the HyperConverged's status was written over
+// its version replaced.
+func (a *applier) statusWritten(key objectKey, replaced string) {
 	a.mu.Lock()
-	a.memo[key] = memo{status: status, replaced: replaced}
+	a.memo[key] = memo{status: true, replaced: replaced}
 	a.mu.Unlock()
 }
 

@@ -125,23 +125,26 @@ func (a *assessment) record(err error) bool {
 
 // patchStatus is the one status writer: it turns the assessment into the
 // status, patches it only if it differs from the status hc (as the cache
-// has it) carries, and returns the reconcile's result. When the cache is
-// behind this operator's last status write, the cached status is not what
-// is stored: a status equal to what was written is skipped, any other is
-// not written over the stale copy, and the reconcile comes back soon (the
-// status watch filters out the event that would bring the cache up to
-// date).
+// has it) carries, and returns the reconcile's result. Operands read the
+// status they reported (the injector's readiness turns on a KubeVirt gate,
+// SSP keeps its schedule there), so after a write the reconcile comes back
+// soon to build from it: the status watch filters out its event. When the
+// cache is behind this operator's last status write, the cached status is
+// not what is stored: nothing is written over the stale copy, and the
+// reconcile comes back soon.
 func (r *Reconciler) patchStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (reconcile.Result, error) {
-	switch behind, err := r.writeStatus(ctx, hc, a); {
+	switch again, err := r.writeStatus(ctx, hc, a); {
 	case err != nil || len(a.errs) > 0:
 		return reconcile.Result{}, errors.Join(append(a.errs, err)...)
-	case a.conflicted || behind:
+	case a.conflicted || again:
 		return reconcile.Result{RequeueAfter: conflictRequeue}, nil
 	}
 	return reconcile.Result{RequeueAfter: a.requeueAfter}, nil
 }
 
-func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (behind bool, err error) {
+// writeStatus writes the status, and says whether the reconcile should come
+// back: it wrote one, or the cache is behind the last one it wrote.
+func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (again bool, err error) {
 	if a.gone || (!a.full && len(a.Failures) == 0 && a.ProblemReason == "") {
 		return false, nil
 	}
@@ -163,9 +166,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
 	}
 	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
-	if m, _ := r.applier.recall(key); m.status != nil && m.replaced == hc.ResourceVersion {
+	if m, _ := r.applier.recall(key); m.status && m.replaced == hc.ResourceVersion {
 		// The cache is behind this operator's last status write.
-		return !equality.Semantic.DeepEqual(m.status, withoutTransitionTimes(next.Status)), nil
+		return true, nil
 	}
 	if equality.Semantic.DeepEqual(hc.Status, next.Status) {
 		return false, nil
@@ -176,8 +179,8 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(base)); err != nil {
 		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	}
-	r.applier.statusWritten(key, withoutTransitionTimes(next.Status), hc.ResourceVersion)
-	return false, nil
+	r.applier.statusWritten(key, hc.ResourceVersion)
+	return a.full, nil
 }
 
 // fullStatus computes, into st, the status of a reconcile that reached the
@@ -208,16 +211,6 @@ func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a
 	if r.metrics != nil {
 		r.metrics.SystemHealthStatus.Set(hcometrics.HealthValue(st.SystemHealthStatus))
 	}
-}
-
-// withoutTransitionTimes is a copy of s without its conditions' transition
-// times, which a status computed again from an older one moves.
-func withoutTransitionTimes(s hcov1.HyperConvergedStatus) *hcov1.HyperConvergedStatus {
-	out := s.DeepCopy()
-	for i := range out.Conditions {
-		out.Conditions[i].LastTransitionTime = metav1.Time{}
-	}
-	return out
 }
 
 // setNodeStatus writes the node facts into a status; unknown facts leave

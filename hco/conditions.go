@@ -130,6 +130,12 @@ func Conditions(a Assessment) []metav1.Condition {
 		upgradeable.Status, upgradeable.Reason, upgradeable.Message = metav1.ConditionFalse, ReasonUpgrading, messageUpgrading
 	}
 	out = append(out, available, progressing, degraded, upgradeable)
+	for _, cs := range a.Components {
+		for _, c := range cs.Conditions {
+			c.ObservedGeneration = a.Generation
+			out = append(out, c)
+		}
+	}
 
 	if a.Tainted {
 		out = append(out, cond(hcov1.ConditionTaintedConfiguration, metav1.ConditionTrue, ReasonTainted, MessageTainted))

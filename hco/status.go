@@ -20,6 +20,13 @@ type ComponentStatus struct {
 	// ObservedVersion is the version the component reports as deployed;
 	// empty while it reports none.
 	ObservedVersion string
+
+	// Conditions are conditions of the HyperConverged that the component
+	// reports besides the aggregated ones (upstream's
+	// VirtNetworkResourcesInjectorReady, say): set while the operand reports
+	// them, removed when it no longer does. Their ObservedGeneration is set
+	// for them.
+	Conditions []metav1.Condition
 }
 
 // ComponentCondition is one condition of a component.

@@ -12,12 +12,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
@@ -54,8 +57,6 @@ const (
 	envDependent = "environment-dependent"
 	extension    = "hcokit extension"
 
-	noNetworkResourcesInjector = "hcokit has no network-resources-injector module: upstream deploys the injector " +
-		"(deployment.deployNetworkResourcesInjector defaults to true) and turns on ExternalNetResourceInjection once it is ready"
 	v1beta1GateDefaults = "API defaults, not an operand: hcokit's v1beta1 CRD defaults featureGates.decentralizedLiveMigration and " +
 		".declarativeHotplugVolumes to false, upstream's at 03da3cf to true (api/v1beta1)"
 )
@@ -102,14 +103,6 @@ var upstreamDifferences = []upstreamDifference{
 	{except(), "KubeVirt", "spec.configuration.architectureConfiguration.defaultArchitecture", ``, `"amd64"`,
 		envDependent + ": the nodes' architectures; render has no nodes, and hcokit does not choose a default architecture yet " +
 			"(upstream: the control plane's when workload nodes have it, else the workload nodes' most common one)"},
-	{only("nri-ready"), "KubeVirt", "spec.configuration.developerConfiguration.featureGates",
-		`["CPUManager","DecentralizedLiveMigration","DeclarativeHotplugVolumes","HostDevices","HypervStrictCheck","KubevirtSeccompProfile","Snapshot","Template"]`,
-		`["CPUManager","DecentralizedLiveMigration","DeclarativeHotplugVolumes","ExternalNetResourceInjection","HostDevices","HypervStrictCheck","KubevirtSeccompProfile","Snapshot","Template"]`,
-		noNetworkResourcesInjector},
-	{only("nri-ready"), "KubeVirt", "spec.configuration.developerConfiguration.disabledFeatureGates",
-		`["ExternalNetResourceInjection","GPUsWithDRA","HostDevicesWithDRA","ImageVolume","LibvirtHooksServerAndClient","NodeRestriction","OptOutRoleAggregation","PasstBinding","PodSecondaryInterfaceNamingUpgrade","RebootPolicy","VmiMemoryOverheadReport","WorkloadEncryptionSEV"]`,
-		`["GPUsWithDRA","HostDevicesWithDRA","ImageVolume","LibvirtHooksServerAndClient","NodeRestriction","OptOutRoleAggregation","PasstBinding","PodSecondaryInterfaceNamingUpgrade","RebootPolicy","VmiMemoryOverheadReport","WorkloadEncryptionSEV"]`,
-		noNetworkResourcesInjector},
 	{only("featuregates"), "KubeVirt", "spec.configuration.developerConfiguration.featureGates",
 		`["AlignCPUs","CPUManager","ContainerPathVolumes","DecentralizedLiveMigration","DeclarativeHotplugVolumes","DownwardMetrics","HostDevices","HypervStrictCheck","IncrementalBackup","KubevirtSeccompProfile","ObjectGraph","Snapshot","Template","UtilityVolumes","WithHostPassthroughCPU"]`,
 		`["AlignCPUs","CPUManager","ContainerPathVolumes","DecentralizedLiveMigration","DeclarativeHotplugVolumes","DownwardMetrics","HostDevices","HypervStrictCheck","IncrementalBackup","KubevirtSeccompProfile","ObjectGraph","Snapshot","Template","UtilityVolumes"]`,
@@ -139,6 +132,11 @@ func TestRenderMatchesUpstream(t *testing.T) {
 			require.NoError(t, err)
 			hc, _, err := render.Decode(input)
 			require.NoError(t, err)
+			if caseFacts(t, dir).NetworkResourcesInjectorReady {
+				// What the operator reported before upstream built these.
+				meta.SetStatusCondition(&hc.Status.Conditions, metav1.Condition{
+					Type: hcov1.ConditionNetworkResourcesInjectorReady, Status: metav1.ConditionTrue, Reason: "DeploymentReady"})
+			}
 			objs, err := render.Objects(reg, hc, upstreamEnvironment)
 			require.NoError(t, err)
 
@@ -184,6 +182,23 @@ func TestRenderMatchesUpstream(t *testing.T) {
 			}
 		}
 	}
+}
+
+// upstreamCaseFacts is a case's environment.yaml: a fact of the cluster
+// beyond the default one (README.md there).
+type upstreamCaseFacts struct {
+	NetworkResourcesInjectorReady bool `json:"networkResourcesInjectorReady"`
+}
+
+func caseFacts(t *testing.T, dir string) upstreamCaseFacts {
+	var f upstreamCaseFacts
+	raw, err := os.ReadFile(filepath.Join(dir, "environment.yaml"))
+	if os.IsNotExist(err) {
+		return f
+	}
+	require.NoError(t, err)
+	require.NoError(t, yaml.UnmarshalStrict(raw, &f), "environment.yaml")
+	return f
 }
 
 // README.md names every path that still differs, in its compatibility section.

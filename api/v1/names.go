@@ -42,6 +42,11 @@ const (
 	ConditionUpgradeable          = "Upgradeable"
 	ConditionReconcileComplete    = "ReconcileComplete"
 	ConditionTaintedConfiguration = "TaintedConfiguration"
+	// ConditionNetworkResourcesInjectorReady is upstream's condition of the
+	// network-resources-injector Deployment (all replicas ready), present
+	// while the injector is deployed; KubeVirt's ExternalNetResourceInjection
+	// gate follows it.
+	ConditionNetworkResourcesInjectorReady = "VirtNetworkResourcesInjectorReady"
 )
 
 // Values of status.systemHealthStatus.

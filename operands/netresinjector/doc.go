@@ -37,14 +37,14 @@
 //
 // # Status
 //
-// Upstream reports the Deployment's readiness in a condition of its own,
-// VirtNetworkResourcesInjectorReady (all replicas ready), and turns on
-// KubeVirt's ExternalNetResourceInjection gate once it is True. hcokit
-// reports the same rule as the component's status (Available when every
-// replica is ready, Progressing while not), which feeds the
-// HyperConverged's aggregated conditions; it neither writes upstream's
-// condition nor turns on the KubeVirt gate (the KubeVirt operand would need
-// the injector's readiness as a fact).
+// As upstream, the Deployment's readiness is a condition of its own on the
+// HyperConverged, VirtNetworkResourcesInjectorReady (True when every
+// replica is ready; upstream's reasons and messages), present while the
+// injector is deployed and not part of the aggregated conditions. The
+// KubeVirt operand turns on the ExternalNetResourceInjection gate while it
+// is True (featuregates.Options), reading it from the HyperConverged's
+// status as upstream does: the reconcile after the status write that sets
+// it (the reconciler comes back after each status write) updates KubeVirt.
 //
 // It only computes; it must not call the API server or read the environment.
 package netresinjector

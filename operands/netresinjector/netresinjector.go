@@ -369,34 +369,31 @@ func BuildWebhookConfiguration(hc *hcov1.HyperConverged, env hco.Environment) *a
 }
 
 // Status implements hco.Operand with upstream's readiness rule
-// (netResInjDeploymentHandler.Ensure): Available when the Deployment wants
-// replicas and all are ready, else not Available and Progressing, with
-// upstream's reasons and messages. The injector never degrades the
-// HyperConverged nor blocks an upgrade.
+// (netResInjDeploymentHandler.Ensure at 03da3cf): the HyperConverged's
+// condition VirtNetworkResourcesInjectorReady, True when the Deployment
+// wants replicas and all are ready, else False with upstream's reasons and
+// messages. As upstream, the injector's readiness is that condition only:
+// it does not make the HyperConverged unavailable, progressing or degraded.
 func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 	for _, o := range observed {
 		if d, ok := o.(*appsv1.Deployment); ok && d != nil && d.Name == DeploymentName {
 			return StatusFromDeployment(d)
 		}
 	}
-	return hco.StatusNotFound(StatusKind)
+	return withReadiness(metav1.ConditionFalse, "DeploymentNotFound", "Network resources injector deployment not found")
 }
 
 // StatusFromDeployment is Status for the injector's Deployment.
 func StatusFromDeployment(d *appsv1.Deployment) hco.ComponentStatus {
 	want := ptr.Deref(d.Spec.Replicas, 1)
-	notDegraded := hco.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionFalse)}
 	if want > 0 && d.Status.ReadyReplicas == want {
-		return hco.StatusFromConditions(StatusKind, []hco.OperandCondition{
-			{Type: "Available", Status: string(metav1.ConditionTrue), Reason: "DeploymentReady", Message: "All replicas are ready"},
-			{Type: "Progressing", Status: string(metav1.ConditionFalse), Reason: "DeploymentReady", Message: "All replicas are ready"},
-			notDegraded,
-		}, "")
+		return withReadiness(metav1.ConditionTrue, "DeploymentReady", "All replicas are ready")
 	}
-	msg := fmt.Sprintf("%d/%d replicas ready", d.Status.ReadyReplicas, want)
-	return hco.StatusFromConditions(StatusKind, []hco.OperandCondition{
-		{Type: "Available", Status: string(metav1.ConditionFalse), Reason: "DeploymentNotReady", Message: msg},
-		{Type: "Progressing", Status: string(metav1.ConditionTrue), Reason: "DeploymentNotReady", Message: msg},
-		notDegraded,
-	}, "")
+	return withReadiness(metav1.ConditionFalse, "DeploymentNotReady", fmt.Sprintf("%d/%d replicas ready", d.Status.ReadyReplicas, want))
+}
+
+func withReadiness(status metav1.ConditionStatus, reason, message string) hco.ComponentStatus {
+	s := hco.StatusFound(StatusKind)
+	s.Conditions = []metav1.Condition{{Type: hcov1.ConditionNetworkResourcesInjectorReady, Status: status, Reason: reason, Message: message}}
+	return s
 }

@@ -225,7 +225,9 @@ func TestKeptFields(t *testing.T) {
 	assert.Nil(t, op.KeptFields(appsv1.SchemeGroupVersion.WithKind("Deployment")))
 }
 
-// Status is upstream's readiness rule (deployment.go Ensure at 03da3cf).
+// Status is upstream's readiness rule (deployment.go Ensure at 03da3cf):
+// the condition VirtNetworkResourcesInjectorReady, and nothing in the
+// aggregated conditions.
 func TestStatus(t *testing.T) {
 	op := netresinjector.New()
 	dep := func(replicas *int32, ready int32) client.Object {
@@ -234,28 +236,25 @@ func TestStatus(t *testing.T) {
 	}
 	two, zero := int32(2), int32(0)
 	for _, tc := range []struct {
-		name                   string
-		observed               []client.Object
-		available, progressing metav1.ConditionStatus
-		reason, message        string
+		name            string
+		observed        []client.Object
+		ready           metav1.ConditionStatus
+		reason, message string
 	}{
-		{"all ready", []client.Object{&corev1.Service{}, dep(&two, 2)}, metav1.ConditionTrue, metav1.ConditionFalse, "DeploymentReady", "All replicas are ready"},
-		{"one of two", []client.Object{dep(&two, 1)}, metav1.ConditionFalse, metav1.ConditionTrue, "DeploymentNotReady", "1/2 replicas ready"},
-		{"none wanted", []client.Object{dep(&zero, 0)}, metav1.ConditionFalse, metav1.ConditionTrue, "DeploymentNotReady", "0/0 replicas ready"},
-		{"missing", []client.Object{&corev1.Service{}}, metav1.ConditionUnknown, metav1.ConditionUnknown, hco.ReasonNotFound, ""},
-		{"nothing", nil, metav1.ConditionUnknown, metav1.ConditionUnknown, hco.ReasonNotFound, ""},
+		{"all ready", []client.Object{&corev1.Service{}, dep(&two, 2)}, metav1.ConditionTrue, "DeploymentReady", "All replicas are ready"},
+		{"one of two", []client.Object{dep(&two, 1)}, metav1.ConditionFalse, "DeploymentNotReady", "1/2 replicas ready"},
+		{"none wanted", []client.Object{dep(&zero, 0)}, metav1.ConditionFalse, "DeploymentNotReady", "0/0 replicas ready"},
+		{"missing", []client.Object{&corev1.Service{}}, metav1.ConditionFalse, "DeploymentNotFound", "Network resources injector deployment not found"},
+		{"nothing", nil, metav1.ConditionFalse, "DeploymentNotFound", "Network resources injector deployment not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := op.Status(tc.observed)
 			assert.Equal(t, netresinjector.StatusKind, s.Kind)
-			assert.Equal(t, tc.available, s.Available.Status)
-			assert.Equal(t, tc.progressing, s.Progressing.Status)
-			assert.Equal(t, tc.reason, s.Available.Reason)
-			if tc.message != "" {
-				assert.Equal(t, tc.message, s.Available.Message)
-				assert.Equal(t, metav1.ConditionFalse, s.Degraded.Status, "the injector never degrades the HyperConverged")
-				assert.Equal(t, metav1.ConditionTrue, s.Upgradeable.Status)
-			}
+			assert.Equal(t, []metav1.Condition{{Type: hcov1.ConditionNetworkResourcesInjectorReady, Status: tc.ready, Reason: tc.reason, Message: tc.message}}, s.Conditions)
+			assert.Equal(t, metav1.ConditionTrue, s.Available.Status, "the injector never makes the HyperConverged unavailable")
+			assert.Equal(t, metav1.ConditionFalse, s.Progressing.Status)
+			assert.Equal(t, metav1.ConditionFalse, s.Degraded.Status)
+			assert.Equal(t, metav1.ConditionTrue, s.Upgradeable.Status)
 		})
 	}
 }

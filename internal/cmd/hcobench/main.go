@@ -103,7 +103,7 @@ func run() error {
 	flag.IntVar(&o.secrets, "secrets", 5000, "Unrelated Secrets to create.")
 	flag.IntVar(&o.vms, "vms", 2000, "Unrelated VirtualMachines to create.")
 	flag.IntVar(&o.nodes, "nodes", 5000, "Node objects to create after the noise (metadata only is cached).")
-	flag.StringVar(&o.profileDir, "profile", "", "Write the operator's CPU profile during each reaction measurement (spec change, revert, recreate) to DIR/<reaction>.pprof; the operator then serves pprof on "+pprofAddr+".")
+	flag.StringVar(&o.profileDir, "profile", "", "Write the operator's CPU profile during each reaction measurement (spec change, revert, recreate) to DIR/<reaction>.pprof, and its heap once converged to DIR/heap-converged.pprof; the operator then serves pprof on "+pprofAddr+".")
 	flag.DurationVar(&o.settle, "settle", 5*time.Second, "How long after creating the Nodes RSS is read.")
 	flag.Parse()
 	o.pureBenchPkg = []string{"./placement", "./featuregates", "./migration", "./hostdevices", "./operands"}
@@ -489,6 +489,11 @@ func liveBenchmarks(o options) ([]row, error) {
 		row{"live", "409 conflicts during all create runs", strconv.Itoa(allConflicts), "1 / 0"},
 	)
 	rssConverged := rssOf(pid)
+	if o.profileDir != "" {
+		if err := fetchProfile("heap", filepath.Join(o.profileDir, "heap-converged.pprof")); err != nil {
+			return nil, err
+		}
+	}
 
 	// Idle.
 	t0, cpu0 := time.Now(), cpuTime(pid)
@@ -605,6 +610,23 @@ type reaction struct {
 
 // pprofAddr is where the operator serves pprof with -profile.
 const pprofAddr = "127.0.0.1:6065"
+
+// fetchProfile writes the operator's pprof profile name (heap, allocs, …) to path.
+func fetchProfile(name, path string) error {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s", pprofAddr, name))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("pprof %s: %s", name, resp.Status)
+	}
+	return os.WriteFile(path, data, 0o644)
+}
 
 // profileCPU fetches the operator's CPU profile for the next d into path,
 // in the background; wait returns once it is written.

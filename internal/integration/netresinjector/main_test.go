@@ -19,6 +19,7 @@ import (
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/aie"
+	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 )
 
@@ -40,7 +41,7 @@ var (
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
 		AddToScheme:       []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
-		CRDDirectoryPaths: []string{"config/crd/bases"},
+		CRDDirectoryPaths: []string{"config/crd/bases", "config/crd/operands"},
 	}, func(e *testenv.Env) {
 		env, k = e, e.Client
 		if err := startOperator(); err != nil {
@@ -51,13 +52,14 @@ func TestMain(m *testing.M) {
 }
 
 // startOperator runs the netresinjector and aie operands (the webhooks the
-// operator deploys) in a manager for the whole package.
+// operator deploys), and the KubeVirt operand whose gate follows the
+// injector, in a manager for the whole package.
 func startOperator() error {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
 	if err := k.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(aie.New(), netresinjector.New())
+	reg, err := hco.NewRegistry(kubevirt.New(), aie.New(), netresinjector.New())
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,9 @@ package netresinjector
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,13 +17,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	kvv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/nodefacts"
+	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 )
 
@@ -217,13 +222,21 @@ func TestCABundleIsKeptAndOtherEditsReverted(t *testing.T) {
 	})
 }
 
-// TestReadinessFeedsTheConditions: upstream's rule (all replicas ready),
-// reported on the HyperConverged's Available and Progressing.
-func TestReadinessFeedsTheConditions(t *testing.T) {
+// TestReadinessIsUpstreamsConditionAndGate: upstream's rule (all replicas
+// ready) is the HyperConverged's condition VirtNetworkResourcesInjectorReady,
+// not its aggregated conditions, and KubeVirt's ExternalNetResourceInjection
+// gate follows it; both go with the injector.
+func TestReadinessIsUpstreamsConditionAndGate(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
 	createHC(t, nil)
-	waitCondition(t, v1beta1.ConditionAvailable, metav1.ConditionFalse, "NetworkResourcesInjectorNotAvailable")
+	waitCondition(t, hcov1.ConditionNetworkResourcesInjectorReady, metav1.ConditionFalse, "DeploymentNotReady")
+	waitGate(t, false)
+	hc := &v1beta1.HyperConverged{}
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Namespace: ns, Name: v1beta1.HyperConvergedName}, hc))
+	for _, c := range hc.Status.Conditions {
+		assert.NotContains(t, c.Reason, "NetworkResourcesInjector", "%s: the injector is not an aggregated condition's reason", c.Type)
+	}
 
 	// Play the Deployment controller.
 	testenv.Eventually(t, "Deployment status", func() error {
@@ -234,8 +247,44 @@ func TestReadinessFeedsTheConditions(t *testing.T) {
 		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1, UpdatedReplicas: 1}
 		return k.Status().Update(ctx, d)
 	})
-	waitCondition(t, v1beta1.ConditionAvailable, metav1.ConditionTrue, "")
-	waitCondition(t, v1beta1.ConditionProgressing, metav1.ConditionFalse, "")
+	waitCondition(t, hcov1.ConditionNetworkResourcesInjectorReady, metav1.ConditionTrue, "DeploymentReady")
+	waitGate(t, true)
+
+	off := false
+	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Spec.DeployNetworkResourcesInjector = &off })
+	testenv.Eventually(t, "the condition removed", func() error {
+		hc := &v1beta1.HyperConverged{}
+		if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: v1beta1.HyperConvergedName}, hc); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionNetworkResourcesInjectorReady); c != nil {
+			return fmt.Errorf("still %+v", c)
+		}
+		return nil
+	})
+	waitGate(t, false)
+}
+
+// waitGate waits until KubeVirt's ExternalNetResourceInjection gate is on
+// (enabled, not disabled) or off (disabled, not enabled).
+func waitGate(t *testing.T, on bool) {
+	t.Helper()
+	testenv.Eventually(t, fmt.Sprintf("ExternalNetResourceInjection on: %t", on), func() error {
+		kv := &kvv1.KubeVirt{}
+		if err := k.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: kubevirt.CRName}, kv); err != nil {
+			return err
+		}
+		dev := kv.Spec.Configuration.DeveloperConfiguration
+		if dev == nil {
+			return errors.New("no developerConfiguration")
+		}
+		enabled := slices.Contains(dev.FeatureGates, featuregates.ExternalNetResourceInjection)
+		disabled := slices.Contains(dev.DisabledFeatureGates, featuregates.ExternalNetResourceInjection)
+		if enabled != on || disabled == on {
+			return fmt.Errorf("enabled %t, disabled %t", enabled, disabled)
+		}
+		return nil
+	})
 }
 
 func waitCondition(t *testing.T, typ string, status metav1.ConditionStatus, reason string) {
