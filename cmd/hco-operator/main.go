@@ -152,7 +152,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	fs.StringVar(&c.pprofAddr, "pprof-bind-address", "0", `Address of the Go profiler (/debug/pprof); "0" disables it.`)
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, where the HyperConverged lives (env OPERATOR_NAMESPACE).")
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: --namespace).")
-	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules to run: priorityclass, kubevirt, cdi, cnao, aaq, migcontroller, filerestore, netresinjector, ssp, hpp, clidownload, namespacepolicy.")
+	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules to run: "+allOperands+".")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	addImageFlags(fs, &c.env, getenv)
 	zapOpts := &zap.Options{}

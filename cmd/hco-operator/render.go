@@ -53,7 +53,7 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 	}
 	fs.StringVar(&file, "f", "", `HyperConverged manifest (YAML or JSON) to render; "-" reads stdin. Required.`)
 	fs.BoolVar(&diff, "diff", false, "Print what changes from the HyperConverged in the first argument to the one in the second, as a unified diff per object (flags go before the two files).")
-	fs.StringVar(&operandList, "operands", defaultOperands, "Comma-separated operand modules to render: priorityclass, kubevirt, cdi, cnao, aaq, migcontroller, filerestore, netresinjector, ssp, hpp, clidownload, namespacepolicy.")
+	fs.StringVar(&operandList, "operands", defaultOperands, "Comma-separated operand modules to render: "+allOperands+".")
 	fs.StringVar(&env.Namespace, "namespace", "", "Operator namespace (default: the HyperConverged's, else "+hcov1.DefaultNamespace+").")
 	fs.StringVar(&env.CommonTemplatesNamespace, "common-templates-namespace", env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	fs.BoolVar(&env.KVMEmulation, "kvm-emulation", env.KVMEmulation, "Render for a cluster without hardware virtualization (env KVM_EMULATION).")

@@ -128,21 +128,6 @@ func TestRenderWarnsOnUnknownFeatureGate(t *testing.T) {
 	}
 }
 
-func TestStockRegistryMatchesDefaults(t *testing.T) {
-	names := map[string]bool{}
-	for _, op := range stockOperands() {
-		names[op.Name()] = true
-	}
-	for _, n := range splitList(defaultOperands) {
-		if !names[n] {
-			t.Errorf("default operand %q is not a stock operand", n)
-		}
-	}
-	if names["hpp"] && strings.Contains(defaultOperands, "hpp") {
-		t.Error("hpp is opt-in and must not be a default operand")
-	}
-}
-
 // render reads SMBIOS and the machine types as the operator does.
 func TestRenderReadsSMBIOSAndMachineTypes(t *testing.T) {
 	vars := map[string]string{"SMBIOS": "Family: KubeVirt\nProduct: None", "ARM64_MACHINETYPE": "virt-rhel9.6.0"}

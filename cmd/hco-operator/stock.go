@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,48 +17,34 @@ import (
 
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
-	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/aie"
-	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
-	"github.com/hcokit/hcokit/operands/cnao"
-	"github.com/hcokit/hcokit/operands/filerestore"
-	"github.com/hcokit/hcokit/operands/hpp"
-	"github.com/hcokit/hcokit/operands/kubevirt"
-	"github.com/hcokit/hcokit/operands/migcontroller"
-	"github.com/hcokit/hcokit/operands/namespacepolicy"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
-	"github.com/hcokit/hcokit/operands/priorityclass"
-	"github.com/hcokit/hcokit/operands/ssp"
+	"github.com/hcokit/hcokit/operands/stock"
 )
 
 // defaultOperands are the operands the stock binary runs unless --operands
-// says otherwise. hpp is opt-in; clidownload, aie, netresinjector and
-// observability stay inert without an image; aaq wants nothing unless the HyperConverged enables it.
-const defaultOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,aie,netresinjector,observability,ssp,clidownload,namespacepolicy"
+// says otherwise (stock.Default); allOperands names every one it can run,
+// in registry order (stock.Operands), for the flags' help.
+var (
+	defaultOperands = stock.DefaultList()
+	allOperands     = operandNames()
+)
 
-// stockOperands are the operands of the stock binary, in registry order:
-// upstream HCO's (NewOperandHandler at 03da3cf: the PriorityClass first,
-// then KubeVirt, CDI, CNAO, AAQ, the MigController, the
-// FileRestoreOperator, the AIE webhook, the network-resources-injector, the
-// observability controller),
-// then SSP and the CLI download, which upstream
-// deploys on OpenShift only, and hcokit's hpp among them; last the namespace
-// policy, which upstream makes from a controller of its own. The operator
-// (run) and render build their registries from the same list.
-func stockOperands() []hco.Operand {
-	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(), aie.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New()}
+func operandNames() string {
+	var names []string
+	for _, op := range stock.Operands() {
+		names = append(names, op.Name())
+	}
+	return strings.Join(names, ", ")
 }
 
 // stockRegistry returns the stock operands restricted to operandList, the
 // comma-separated value of --operands.
 func stockRegistry(operandList string) (*hco.Registry, error) {
-	reg, err := hco.NewRegistry(stockOperands()...)
+	reg, err := stock.Registry(splitList(operandList)...)
 	if err != nil {
-		return nil, err
-	}
-	if err := reg.Only(splitList(operandList)...); err != nil {
 		return nil, fmt.Errorf("--operands: %w", err)
 	}
 	return reg, nil

@@ -45,19 +45,12 @@ import (
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/operands"
-	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/aie"
-	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
-	"github.com/hcokit/hcokit/operands/cnao"
-	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/hpp"
-	"github.com/hcokit/hcokit/operands/kubevirt"
-	"github.com/hcokit/hcokit/operands/migcontroller"
-	"github.com/hcokit/hcokit/operands/namespacepolicy"
 	"github.com/hcokit/hcokit/operands/netresinjector"
-	"github.com/hcokit/hcokit/operands/priorityclass"
-	"github.com/hcokit/hcokit/operands/ssp"
+	"github.com/hcokit/hcokit/operands/observability"
+	"github.com/hcokit/hcokit/operands/stock"
 	"github.com/hcokit/hcokit/webhook"
 )
 
@@ -157,8 +150,13 @@ func setup(root string) error {
 // by config/components/hpp). The observability operand is left out: without
 // its image the stock binary leaves it out too.
 func stockRegistry() (*hco.Registry, error) {
-	return hco.NewRegistry(priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(), filerestore.New(),
-		aie.New(), netresinjector.New(), ssp.New(), hpp.New(), clidownload.New(), namespacepolicy.New())
+	var names []string
+	for _, n := range append(stock.Default(), hpp.Name) {
+		if n != observability.Name {
+			names = append(names, n)
+		}
+	}
+	return stock.Registry(names...)
 }
 
 // diffOperands is the --operands of the diff runs: the stock default (its

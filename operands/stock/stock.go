@@ -1,0 +1,61 @@
+package stock
+
+import (
+	"strings"
+
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/aaq"
+	"github.com/hcokit/hcokit/operands/aie"
+	"github.com/hcokit/hcokit/operands/cdi"
+	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/filerestore"
+	"github.com/hcokit/hcokit/operands/hpp"
+	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/migcontroller"
+	"github.com/hcokit/hcokit/operands/namespacepolicy"
+	"github.com/hcokit/hcokit/operands/netresinjector"
+	"github.com/hcokit/hcokit/operands/observability"
+	"github.com/hcokit/hcokit/operands/priorityclass"
+	"github.com/hcokit/hcokit/operands/ssp"
+)
+
+// Default names the operands the stock binary runs unless told otherwise
+// (its --operands), in registry order: every stock operand but hpp, which
+// is opt-in (config/components/hpp). clidownload, aie, netresinjector and
+// observability stay inert without their images; aaq wants nothing unless
+// the HyperConverged enables it.
+func Default() []string {
+	return []string{priorityclass.Name, kubevirt.Name, cdi.Name, cnao.Name, aaq.Name, migcontroller.Name, filerestore.Name,
+		aie.Name, netresinjector.Name, observability.Name, ssp.Name, clidownload.Name, namespacepolicy.Name}
+}
+
+// DefaultList is Default as a comma-separated list, as --operands takes it.
+func DefaultList() string { return strings.Join(Default(), ",") }
+
+// Operands returns a new instance of every stock operand, in registry
+// order: upstream HCO's (NewOperandHandler at 03da3cf: the PriorityClass
+// first, then KubeVirt, CDI, CNAO, AAQ, the MigController, the
+// FileRestoreOperator, the AIE webhook, the network-resources-injector,
+// the observability controller), then SSP and the CLI download, which
+// upstream deploys on OpenShift only, and hcokit's hpp among them; last the
+// namespace policy, which upstream makes from a controller of its own.
+func Operands() []hco.Operand {
+	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(),
+		filerestore.New(), aie.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(),
+		namespacepolicy.New()}
+}
+
+// Registry returns a registry of every stock operand in which only those
+// named are enabled; without names, those of Default. An unknown name is
+// an error that lists the known ones.
+func Registry(names ...string) (*hco.Registry, error) {
+	reg, err := hco.NewRegistry(Operands()...)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		names = Default()
+	}
+	return reg, reg.Only(names...)
+}

@@ -1,0 +1,41 @@
+package stock_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hcokit/hcokit/operands/hpp"
+	"github.com/hcokit/hcokit/operands/stock"
+)
+
+// The default operands are stock operands, in registry order, without the
+// opt-in hpp; Registry enables exactly them, or exactly those named.
+func TestDefaultAndRegistry(t *testing.T) {
+	var all []string
+	for _, op := range stock.Operands() {
+		all = append(all, op.Name())
+	}
+	want := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == hpp.Name })
+	assert.Equal(t, want, stock.Default(), "every stock operand but hpp, in registry order")
+
+	reg, err := stock.Registry()
+	require.NoError(t, err)
+	assert.Equal(t, all, reg.Names(), "every stock operand registered")
+	var enabled []string
+	for _, op := range reg.Operands() {
+		enabled = append(enabled, op.Name())
+	}
+	assert.Equal(t, stock.Default(), enabled)
+
+	reg, err = stock.Registry("kubevirt", "hpp")
+	require.NoError(t, err)
+	assert.Len(t, reg.Operands(), 2)
+
+	_, err = stock.Registry("kubevirt", "nope")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"nope"`)
+	assert.Contains(t, err.Error(), "namespacepolicy", "the error lists the known operands")
+}
