@@ -2,15 +2,11 @@ package webhook
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zapcore"
@@ -27,8 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
@@ -136,15 +130,7 @@ func startWebhook() error {
 	if err != nil {
 		return err
 	}
-	wio := &env.Environment.WebhookInstallOptions
-	mgr, err := ctrl.NewManager(env.Config, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		WebhookServer: crwebhook.NewServer(crwebhook.Options{
-			Host: wio.LocalServingHost, Port: wio.LocalServingPort, CertDir: wio.LocalServingCertDir,
-		}),
-	})
+	mgr, err := ctrl.NewManager(env.Config, env.WebhookManagerOptions(scheme))
 	if err != nil {
 		return err
 	}
@@ -153,30 +139,8 @@ func startWebhook() error {
 		return err
 	}
 	handler = webhook.NewHandler(mgr.GetAPIReader(), opts)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "webhook manager stopped:", err)
-		}
-	}()
-	env.AtStop(func() { cancel(); <-done })
-
-	// Wait until the TLS server answers.
-	addr := net.JoinHostPort(wio.LocalServingHost, strconv.Itoa(wio.LocalServingPort))
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // readiness probe only
-		if err == nil {
-			return conn.Close()
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("webhook server at %s not up: %w", addr, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	env.AtStop(testenv.RunManager(mgr))
+	return env.WaitWebhookServer()
 }
 
 // warningRecorder keeps the API server's warnings since the last take.
