@@ -123,8 +123,9 @@ func newApplier(c client.Client, cache, reader client.Reader) *applier {
 
 // apply makes the cluster hold want, a wire form (see wireForm), and
 // returns the object as stored; the values at the paths keep that want
-// lacks are kept as observed (ContentKeeper). want is only read.
-func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, keep [][]string) (*unstructured.Unstructured, ApplyResult, error) {
+// lacks are kept as observed (ContentKeeper). want is only read. wait is
+// called before each request to the API server.
+func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, keep [][]string, wait func()) (*unstructured.Unstructured, ApplyResult, error) {
 	gvk := want.GroupVersionKind()
 	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(want)}
 	built, wantContent := want, content(want)
@@ -134,6 +135,7 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 	err := a.cache.Get(ctx, key.key, observed)
 	if apierrors.IsNotFound(err) {
 		created := want.DeepCopy()
+		wait()
 		err = a.client.Create(ctx, created, strict)
 		if err == nil {
 			a.remember(key, want, wantContent, created, "")
@@ -143,6 +145,7 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 			return nil, "", fmt.Errorf("create %s %s: %w", gvk.Kind, displayName(key.key), err)
 		}
 		// It exists but the cache does not show it: its labels were edited.
+		wait()
 		err = a.reader.Get(ctx, key.key, observed)
 	}
 	if err != nil {
@@ -175,6 +178,7 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 		a.remember(key, want, wantContent, observed, "")
 		return observed, ResultUnchanged, nil
 	}
+	wait()
 	if err := a.client.Update(ctx, updated, strict); err != nil {
 		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, displayName(key.key), err)
 	}

@@ -1,7 +1,12 @@
 package hco
 
 import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -94,4 +99,36 @@ func TestMappingCache(t *testing.T) {
 		assert.True(t, meta.IsNoMatchError(err))
 	}
 	assert.Equal(t, 3, inner.asked)
+}
+
+// slowOperand records how many operands build at once.
+type slowOperand struct {
+	namedOperand
+	now, most *atomic.Int32
+}
+
+func (s slowOperand) Desired(*hcov1.HyperConverged, Facts) ([]client.Object, error) {
+	n := s.now.Add(1)
+	for m := s.most.Load(); n > m && !s.most.CompareAndSwap(m, n); m = s.most.Load() {
+	}
+	time.Sleep(5 * time.Millisecond)
+	s.now.Add(-1)
+	return nil, nil
+}
+
+// The operands build concurrently, but no more at once than there are
+// cores: the first ones' writes do not wait behind the others' builds.
+func TestOperandsBuildOnePerCore(t *testing.T) {
+	var now, most atomic.Int32
+	var ops []Operand
+	for i := range 4 * goruntime.GOMAXPROCS(0) {
+		ops = append(ops, slowOperand{namedOperand: namedOperand(fmt.Sprint("op", i)), now: &now, most: &most})
+	}
+	r := &Reconciler{now: time.Now}
+	out := r.reconcileOperands(context.Background(), &hcov1.HyperConverged{}, Facts{}, ops)
+	require.Len(t, out, len(ops))
+	assert.LessOrEqual(t, int(most.Load()), goruntime.GOMAXPROCS(0))
+	if goruntime.GOMAXPROCS(0) > 1 {
+		assert.Greater(t, int(most.Load()), 1, "they do build concurrently")
+	}
 }

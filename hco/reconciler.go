@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"slices"
 	"sync"
 	"time"
@@ -258,14 +259,22 @@ type written struct {
 
 // reconcileOperands reconciles the operands concurrently: they are
 // independent, so a create or update of each costs one round trip in all,
-// not one per operand. Outcomes are in the operands' order.
+// not one per operand. They start in registry order, at most one per core
+// building and comparing at a time, and an operand gives its turn to the
+// next as soon as it waits on the API server: the first operands' writes
+// (KubeVirt's) do not wait behind the others' builds. Outcomes are in the
+// operands' order.
 func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, ops []Operand) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
+	turns := make(chan struct{}, goruntime.GOMAXPROCS(0))
 	for i, op := range ops {
+		turns <- struct{}{}
+		yield := sync.OnceFunc(func() { <-turns })
 		wg.Go(func() {
 			start := r.now()
 			result := ApplyResult("error")
+			defer yield()
 			defer func() {
 				// A panicking operand (a distribution's own, say) fails
 				// its reconcile, not the process.
@@ -274,7 +283,7 @@ func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConve
 				}
 				r.observe(op.Name(), result, start)
 			}()
-			out[i], result = r.reconcileOperand(ctx, hc, facts, op)
+			out[i], result = r.reconcileOperand(ctx, hc, facts, op, yield)
 		})
 	}
 	wg.Wait()
@@ -289,7 +298,8 @@ func (e *invalidConfig) Error() string { return e.err.Error() }
 // reconcileOperand applies one operand's desired objects and reads its
 // status. On an error, the status is read from the operand's objects as
 // they are.
-func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, op Operand) (operandOutcome, ApplyResult) {
+// yield gives the operand's turn back (see reconcileOperands).
+func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, op Operand, yield func()) (operandOutcome, ApplyResult) {
 	var o operandOutcome
 	existing := func() {
 		objs, refs := r.observeExisting(ctx, op, hc)
@@ -313,7 +323,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 	result := ResultUnchanged
 	observed := make([]client.Object, 0, len(desired))
 	for i, d := range desired {
-		obj, res, err := r.applier.apply(ctx, d, keptFields(op, d))
+		obj, res, err := r.applier.apply(ctx, d, keptFields(op, d), yield)
 		if err != nil {
 			existing()
 			if blamed := refusedPatch(o.patch, i, err); blamed != nil {
