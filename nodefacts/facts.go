@@ -36,6 +36,12 @@ type Facts struct {
 	WorkloadArchitectures []string
 	// ControlPlaneArchitectures are the control-plane nodes' architectures, sorted.
 	ControlPlaneArchitectures []string
+	// DefaultArchitecture is the architecture of virtual machines that
+	// name none, upstream HCO's rule: the (first) control-plane
+	// architecture when workload nodes have it, else the one most workload
+	// nodes have (the first of them in sorted order on a tie); empty
+	// without workload nodes.
+	DefaultArchitecture string
 }
 
 // InfrastructureHighlyAvailable is upstream's rule: at least two worker nodes.
@@ -75,7 +81,7 @@ func compute(nodes iter.Seq2[string, map[string]string], workload *hcov1.NodePla
 			return err == nil && ok
 		}
 	}
-	workloadArchs, cpArchs := map[string]bool{}, map[string]bool{}
+	workloadArchs, cpArchs := map[string]int{}, map[string]bool{}
 	for name, labels := range nodes {
 		arch := labels[LabelArch]
 		if hasKey(labels, LabelNodeRoleWorker) {
@@ -89,14 +95,30 @@ func compute(nodes iter.Seq2[string, map[string]string], workload *hcov1.NodePla
 			f.Arbiters++
 		}
 		if isWorkload(name, labels) {
-			workloadArchs[arch] = true
+			workloadArchs[arch]++
 		}
 	}
 	delete(workloadArchs, "")
 	delete(cpArchs, "")
 	f.WorkloadArchitectures = slices.Sorted(maps.Keys(workloadArchs))
 	f.ControlPlaneArchitectures = slices.Sorted(maps.Keys(cpArchs))
+	f.DefaultArchitecture = defaultArchitecture(f.ControlPlaneArchitectures, f.WorkloadArchitectures, workloadArchs)
 	return f
+}
+
+// defaultArchitecture is upstream's rule (pkg/internal/nodeinfo,
+// Architectures.set, at 03da3cf): see Facts.DefaultArchitecture.
+func defaultArchitecture(cp, workload []string, count map[string]int) string {
+	if len(cp) > 0 && slices.Contains(workload, cp[0]) {
+		return cp[0]
+	}
+	most := ""
+	for _, arch := range workload {
+		if count[arch] > count[most] {
+			most = arch
+		}
+	}
+	return most
 }
 
 func hasKey(labels map[string]string, key string) bool {

@@ -74,3 +74,32 @@ func nilIfEmpty(s []string) []string {
 	}
 	return s
 }
+
+// The default architecture is upstream's rule (pkg/internal/nodeinfo at
+// 03da3cf): the control plane's when workload nodes have it, else the one
+// most workload nodes have, the first in sorted order on a tie.
+func TestDefaultArchitecture(t *testing.T) {
+	const worker, cp, arch = nodefacts.LabelNodeRoleWorker, nodefacts.LabelNodeRoleControlPlane, nodefacts.LabelArch
+	for _, tc := range []struct {
+		name  string
+		nodes []metav1.PartialObjectMetadata
+		want  string
+	}{
+		{"no nodes", nil, ""},
+		{"no workload nodes", []metav1.PartialObjectMetadata{node("c", cp, "", arch, "amd64")}, ""},
+		{"the control plane's, though fewer workers have it", []metav1.PartialObjectMetadata{
+			node("c", cp, "", arch, "amd64"), node("a", worker, "", arch, "amd64"),
+			node("b", worker, "", arch, "arm64"), node("d", worker, "", arch, "arm64")}, "amd64"},
+		{"no worker has the control plane's: the most common", []metav1.PartialObjectMetadata{
+			node("c", cp, "", arch, "amd64"), node("a", worker, "", arch, "s390x"),
+			node("b", worker, "", arch, "arm64"), node("d", worker, "", arch, "arm64")}, "arm64"},
+		{"a tie: the first in sorted order", []metav1.PartialObjectMetadata{
+			node("a", worker, "", arch, "s390x"), node("b", worker, "", arch, "arm64")}, "arm64"},
+		{"a node without the label counts for none", []metav1.PartialObjectMetadata{
+			node("a", worker, ""), node("b", worker, ""), node("d", worker, "", arch, "s390x")}, "s390x"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, nodefacts.From(tc.nodes, nil).DefaultArchitecture)
+		})
+	}
+}

@@ -101,8 +101,8 @@ var upstreamDifferences = []upstreamDifference{
 	{except(), "SSP", "spec.commonTemplates.dataImportCronTemplates[*].spec.schedule", `"20 2/12 * * *"`, `"0 */12 * * *"`,
 		envDependent + ": upstream draws a random schedule once per installation (status.dataImportSchedule); hcokit derives it from the HyperConverged's UID"},
 	{except(), "KubeVirt", "spec.configuration.architectureConfiguration.defaultArchitecture", ``, `"amd64"`,
-		envDependent + ": the nodes' architectures; render has no nodes, and hcokit does not choose a default architecture yet " +
-			"(upstream: the control plane's when workload nodes have it, else the workload nodes' most common one)"},
+		envDependent + ": the nodes' architectures; render has no nodes (the operator sets it from the node facts, as upstream: " +
+			"the control plane's when workload nodes have it, else the workload nodes' most common one)"},
 	{only("featuregates"), "KubeVirt", "spec.configuration.developerConfiguration.featureGates",
 		`["AlignCPUs","CPUManager","ContainerPathVolumes","DecentralizedLiveMigration","DeclarativeHotplugVolumes","DownwardMetrics","HostDevices","HypervStrictCheck","IncrementalBackup","KubevirtSeccompProfile","ObjectGraph","Snapshot","Template","UtilityVolumes","WithHostPassthroughCPU"]`,
 		`["AlignCPUs","CPUManager","ContainerPathVolumes","DecentralizedLiveMigration","DeclarativeHotplugVolumes","DownwardMetrics","HostDevices","HypervStrictCheck","IncrementalBackup","KubevirtSeccompProfile","ObjectGraph","Snapshot","Template","UtilityVolumes"]`,

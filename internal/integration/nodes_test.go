@@ -62,6 +62,21 @@ func TestNodeFactsFollowTheNodes(t *testing.T) {
 	waitNodeStatus("two workers", true, []string{"amd64", "arm64"})
 	hc := getHC(t)
 	assert.Equal(t, []string{"amd64"}, hc.Status.NodeInfo.ControlPlaneArchitectures)
+	waitDefaultArch := func(what, want string) {
+		t.Helper()
+		testenv.Eventually(t, what, func() error {
+			kv := get(t, kvKey, &kvv1.KubeVirt{})
+			got := ""
+			if a := kv.Spec.Configuration.ArchitectureConfiguration; a != nil {
+				got = a.DefaultArchitecture
+			}
+			if got != want {
+				return fmt.Errorf("KubeVirt defaultArchitecture %q", got)
+			}
+			return nil
+		})
+	}
+	waitDefaultArch("the control plane's architecture, which a worker has", "amd64")
 
 	// One control-plane node: not highly available, so KubeVirt's control
 	// plane runs one replica; three make it highly available (upstream's
@@ -97,4 +112,11 @@ func TestNodeFactsFollowTheNodes(t *testing.T) {
 	delete(n.Labels, nodefacts.LabelNodeRoleWorker)
 	require.NoError(t, k.Update(ctx, n))
 	waitNodeStatus("the second worker relabelled", false, []string{"amd64"})
+
+	// No worker with the control plane's architecture: the workers' most
+	// common one (upstream's rule).
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: "test-worker-a"}, n))
+	n.Labels[nodefacts.LabelArch] = "s390x"
+	require.NoError(t, k.Update(ctx, n))
+	waitDefaultArch("the only worker is s390x", "s390x")
 }

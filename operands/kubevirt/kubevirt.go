@@ -188,7 +188,7 @@ func configuration(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirtCon
 		},
 		VMRolloutStrategy:         ptr(kvv1.VMRolloutStrategyLiveUpdate),
 		SMBIOSConfig:              smbios,
-		ArchitectureConfiguration: ArchitectureConfiguration(facts.MachineTypes),
+		ArchitectureConfiguration: ArchitectureConfiguration(facts.MachineTypes, defaultArchitecture(facts.Nodes)),
 	}
 	for _, h := range virt.Hypervisors {
 		c.Hypervisors = append(c.Hypervisors, *h.DeepCopy())
@@ -291,8 +291,10 @@ var emulatedMachines = map[string][]string{
 // configuration.architectureConfiguration for the default machine types by
 // architecture (hco.Environment.MachineTypes): for each of amd64, arm64 and
 // s390x with a machine type, that machine type with upstream HCO's
-// emulated machines. nil when none is set; other architectures are ignored.
-func ArchitectureConfiguration(machineTypes map[string]string) *kvv1.ArchConfiguration {
+// emulated machines; and defaultArch (nodefacts.Facts.DefaultArchitecture)
+// as defaultArchitecture. nil when there is neither; other architectures'
+// machine types are ignored.
+func ArchitectureConfiguration(machineTypes map[string]string, defaultArch string) *kvv1.ArchConfiguration {
 	arch := func(name string) *kvv1.ArchSpecificConfiguration {
 		m := strings.TrimSpace(machineTypes[name])
 		if m == "" {
@@ -300,11 +302,20 @@ func ArchitectureConfiguration(machineTypes map[string]string) *kvv1.ArchConfigu
 		}
 		return &kvv1.ArchSpecificConfiguration{MachineType: m, EmulatedMachines: slices.Clone(emulatedMachines[name])}
 	}
-	out := &kvv1.ArchConfiguration{Amd64: arch("amd64"), Arm64: arch("arm64"), S390x: arch("s390x")}
-	if out.Amd64 == nil && out.Arm64 == nil && out.S390x == nil {
+	out := &kvv1.ArchConfiguration{Amd64: arch("amd64"), Arm64: arch("arm64"), S390x: arch("s390x"), DefaultArchitecture: defaultArch}
+	if out.Amd64 == nil && out.Arm64 == nil && out.S390x == nil && defaultArch == "" {
 		return nil
 	}
 	return out
+}
+
+// defaultArchitecture is the node facts' default architecture; empty
+// without node facts (render).
+func defaultArchitecture(nodes *nodefacts.Facts) string {
+	if nodes == nil {
+		return ""
+	}
+	return nodes.DefaultArchitecture
 }
 
 // PrimaryUDNBinding is the network binding upstream HCO always registers,

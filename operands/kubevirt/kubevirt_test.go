@@ -508,3 +508,21 @@ func TestFactsAreAnArgument(t *testing.T) {
 	assert.Equal(t, kvv1.EvictionStrategyLiveMigrate, *cfg(objs[0].(*kvv1.KubeVirt)).EvictionStrategy, "unknown nodes: highly available")
 	assert.Nil(t, objs[0].(*kvv1.KubeVirt).Spec.Infra)
 }
+
+// The node facts' default architecture is KubeVirt's, beside the machine
+// types or alone, as upstream's getArchConfiguration (03da3cf) sets it.
+func TestDefaultArchitectureFromTheNodes(t *testing.T) {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
+	hcov1.Default(hc)
+	f := env
+	f.Nodes = &nodefacts.Facts{Workers: 2, WorkloadArchitectures: []string{"arm64"}, DefaultArchitecture: "arm64"}
+	kv, err := kubevirt.Build(hc, f)
+	require.NoError(t, err)
+	assert.Equal(t, &kvv1.ArchConfiguration{DefaultArchitecture: "arm64"}, cfg(kv).ArchitectureConfiguration)
+
+	f.MachineTypes = map[string]string{"arm64": "virt-rhel9.6.0"}
+	kv, err = kubevirt.Build(hc, f)
+	require.NoError(t, err)
+	assert.Equal(t, &kvv1.ArchConfiguration{DefaultArchitecture: "arm64",
+		Arm64: &kvv1.ArchSpecificConfiguration{MachineType: "virt-rhel9.6.0", EmulatedMachines: []string{"virt*"}}}, cfg(kv).ArchitectureConfiguration)
+}
