@@ -55,7 +55,6 @@ const (
 	seed003      = "seed 003_bbf2f7447ec7d982.txt (live migration defaults: 64Mi, 800, 5, 2, 150)"
 	seed003Gate  = "seed 003_bbf2f7447ec7d982.txt (withHostPassthroughCPU turns on WithHostPassthroughCPU; upstream ignores the unknown gate)"
 	envDependent = "environment-dependent"
-	extension    = "hcokit extension"
 
 	v1beta1GateDefaults = "API defaults, not an operand: hcokit's v1beta1 CRD defaults featureGates.decentralizedLiveMigration and " +
 		".declarativeHotplugVolumes to false, upstream's at 03da3cf to true (api/v1beta1)"
@@ -94,8 +93,6 @@ var upstreamDifferences = []upstreamDifference{
 	{except("virtualization"), "KubeVirt", "spec.configuration.migrations.bandwidthPerMigration", `"64Mi"`, ``, seed003},
 	{except("virtualization"), "KubeVirt", "spec.configuration.migrations.completionTimeoutPerGiB", `800`, `20`, seed003},
 	{except("virtualization"), "KubeVirt", "spec.configuration.migrations.parallelOutboundMigrationsPerNode", `2`, `1`, seed003},
-	{except(), "NetworkAddonsConfig", "spec.imagePullPolicy", `"IfNotPresent"`, ``,
-		extension + ": CNAO's own default written out (no effect); upstream leaves it empty"},
 	{except(), "SSP", "spec.cluster", ``, `{"controlPlaneArchitectures":["amd64"],"workloadArchitectures":["amd64"]}`,
 		envDependent + ": the nodes' architectures (status.nodeInfo); render has no nodes"},
 	{except(), "SSP", "spec.commonTemplates.dataImportCronTemplates[*].spec.schedule", `"20 2/12 * * *"`, `"0 */12 * * *"`,

@@ -126,7 +126,10 @@ func TestTakenOverNetworkAddonsConfigKeepsItsStatus(t *testing.T) {
 	createHC(t, nil)
 	testenv.Eventually(t, "taken over", func() error {
 		got := wire(t, cnaov1.GroupVersion.String(), "NetworkAddonsConfig", cnaoKey)
-		if got.GetLabels()[hco.LabelManagedBy] != hco.ManagedByValue || nestedValue(got, "spec", "imagePullPolicy") != "IfNotPresent" {
+		// The operator's spec has no imagePullPolicy (as upstream's): the
+		// previous installer's "Always" is gone with the rest of its spec.
+		_, pullPolicy, _ := unstructured.NestedFieldNoCopy(got.Object, "spec", "imagePullPolicy")
+		if got.GetLabels()[hco.LabelManagedBy] != hco.ManagedByValue || pullPolicy || nestedValue(got, "spec", "selfSignConfiguration", "caRotateInterval") != "48h0m0s" {
 			return fmt.Errorf("labels %v, spec %v", got.GetLabels(), got.Object["spec"])
 		}
 		return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	netutils "k8s.io/utils/net"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -91,7 +90,6 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*cnaov1.NetworkAddonsConf
 			Multus:                 &cnaov1.Multus{},
 			LinuxBridge:            &cnaov1.LinuxBridge{},
 			KubeMacPool:            kubeMacPool(networking.KubeMacPoolConfiguration),
-			ImagePullPolicy:        corev1.PullIfNotPresent,
 			PlacementConfiguration: placement.ForCNAO(spec.InfraPlacement(), spec.WorkloadPlacement()),
 			SelfSignConfiguration: &cnaov1.SelfSignConfiguration{
 				CARotateInterval:    durationString(certs.CA.Duration, hcov1.DefaultCADuration),
