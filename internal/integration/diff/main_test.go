@@ -154,17 +154,24 @@ func stockRegistry() (*hco.Registry, error) {
 	return stock.Registry(names...)
 }
 
-// diffOperands is the --operands of the diff runs: the stock default (its
-// observability is left out for want of an image).
-const diffOperands = "priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,aie,netresinjector,observability,ssp,clidownload,namespacepolicy"
+// diffOperands is the --operands of the diff runs: the stock default
+// (whose observability operand builds nothing without its image).
+var diffOperands = stock.DefaultList()
+
+// stockOperands is the registry and scheme the operator and the webhook of
+// these tests share.
+func stockOperands() (*hco.Registry, *runtime.Scheme, error) {
+	reg, err := stockRegistry()
+	if err != nil {
+		return nil, nil, err
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	return reg, scheme, err
+}
 
 // startOperator runs the stock reconciler, as the installed operator does.
 func startOperator() error {
-	reg, err := stockRegistry()
-	if err != nil {
-		return err
-	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
+	reg, scheme, err := stockOperands()
 	if err != nil {
 		return err
 	}
@@ -179,11 +186,7 @@ func startOperator() error {
 // startWebhook serves the HyperConverged webhooks and conversion as
 // `hco-operator webhook` does.
 func startWebhook() error {
-	reg, err := stockRegistry()
-	if err != nil {
-		return err
-	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
+	reg, scheme, err := stockOperands()
 	if err != nil {
 		return err
 	}
