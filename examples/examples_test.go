@@ -22,6 +22,7 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/jsonpatch"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
@@ -364,7 +365,7 @@ func TestOnlyTheJSONPatchExampleIsTainted(t *testing.T) {
 	for name := range examples {
 		for _, file := range []string{name, v1beta1Twin(name)} {
 			hc := decodeFile(t, file)
-			tainted := hco.HasJSONPatch(hc, kubevirt.New().JSONPatchAnnotation())
+			tainted := jsonpatch.IsSet(hc.GetAnnotations()[kubevirt.New().JSONPatchAnnotation()])
 			if tainted != (name == "jsonpatch-allow-post-copy.yaml") {
 				t.Errorf("%s: jsonpatch annotation set = %v", file, tainted)
 			}

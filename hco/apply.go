@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/hcokit/hcokit/jsonpatch"
 )
 
 // FieldOwner is the field manager of every write the operator makes. The API
@@ -318,7 +320,7 @@ func (a *applier) typedForm(u *unstructured.Unstructured, s *runtime.Scheme) cli
 }
 
 // wireForm returns obj as the API server receives it, p applied (see
-// patchedDoc): its JSON, decoded as the API server's answers are (integers
+// jsonpatch.Apply): its JSON, decoded as the API server's answers are (integers
 // are int64), with its kind, without status, resourceVersion and a null
 // creationTimestamp. It is the one form the operator compares and writes:
 // one JSON encoding of obj, two with a patch. s, if not nil, finds the kind
@@ -341,7 +343,7 @@ func wireForm(obj client.Object, s *runtime.Scheme, p jsonPatch) (*unstructured.
 	}
 	u := &unstructured.Unstructured{}
 	if p.ops != nil {
-		u.Object, err = patchedDoc(obj, kind, p, data)
+		u.Object, err = jsonpatch.Apply(p.annotation, p.ops, obj, kind, data)
 	} else if err = utiljson.Unmarshal(data, &u.Object); err != nil {
 		err = fmt.Errorf("decode %s %s: %w", kind, obj.GetName(), err)
 	}

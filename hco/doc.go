@@ -1,7 +1,7 @@
 // Package hco is the core of the hcokit SDK: the [Operand] interface that
 // each component module implements, the [Registry] a distribution assembles
 // its operands in, the [Environment] read once in main and passed down, and
-// the helpers every operand shares (labels, jsonpatch annotations, status).
+// the helpers every operand shares (labels, status).
 //
 // Operands only compute: a HyperConverged plus [Facts] (the Environment and
 // what is known of the cluster) in, desired objects out; observed objects
@@ -41,7 +41,7 @@
 //  3. desiredObjects calls the operand's Desired (kubevirt.Build, where
 //     migration.ForKubeVirt translates the field);
 //  4. wireForm turns the object into its wire form, once, applying the
-//     jsonpatch (patchedDoc);
+//     jsonpatch ([jsonpatch.Apply]);
 //  5. applier.apply compares that with the cached object and the memo, and
 //     Updates (or Creates) it, the update built by updateOf (which
 //     [UpdateFor] exports, so that a preview, hco-operator diff, sends the

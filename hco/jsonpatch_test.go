@@ -18,6 +18,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/jsonpatch"
 )
 
 const ann = hcov1.KubeVirtJSONPatchAnnotation
@@ -148,7 +149,7 @@ func TestJSONPatchAnnotationErrors(t *testing.T) {
 			out, err := desired(hcWith(tc.patch), kv)
 			assert.Nil(t, out)
 			require.Error(t, err)
-			var perr *hco.JSONPatchError
+			var perr *jsonpatch.Error
 			require.True(t, errors.As(err, &perr))
 			assert.Contains(t, err.Error(), `annotation "kubevirt.kubevirt.io/jsonpatch"`)
 			assert.Contains(t, err.Error(), tc.want)
@@ -165,9 +166,9 @@ func FuzzJSONPatchAnnotation(f *testing.F) {
 		kv := kubevirt()
 		out, err := desired(hcWith(patch), kv)
 		if err != nil {
-			var perr *hco.JSONPatchError
+			var perr *jsonpatch.Error
 			if !errors.As(err, &perr) {
-				t.Fatalf("error is not a JSONPatchError: %v", err)
+				t.Fatalf("error is not a *jsonpatch.Error: %v", err)
 			}
 			return
 		}

@@ -100,7 +100,7 @@ type DeletionOrderer interface {
 // DesiredObjects returns op.Desired for a copy of hc and facts in the wire
 // form the reconciler compares and writes (see wireForm), the first object
 // patched when op is a JSONPatcher and hc carries its annotation (see
-// patchedDoc; a broken patch is a *JSONPatchError). The reconciler, Render
+// jsonpatch.Apply; a broken patch is a *jsonpatch.Error). The reconciler, Render
 // and the webhook's validation all build objects through it, so they agree.
 func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]*unstructured.Unstructured, error) {
 	return desiredObjects(op, hc, facts, jsonPatchOf(op, hc), nil)

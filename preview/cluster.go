@@ -19,6 +19,7 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/jsonpatch"
 	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/render"
 )
@@ -371,10 +372,10 @@ func notServed(objs []*unstructured.Unstructured, kinds map[schema.GroupVersionK
 // of operations; "" when none.
 func patchOf(op hco.Operand, hc *hcov1.HyperConverged) (string, int) {
 	p, ok := op.(hco.JSONPatcher)
-	if !ok || !hco.HasJSONPatch(hc, p.JSONPatchAnnotation()) {
+	if !ok || !jsonpatch.IsSet(hc.GetAnnotations()[p.JSONPatchAnnotation()]) {
 		return "", 0
 	}
-	ops, err := hco.ParseJSONPatch(p.JSONPatchAnnotation(), hc.GetAnnotations()[p.JSONPatchAnnotation()])
+	ops, err := jsonpatch.Parse(p.JSONPatchAnnotation(), hc.GetAnnotations()[p.JSONPatchAnnotation()])
 	if err != nil {
 		return "", 0
 	}

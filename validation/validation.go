@@ -13,6 +13,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hostdevices"
+	"github.com/hcokit/hcokit/jsonpatch"
 	"github.com/hcokit/hcokit/migration"
 )
 
@@ -135,7 +136,7 @@ func jsonPatches(hc *hcov1.HyperConverged, opts Options, specHasErrors bool) fie
 	var errs field.ErrorList
 	reported := map[string]bool{}
 	for _, key := range hcov1.JSONPatchAnnotations() {
-		if _, err := hco.ParseJSONPatch(key, hc.GetAnnotations()[key]); err != nil {
+		if _, err := jsonpatch.Parse(key, hc.GetAnnotations()[key]); err != nil {
 			errs = append(errs, field.Invalid(annotations.Key(key), field.OmitValueType{}, patchDetail(err)))
 			reported[key] = true
 		}
@@ -147,7 +148,7 @@ func jsonPatches(hc *hcov1.HyperConverged, opts Options, specHasErrors bool) fie
 		// Through the library's one path, so that a patch is checked as the
 		// reconciler applies it. It works on a copy of hc.
 		if _, err := hco.DesiredObjects(op, hc, hco.OfflineFacts(opts.Environment)); err != nil {
-			var pe *hco.JSONPatchError
+			var pe *jsonpatch.Error
 			switch {
 			case errors.As(err, &pe):
 				if !reported[pe.Annotation] {
