@@ -11,9 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -66,39 +64,6 @@ func TestBuiltOncePerInput(t *testing.T) {
 			_, _ = b.desiredObjects(op, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1"}}, facts, jsonPatch{}, nil)
 		})
 	}
-}
-
-// countingMapper finds only ConfigMaps, and counts what it is asked.
-type countingMapper struct {
-	meta.RESTMapper
-	asked int
-}
-
-func (m *countingMapper) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
-	m.asked++
-	if gk.Kind != "ConfigMap" {
-		return nil, &meta.NoKindMatchError{GroupKind: gk, SearchedVersions: versions}
-	}
-	return &meta.RESTMapping{Resource: corev1.SchemeGroupVersion.WithResource("configmaps"),
-		GroupVersionKind: corev1.SchemeGroupVersion.WithKind("ConfigMap"), Scope: meta.RESTScopeNamespace}, nil
-}
-
-// A mapping found is answered from memory; one not found is asked again
-// (its API may appear).
-func TestMappingCache(t *testing.T) {
-	inner := &countingMapper{}
-	m := &mappingCache{RESTMapper: inner, found: map[string]meta.RESTMapping{}}
-	for range 3 {
-		mapping, err := m.RESTMapping(schema.GroupKind{Kind: "ConfigMap"}, "v1")
-		require.NoError(t, err)
-		assert.Equal(t, meta.RESTScopeNameNamespace, mapping.Scope.Name())
-	}
-	assert.Equal(t, 1, inner.asked)
-	for range 2 {
-		_, err := m.RESTMapping(schema.GroupKind{Group: "ssp.kubevirt.io", Kind: "SSP"}, "v1beta3")
-		assert.True(t, meta.IsNoMatchError(err))
-	}
-	assert.Equal(t, 3, inner.asked)
 }
 
 // slowOperand records how many operands build at once.

@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
-	"sync"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -28,6 +25,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hcometrics"
+	"github.com/hcokit/hcokit/internal/restmapping"
 )
 
 // NewScheme returns a scheme with the client-go types, the HyperConverged
@@ -77,7 +75,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		if err != nil {
 			return nil, err
 		}
-		return &mappingCache{RESTMapper: m, found: map[string]meta.RESTMapping{}}, nil
+		return restmapping.Remembering(m), nil
 	}
 	clusterTLS := false
 	mo.NewCache = func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
@@ -138,35 +136,4 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		return nil, nil, err
 	}
 	return mgr, r, nil
-}
-
-// mappingCache answers RESTMapping from memory once the mapper it wraps has
-// found the mapping: controller-runtime's cache asks it on every read (is
-// the kind namespaced?), and the dynamic mapper's answer walks every API
-// group, allocating a no-match error for each: a fifth of the CPU of a
-// reconcile with nothing to do, measured. A kind not found is asked again
-// every time, as before; a found one is kept, as the dynamic mapper keeps it.
-type mappingCache struct {
-	meta.RESTMapper
-	mu    sync.RWMutex
-	found map[string]meta.RESTMapping
-}
-
-// RESTMapping implements meta.RESTMapper.
-func (m *mappingCache) RESTMapping(gk schema.GroupKind, versions ...string) (*meta.RESTMapping, error) {
-	key := gk.String() + "/" + strings.Join(versions, ",")
-	m.mu.RLock()
-	found, ok := m.found[key]
-	m.mu.RUnlock()
-	if ok {
-		return &found, nil
-	}
-	mapping, err := m.RESTMapper.RESTMapping(gk, versions...)
-	if err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	m.found[key] = *mapping
-	m.mu.Unlock()
-	return mapping, nil
 }
