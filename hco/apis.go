@@ -25,12 +25,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // An operand kind the API server does not serve (its component operator is
 // not installed, or not yet) is waiting: it is not watched, not cached and
 // never written, and an operand that builds an object of it waits too,
-// reported on Degraded (ReasonOperandAPINotServed) while the others
+// reported on Degraded (hcostatus.ReasonOperandAPINotServed) while the others
 // converge. The reconciler learns that an API came or went from the
 // CustomResourceDefinitions (their metadata only, and only those of the
 // operand groups count): such a change marks the group, and the next
@@ -38,13 +40,9 @@ import (
 // kind's watch or stops it. So the operator starts with any subset of the
 // operand APIs, and heals without a restart.
 
-// ReasonOperandAPINotServed is the Degraded reason while an enabled operand
-// waits for the API of one of its kinds.
-const ReasonOperandAPINotServed = "OperandAPINotServed"
-
 // EventOperandAPINotServed is the Event reason when an operand is found
 // waiting for its API.
-const EventOperandAPINotServed = ReasonOperandAPINotServed
+const EventOperandAPINotServed = hcostatus.ReasonOperandAPINotServed
 
 // apiSyncTimeout bounds the first list of a kind whose API just appeared.
 const apiSyncTimeout = 30 * time.Second

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 func object(t *testing.T, obj map[string]any) *unstructured.Unstructured {
@@ -113,17 +115,17 @@ func TestVersionsWaitOnlyForReportingOperands(t *testing.T) {
 	require.NoError(t, err)
 	r := &Reconciler{registry: reg, env: Environment{Version: "2", OperandVersions: map[string]string{"kubevirt": "v1", "hpp": "v9"}}}
 
-	_, done := r.versions(Assessment{ObservedVersions: map[string]string{"kubevirt": "v0"}})
+	_, done := r.versions(hcostatus.Assessment{ObservedVersions: map[string]string{"kubevirt": "v0"}})
 	assert.False(t, done, "kubevirt has not reached its version")
 
-	vs, done := r.versions(Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}})
+	vs, done := r.versions(hcostatus.Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}})
 	assert.True(t, done, "hpp wants nothing and reports nothing: not waited for")
 	assert.Len(t, vs, 2)
 
-	_, done = r.versions(Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}, ProblemReason: ReasonInvalidConfiguration})
+	_, done = r.versions(hcostatus.Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}, ProblemReason: hcostatus.ReasonInvalidConfiguration})
 	assert.False(t, done, "no version is recorded while the configuration is invalid")
 
-	_, done = r.versions(Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}, Failures: []string{"operand cdi: boom"}})
+	_, done = r.versions(hcostatus.Assessment{ObservedVersions: map[string]string{"kubevirt": "v1"}, Failures: []string{"operand cdi: boom"}})
 	assert.False(t, done, "nor while an operand fails")
 }
 

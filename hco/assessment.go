@@ -19,6 +19,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hcometrics"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/nodefacts"
 )
 
@@ -70,7 +71,7 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 		}
 	}
 	if len(problems) > 0 {
-		a.ProblemReason, a.ProblemMessage = ReasonInvalidConfiguration, strings.Join(problems, "; ")
+		a.ProblemReason, a.ProblemMessage = hcostatus.ReasonInvalidConfiguration, strings.Join(problems, "; ")
 		// Announce a problem once, when it appears, not on every reconcile
 		// while it lasts.
 		prev := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete)
@@ -81,11 +82,11 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 	return desiredKeys
 }
 
-// assessment is one reconcile's record: an Assessment plus what only the
+// assessment is one reconcile's record: an hcostatus.Assessment plus what only the
 // reconcile needs. Every step records into it; patchStatus turns it into
 // the status and the result.
 type assessment struct {
-	Assessment
+	hcostatus.Assessment
 	// full is true once the operands were reconciled: every condition is
 	// computed. Otherwise (an earlier step failed, uninstall, a refused
 	// HyperConverged) only ReconcileComplete is, from the failures or the
@@ -159,11 +160,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		upgraded = a.Upgrading && !equality.Semantic.DeepEqual(hc.Status.Versions, next.Status.Versions)
 	} else {
 		// Only ReconcileComplete is known: the others stay as they were.
-		rc := Conditions(a.Assessment)[0]
+		rc := hcostatus.Conditions(a.Assessment)[0]
 		rc.LastTransitionTime = now
 		meta.SetStatusCondition(&next.Status.Conditions, rc)
 		next.Status.ObservedGeneration = hc.Generation
-		next.Status.SystemHealthStatus = SystemHealth(next.Status.Conditions)
+		next.Status.SystemHealthStatus = hcostatus.SystemHealth(next.Status.Conditions)
 	}
 	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
 	if m, _ := r.applier.recall(key); m.status && m.replaced == hc.ResourceVersion {
@@ -188,10 +189,10 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 // operands' own fields and, once every operand reports the expected
 // version, the versions.
 func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment, st *hcov1.HyperConvergedStatus, now metav1.Time) {
-	MergeConditions(&st.Conditions, Conditions(a.Assessment), now)
+	hcostatus.MergeConditions(&st.Conditions, hcostatus.Conditions(a.Assessment), now)
 	st.ObservedGeneration = hc.Generation
 	st.RelatedObjects = a.related
-	st.SystemHealthStatus = SystemHealth(st.Conditions)
+	st.SystemHealthStatus = hcostatus.SystemHealth(st.Conditions)
 	setNodeStatus(st, a.facts.Nodes)
 	for _, op := range r.registry.Operands() {
 		c, ok := op.(StatusContributor)

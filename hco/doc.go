@@ -1,11 +1,12 @@
 // Package hco is the core of the hcokit SDK: the [Operand] interface that
 // each component module implements, the [Registry] a distribution assembles
 // its operands in, the [Environment] read once in main and passed down, and
-// the helpers every operand shares (labels, status).
+// the labels every operand sets.
 //
 // Operands only compute: a HyperConverged plus [Facts] (the Environment and
 // what is known of the cluster) in, desired objects out; observed objects
-// in, a [ComponentStatus] out. The reconciler owns the one path that reads,
+// in, an [hcostatus.Component] out (package hcostatus aggregates those into
+// the HyperConverged's conditions). The reconciler owns the one path that reads,
 // creates, updates and deletes.
 //
 // # The write path

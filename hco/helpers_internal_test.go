@@ -5,6 +5,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // namedOperand is an operand with only a name, for tests of the reconciler's
@@ -16,4 +18,6 @@ func (n namedOperand) Kinds() []client.Object { return []client.Object{&corev1.C
 func (n namedOperand) Desired(*hcov1.HyperConverged, Facts) ([]client.Object, error) {
 	return nil, nil
 }
-func (n namedOperand) Status([]client.Object) ComponentStatus { return StatusNotFound(string(n)) }
+func (n namedOperand) Status([]client.Object) hcostatus.Component {
+	return hcostatus.NotFound(string(n))
+}

@@ -18,6 +18,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/jsonpatch"
 )
 
@@ -36,7 +37,7 @@ func (patchable) JSONPatchAnnotation() string { return ann }
 func (p patchable) Desired(*hcov1.HyperConverged, hco.Facts) ([]client.Object, error) {
 	return []client.Object{p.kv}, nil
 }
-func (patchable) Status([]client.Object) hco.ComponentStatus { return hco.StatusNotFound("KubeVirt") }
+func (patchable) Status([]client.Object) hcostatus.Component { return hcostatus.NotFound("KubeVirt") }
 
 // desired is kv's wire form, hc's patch applied, through the library's one path.
 func desired(hc *hcov1.HyperConverged, kv *kvv1.KubeVirt) (*unstructured.Unstructured, error) {

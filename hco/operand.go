@@ -13,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // Operand turns a HyperConverged into the desired objects of one component
@@ -43,7 +45,7 @@ type Operand interface {
 	// that the component's status is still reported: find objects by kind
 	// and name, not by position. The objects are shared between
 	// reconciles: read them, never change them.
-	Status(observed []client.Object) ComponentStatus
+	Status(observed []client.Object) hcostatus.Component
 }
 
 // JSONPatcher is an optional capability: an operand whose main object (the

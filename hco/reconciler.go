@@ -30,6 +30,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hcometrics"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/nodefacts"
 )
 
@@ -174,7 +175,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		}
 		return reconcile.Result{RequeueAfter: apisAgain}, errors.Join(apisErr, client.IgnoreNotFound(err))
 	}
-	a := &assessment{Assessment: Assessment{Generation: hc.Generation, Upgrading: r.upgrading(hc), ObservedVersions: map[string]string{}}}
+	a := &assessment{Assessment: hcostatus.Assessment{Generation: hc.Generation, Upgrading: r.upgrading(hc), ObservedVersions: map[string]string{}}}
 	defer func() {
 		result, err = r.patchStatus(ctx, hc, a)
 		result = soonest(result, apisAgain)
@@ -183,7 +184,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	switch {
 	case req.NamespacedName != r.singleton():
 		want := r.singleton()
-		a.ProblemReason, a.ProblemMessage = ReasonInvalidRequest,
+		a.ProblemReason, a.ProblemMessage = hcostatus.ReasonInvalidRequest,
 			fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace)
 		return
 	case !hc.DeletionTimestamp.IsZero():
@@ -237,7 +238,7 @@ const conflictRequeue = 100 * time.Millisecond
 
 // operandOutcome is what reconciling one operand found.
 type operandOutcome struct {
-	status ComponentStatus
+	status hcostatus.Component
 	refs   []corev1.ObjectReference
 	keys   []objectKey
 	err    error

@@ -11,6 +11,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // fakeOperand returns one ConfigMap named after itself.
@@ -28,7 +29,7 @@ func (f fakeOperand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]clien
 	}
 	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: f.name + f.variant, Namespace: facts.Namespace, Labels: hco.Labels(hc, facts.Environment, "test")}}}, nil
 }
-func (f fakeOperand) Status([]client.Object) hco.ComponentStatus { return hco.StatusNotFound(f.name) }
+func (f fakeOperand) Status([]client.Object) hcostatus.Component { return hcostatus.NotFound(f.name) }
 
 func names(ops []hco.Operand) []string {
 	out := make([]string, len(ops))
@@ -121,4 +122,4 @@ func (unlabelled) Kinds() []client.Object { return []client.Object{&corev1.Confi
 func (unlabelled) Desired(*hcov1.HyperConverged, hco.Facts) ([]client.Object, error) {
 	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}}, nil
 }
-func (unlabelled) Status([]client.Object) hco.ComponentStatus { return hco.StatusNotFound("x") }
+func (unlabelled) Status([]client.Object) hcostatus.Component { return hcostatus.NotFound("x") }

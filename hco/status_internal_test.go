@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // The status writer does not trust a cache that is behind its own last
@@ -33,10 +35,10 @@ func TestStatusWriterWhileTheCacheIsBehind(t *testing.T) {
 			return c.SubResource(sub).Patch(ctx, obj, p, o...)
 		}}).Build()
 	r := &Reconciler{client: c, registry: &Registry{}, applier: newApplier(c, c, c), now: time.Now, events: discardEvents{}}
-	healthy := &assessment{full: true, Assessment: Assessment{Generation: 1, Components: []ComponentStatus{StatusFromConditions("KubeVirt", []OperandCondition{
+	healthy := &assessment{full: true, Assessment: hcostatus.Assessment{Generation: 1, Components: []hcostatus.Component{hcostatus.FromConditions("KubeVirt", []hcostatus.OperandCondition{
 		{Type: "Available", Status: "True"}, {Type: "Progressing", Status: "False"}, {Type: "Degraded", Status: "False"},
 	}, "")}}}
-	degraded := &assessment{full: true, Assessment: Assessment{Generation: 1, Components: []ComponentStatus{StatusNotFound("KubeVirt")}}}
+	degraded := &assessment{full: true, Assessment: hcostatus.Assessment{Generation: 1, Components: []hcostatus.Component{hcostatus.NotFound("KubeVirt")}}}
 	ctx := context.Background()
 
 	// Written over the cached copy at resourceVersion 1; come back, so that

@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // uninstallPoll is how often a deletion in progress is checked besides the
@@ -190,14 +192,14 @@ func (r *Reconciler) reportUninstall(hc *hcov1.HyperConverged, remaining []clien
 		}
 		names = append(names, n)
 	}
-	a.ProblemReason, a.ProblemMessage = ReasonDeleting, "waiting for "+strings.Join(names, ", ")+" to be deleted"
+	a.ProblemReason, a.ProblemMessage = hcostatus.ReasonDeleting, "waiting for "+strings.Join(names, ", ")+" to be deleted"
 	if r.now().Sub(hc.DeletionTimestamp.Time) > r.DeletionTimeout {
 		// A stable message, so that a stuck deletion is written once, not
 		// on every poll.
-		a.ProblemReason = ReasonDeletionBlocked
+		a.ProblemReason = hcostatus.ReasonDeletionBlocked
 		a.ProblemMessage = fmt.Sprintf("deletion requested at %s has waited more than %s for %s; check the component operators and the finalizers named",
 			hc.DeletionTimestamp.UTC().Format(time.RFC3339), r.DeletionTimeout, strings.Join(names, ", "))
-		if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete); c == nil || c.Reason != ReasonDeletionBlocked {
+		if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete); c == nil || c.Reason != hcostatus.ReasonDeletionBlocked {
 			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventDeletionBlocked, "Delete", "%s", a.ProblemMessage)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // OperatorVersionName is the status.versions entry of the operator itself.
@@ -60,7 +62,7 @@ func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged) (bool,
 
 // versions returns the status.versions to record and whether every operand
 // reports the version the environment expects (so they can be recorded).
-func (r *Reconciler) versions(a Assessment) ([]hcov1.Version, bool) {
+func (r *Reconciler) versions(a hcostatus.Assessment) ([]hcov1.Version, bool) {
 	if r.env.Version == "" || a.ProblemReason != "" || len(a.Failures) > 0 {
 		return nil, false
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/cnao"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
@@ -350,15 +351,15 @@ func TestStatusMapping(t *testing.T) {
 			assert.Equal(t, tc.kind, s.Kind)
 			assert.Equal(t, tc.version, s.ObservedVersion)
 			nf := tc.op.Status(nil)
-			assert.Equal(t, hco.ReasonNotFound, nf.Available.Reason)
+			assert.Equal(t, hcostatus.ReasonNotFound, nf.Available.Reason)
 			nf = tc.op.Status([]client.Object{nil})
-			assert.Equal(t, hco.ReasonNotFound, nf.Available.Reason)
+			assert.Equal(t, hcostatus.ReasonNotFound, nf.Available.Reason)
 		})
 	}
 	s := kubevirt.New().Status([]client.Object{kvObs})
 	assert.Equal(t, metav1.ConditionTrue, s.Available.Status)
 	s = cnao.New().Status([]client.Object{tests[2].observed})
-	assert.Equal(t, hco.ComponentCondition{Status: metav1.ConditionFalse, Reason: "Deploying", Message: "waiting"}, s.Available)
+	assert.Equal(t, hcostatus.Condition{Status: metav1.ConditionFalse, Reason: "Deploying", Message: "waiting"}, s.Available)
 }
 
 func TestDesiredIsDeterministicAndDoesNotModifyTheHyperConverged(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
@@ -67,11 +68,11 @@ func (d distributionInfo) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]
 }
 
 // Status reports the component available once the ConfigMap exists.
-func (distributionInfo) Status(observed []client.Object) hco.ComponentStatus {
+func (distributionInfo) Status(observed []client.Object) hcostatus.Component {
 	if cm, ok := firstOrNil(observed).(*corev1.ConfigMap); !ok || cm == nil {
-		return hco.StatusNotFound("DistributionInfo")
+		return hcostatus.NotFound("DistributionInfo")
 	}
-	return hco.StatusFromConditions("DistributionInfo", []hco.OperandCondition{
+	return hcostatus.FromConditions("DistributionInfo", []hcostatus.OperandCondition{
 		{Type: "Available", Status: "True"}, {Type: "Progressing", Status: "False"}, {Type: "Degraded", Status: "False"},
 	}, "")
 }

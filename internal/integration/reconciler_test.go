@@ -24,6 +24,7 @@ import (
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
@@ -93,7 +94,7 @@ func TestCreateGivesTheFourDefaultOperands(t *testing.T) {
 	err := k.Get(context.Background(), hppKey, &hppv1beta1.HostPathProvisioner{})
 	assert.True(t, apierrors.IsNotFound(err), "no HostPathProvisioner without spec.hostpathProvisioner: %v", err)
 
-	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hco.ReasonReconcileCompleted)
+	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hcostatus.ReasonReconcileCompleted)
 	assert.Contains(t, hc.Finalizers, hco.FinalizerName)
 	assert.Len(t, hc.Status.RelatedObjects, 4)
 	assert.Equal(t, v1beta1.SystemHealthWarning, hc.Status.SystemHealthStatus, "operands have not reported yet")
@@ -269,8 +270,8 @@ func TestJSONPatchTaintsAndUntaints(t *testing.T) {
 	updateHC(t, func(hc *v1beta1.HyperConverged) {
 		hc.Annotations = map[string]string{v1beta1.KubeVirtJSONPatchAnnotation: `[{"op": "add", "path": "/spec/configuration/migrations", "value": {"allowPostCopy": true}}]`}
 	})
-	hc := waitCondition(t, v1beta1.ConditionTaintedConfiguration, metav1.ConditionTrue, hco.ReasonTainted)
-	assert.Equal(t, hco.MessageTainted, condition(hc, v1beta1.ConditionTaintedConfiguration).Message)
+	hc := waitCondition(t, v1beta1.ConditionTaintedConfiguration, metav1.ConditionTrue, hcostatus.ReasonTainted)
+	assert.Equal(t, hcostatus.MessageTainted, condition(hc, v1beta1.ConditionTaintedConfiguration).Message)
 	testenv.Eventually(t, "patch applied", func() error {
 		kv := get(t, kvKey, &kvv1.KubeVirt{})
 		if pc := kv.Spec.Configuration.MigrationConfiguration.AllowPostCopy; pc == nil || !*pc {
@@ -302,7 +303,7 @@ func TestBrokenJSONPatchIsAConditionAndKeepsTheOperand(t *testing.T) {
 	updateHC(t, func(hc *v1beta1.HyperConverged) {
 		hc.Annotations = map[string]string{v1beta1.KubeVirtJSONPatchAnnotation: `[{"op": "replace", "path": "/spec/no/such/path", "value": 1}]`}
 	})
-	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hco.ReasonInvalidConfiguration)
+	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hcostatus.ReasonInvalidConfiguration)
 	msg := condition(hc, v1beta1.ConditionReconcileComplete).Message
 	assert.Contains(t, msg, `annotation "kubevirt.kubevirt.io/jsonpatch", operation 0`)
 	assert.Equal(t, v1beta1.SystemHealthError, hc.Status.SystemHealthStatus)
@@ -325,7 +326,7 @@ func TestOperandRejectedByTheAPIServerIsACondition(t *testing.T) {
 		hc.Annotations = map[string]string{v1beta1.CDIJSONPatchAnnotation: `[{"op": "add", "path": "/spec/imagePullPolicy", "value": "Sometimes"}]`}
 		hc.Spec.LiveMigrationConfig.ProgressTimeout = ptrTo(int64(222))
 	})
-	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hco.ReasonInvalidConfiguration)
+	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hcostatus.ReasonInvalidConfiguration)
 	msg := condition(hc, v1beta1.ConditionReconcileComplete).Message
 	assert.Contains(t, msg, "imagePullPolicy")
 	assert.Nil(t, condition(hc, v1beta1.ConditionTaintedConfiguration), "a patch that is not in effect does not taint")
@@ -333,7 +334,7 @@ func TestOperandRejectedByTheAPIServerIsACondition(t *testing.T) {
 	assert.Equal(t, int64(222), *get(t, kvKey, &kvv1.KubeVirt{}).Spec.Configuration.MigrationConfiguration.ProgressTimeout, "the other operands converge")
 
 	updateHC(t, func(hc *v1beta1.HyperConverged) { delete(hc.Annotations, v1beta1.CDIJSONPatchAnnotation) })
-	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hco.ReasonReconcileCompleted)
+	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hcostatus.ReasonReconcileCompleted)
 }
 
 func TestDeployOVSTogglesOvS(t *testing.T) {
@@ -382,7 +383,7 @@ func TestOperandConditionsAggregate(t *testing.T) {
 	waitCondition(t, v1beta1.ConditionAvailable, metav1.ConditionFalse, "KubeVirtNotAvailable")
 
 	reportHealthy(t)
-	hc := waitCondition(t, v1beta1.ConditionAvailable, metav1.ConditionTrue, hco.ReasonReconcileCompleted)
+	hc := waitCondition(t, v1beta1.ConditionAvailable, metav1.ConditionTrue, hcostatus.ReasonReconcileCompleted)
 	assert.Equal(t, metav1.ConditionFalse, condition(hc, v1beta1.ConditionProgressing).Status)
 	assert.Equal(t, metav1.ConditionFalse, condition(hc, v1beta1.ConditionDegraded).Status)
 	assert.Equal(t, metav1.ConditionTrue, condition(hc, v1beta1.ConditionUpgradeable).Status)
@@ -467,7 +468,7 @@ func TestUpgradeWaitsForOperandVersionsAndKeepsOvS(t *testing.T) {
 		return k.Update(context.Background(), nac)
 	})
 
-	hc := waitCondition(t, v1beta1.ConditionProgressing, metav1.ConditionTrue, hco.ReasonUpgrading)
+	hc := waitCondition(t, v1beta1.ConditionProgressing, metav1.ConditionTrue, hcostatus.ReasonUpgrading)
 	testenv.Eventually(t, "deployOVS adopted", func() error {
 		if hc = getHC(t); hc.Annotations[v1beta1.DeployOVSAnnotation] != "true" {
 			return fmt.Errorf("annotations %v", hc.Annotations)
@@ -505,7 +506,7 @@ func TestWronglyNamedHyperConvergedIsRefused(t *testing.T) {
 			return err
 		}
 		c := condition(other, v1beta1.ConditionReconcileComplete)
-		if c == nil || c.Reason != hco.ReasonInvalidRequest {
+		if c == nil || c.Reason != hcostatus.ReasonInvalidRequest {
 			return fmt.Errorf("condition %+v", c)
 		}
 		if !strings.Contains(c.Message, `"kubevirt-hyperconverged" in namespace "kubevirt-hyperconverged"`) {
@@ -542,7 +543,7 @@ func TestDeletionRemovesEveryOperandThenTheFinalizer(t *testing.T) {
 	})
 	testenv.Eventually(t, "deletion waits for KubeVirt, visibly", func() error {
 		c := condition(getHC(t), v1beta1.ConditionReconcileComplete)
-		if c == nil || c.Reason != hco.ReasonDeleting || !strings.Contains(c.Message, "KubeVirt kubevirt-kubevirt-hyperconverged (finalizers: test/hold)") {
+		if c == nil || c.Reason != hcostatus.ReasonDeleting || !strings.Contains(c.Message, "KubeVirt kubevirt-kubevirt-hyperconverged (finalizers: test/hold)") {
 			return fmt.Errorf("condition %+v", c)
 		}
 		return nil
@@ -550,7 +551,7 @@ func TestDeletionRemovesEveryOperandThenTheFinalizer(t *testing.T) {
 	assert.NoError(t, k.Get(context.Background(), cdiKey, &cdiv1beta1.CDI{}), "CDI waits for KubeVirt")
 
 	// Past the deletion timeout the wait is reported as blocked, once.
-	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hco.ReasonDeletionBlocked)
+	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hcostatus.ReasonDeletionBlocked)
 	assert.Contains(t, condition(hc, v1beta1.ConditionReconcileComplete).Message, "test/hold")
 	assertEvent(t, hco.EventDeletionBlocked, "test/hold")
 	requests.reset()

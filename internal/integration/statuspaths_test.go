@@ -18,6 +18,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 )
@@ -79,7 +80,7 @@ func waitFailed(t *testing.T, parts ...string) {
 	t.Helper()
 	testenv.Eventually(t, "ReconcileFailed naming "+strings.Join(parts, ", "), func() error {
 		c := condition(getHC(t), v1beta1.ConditionReconcileComplete)
-		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != hco.ReasonReconcileFailed {
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != hcostatus.ReasonReconcileFailed {
 			return fmt.Errorf("condition %+v", c)
 		}
 		for _, p := range parts {
@@ -113,7 +114,7 @@ func TestRefusedFinalizerIsACondition(t *testing.T) {
 	waitFailed(t, "add finalizer to HyperConverged "+ns+"/"+hcov1.HyperConvergedName, "refused by test policy")
 	require.NotContains(t, getHC(t).Finalizers, hco.FinalizerName)
 	allow()
-	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hco.ReasonReconcileCompleted)
+	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hcostatus.ReasonReconcileCompleted)
 	require.Contains(t, getHC(t).Finalizers, hco.FinalizerName)
 }
 
@@ -152,7 +153,7 @@ func TestRefusedAdoptionIsACondition(t *testing.T) {
 		if hc.Annotations[v1beta1.DeployOVSAnnotation] != "true" || hc.Annotations[hco.AdoptedAnnotation] != operatorEnv.Version {
 			return fmt.Errorf("annotations %v", hc.Annotations)
 		}
-		if c := condition(hc, v1beta1.ConditionReconcileComplete); c == nil || c.Reason == hco.ReasonReconcileFailed {
+		if c := condition(hc, v1beta1.ConditionReconcileComplete); c == nil || c.Reason == hcostatus.ReasonReconcileFailed {
 			return fmt.Errorf("condition %+v", c)
 		}
 		return nil

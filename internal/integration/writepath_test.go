@@ -22,6 +22,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 )
@@ -231,19 +232,19 @@ func TestFailingOperandWriteIsReportedAndClears(t *testing.T) {
 				hc.Spec.ScratchSpaceStorageClass = ptr.To("fast")                // CDI
 				hc.Spec.LiveMigrationConfig.ProgressTimeout = ptr.To(int64(321)) // KubeVirt
 			})
-			hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hco.ReasonReconcileFailed)
+			hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hcostatus.ReasonReconcileFailed)
 			msg := condition(hc, v1beta1.ConditionReconcileComplete).Message
 			assert.Contains(t, msg, "operand cdi: update CDI cdi-kubevirt-hyperconverged")
 			assert.Contains(t, msg, "frozen by the test")
 			assert.Equal(t, metav1.ConditionTrue, condition(hc, v1beta1.ConditionDegraded).Status)
-			assert.Equal(t, hco.ReasonReconcileFailed, condition(hc, v1beta1.ConditionDegraded).Reason)
+			assert.Equal(t, hcostatus.ReasonReconcileFailed, condition(hc, v1beta1.ConditionDegraded).Reason)
 			assert.Equal(t, metav1.ConditionTrue, condition(hc, v1beta1.ConditionAvailable).Status, "the components still report")
 			assert.Equal(t, v1beta1.SystemHealthError, hc.Status.SystemHealthStatus)
 			assert.Equal(t, int64(321), *get(t, kvKey, &kvv1.KubeVirt{}).Spec.Configuration.MigrationConfiguration.ProgressTimeout, "the other operands converge")
 			assert.Len(t, hc.Status.RelatedObjects, 4, "every operand's objects are still related")
 
 			allow() // no event reaches the operator: its retry brings the change
-			waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hco.ReasonReconcileCompleted)
+			waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hcostatus.ReasonReconcileCompleted)
 			hc = waitCondition(t, v1beta1.ConditionDegraded, metav1.ConditionFalse, "")
 			assert.Equal(t, "fast", *get(t, cdiKey, &cdiv1beta1.CDI{}).Spec.Config.ScratchSpaceStorageClass)
 			assert.Equal(t, v1beta1.SystemHealthHealthy, hc.Status.SystemHealthStatus)
@@ -273,7 +274,7 @@ func TestJSONPatchOverridesNetworkAddonsConfigFields(t *testing.T) {
 		return nil
 	}
 	testenv.Eventually(t, "the fields land", landed)
-	hc := waitCondition(t, v1beta1.ConditionTaintedConfiguration, metav1.ConditionTrue, hco.ReasonTainted)
+	hc := waitCondition(t, v1beta1.ConditionTaintedConfiguration, metav1.ConditionTrue, hcostatus.ReasonTainted)
 	assert.Equal(t, metav1.ConditionTrue, condition(hc, v1beta1.ConditionReconcileComplete).Status)
 
 	// A change that rewrites the NetworkAddonsConfig keeps them.

@@ -44,4 +44,3 @@ func TestMappingCache(t *testing.T) {
 	}
 	assert.Equal(t, 3, inner.asked)
 }
-

@@ -7,6 +7,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	aaqv1alpha1 "github.com/hcokit/hcokit/operands/aaq/api/v1alpha1"
 	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/placement"
@@ -104,11 +105,11 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *aaqv1alpha1.AAQ {
 
 // Status implements hco.Operand: the AAQ's Available, Progressing, Degraded
 // (and Upgradeable) conditions and observed version, as upstream reads them.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	for _, o := range observed {
 		if a, ok := o.(*aaqv1alpha1.AAQ); ok && a != nil && a.Name == CRName {
-			return hco.StatusFromConditionsV1(StatusKind, a.Status.Conditions, a.Status.ObservedVersion)
+			return hcostatus.FromConditionsV1(StatusKind, a.Status.Conditions, a.Status.ObservedVersion)
 		}
 	}
-	return hco.StatusNotFound(StatusKind)
+	return hcostatus.NotFound(StatusKind)
 }

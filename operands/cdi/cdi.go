@@ -7,6 +7,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/placement"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
@@ -107,15 +108,15 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *cdiv1beta1.CDI {
 }
 
 // Status implements hco.Operand.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	if len(observed) == 0 {
-		return hco.StatusNotFound("CDI")
+		return hcostatus.NotFound("CDI")
 	}
 	cdi, ok := observed[0].(*cdiv1beta1.CDI)
 	if !ok || cdi == nil {
-		return hco.StatusNotFound("CDI")
+		return hcostatus.NotFound("CDI")
 	}
-	return hco.StatusFromConditionsV1("CDI", cdi.Status.Conditions, cdi.Status.ObservedVersion)
+	return hcostatus.FromConditionsV1("CDI", cdi.Status.Conditions, cdi.Status.ObservedVersion)
 }
 
 func copyPtr[T any](p *T) *T {

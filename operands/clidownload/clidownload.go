@@ -10,6 +10,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // Name is the operand's registry name.
@@ -160,13 +161,13 @@ func BuildService(hc *hcov1.HyperConverged, env hco.Environment) *corev1.Service
 
 // Status implements hco.Operand: the status of the Deployment, the first
 // observed object.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	for _, o := range observed {
 		if d, ok := o.(*appsv1.Deployment); ok && d != nil && d.Name == ObjectName {
 			return StatusFromDeployment(d)
 		}
 	}
-	return hco.StatusNotFound(StatusKind)
+	return hcostatus.NotFound(StatusKind)
 }
 
 // StatusFromDeployment maps a Deployment's rollout to a component status:
@@ -174,36 +175,36 @@ func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 // under way (or not yet observed) is Progressing; a rollout past its
 // deadline or a replica failure is Degraded. The server never blocks an
 // upgrade, so Upgradeable is always True.
-func StatusFromDeployment(d *appsv1.Deployment) hco.ComponentStatus {
-	conds := make([]hco.OperandCondition, 0, 3)
-	degraded := hco.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionFalse)}
-	progressing := hco.OperandCondition{Type: "Progressing", Status: string(metav1.ConditionFalse)}
+func StatusFromDeployment(d *appsv1.Deployment) hcostatus.Component {
+	conds := make([]hcostatus.OperandCondition, 0, 3)
+	degraded := hcostatus.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionFalse)}
+	progressing := hcostatus.OperandCondition{Type: "Progressing", Status: string(metav1.ConditionFalse)}
 	for _, c := range d.Status.Conditions {
 		switch c.Type {
 		case appsv1.DeploymentAvailable:
-			conds = append(conds, hco.OperandCondition{Type: "Available", Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+			conds = append(conds, hcostatus.OperandCondition{Type: "Available", Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 		case appsv1.DeploymentProgressing:
 			switch {
 			case c.Status == corev1.ConditionFalse:
 				// ProgressDeadlineExceeded: the rollout is stuck.
-				degraded = hco.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionTrue), Reason: c.Reason, Message: c.Message}
+				degraded = hcostatus.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionTrue), Reason: c.Reason, Message: c.Message}
 			case c.Reason != "NewReplicaSetAvailable":
-				progressing = hco.OperandCondition{Type: "Progressing", Status: string(c.Status), Reason: c.Reason, Message: c.Message}
+				progressing = hcostatus.OperandCondition{Type: "Progressing", Status: string(c.Status), Reason: c.Reason, Message: c.Message}
 			}
 		case appsv1.DeploymentReplicaFailure:
 			if c.Status == corev1.ConditionTrue {
-				degraded = hco.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionTrue), Reason: c.Reason, Message: c.Message}
+				degraded = hcostatus.OperandCondition{Type: "Degraded", Status: string(metav1.ConditionTrue), Reason: c.Reason, Message: c.Message}
 			}
 		}
 	}
 	if d.Status.ObservedGeneration < d.Generation {
-		progressing = hco.OperandCondition{Type: "Progressing", Status: string(metav1.ConditionTrue),
+		progressing = hcostatus.OperandCondition{Type: "Progressing", Status: string(metav1.ConditionTrue),
 			Reason: "RolloutPending", Message: "the Deployment controller has not observed the latest spec yet"}
 	}
 	if len(d.Status.Conditions) == 0 && d.Status.ObservedGeneration == 0 {
 		// Nothing observed yet: leave every condition Unknown.
-		return hco.StatusFromConditions(StatusKind, nil, "")
+		return hcostatus.FromConditions(StatusKind, nil, "")
 	}
 	conds = append(conds, progressing, degraded)
-	return hco.StatusFromConditions(StatusKind, conds, "")
+	return hcostatus.FromConditions(StatusKind, conds, "")
 }

@@ -10,6 +10,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/operands/clidownload"
 )
 
@@ -186,9 +187,9 @@ func TestStatus(t *testing.T) {
 		want     want
 		reason   string // of Available
 	}{
-		{"not found", nil, want{"Unknown", "Unknown", "Unknown"}, hco.ReasonNotFound},
-		{"nil deployment", []client.Object{(*appsv1.Deployment)(nil), &corev1.Service{}}, want{"Unknown", "Unknown", "Unknown"}, hco.ReasonNotFound},
-		{"just created", []client.Object{deploy(1, 0), &corev1.Service{}}, want{"Unknown", "Unknown", "Unknown"}, hco.ReasonNoStatus},
+		{"not found", nil, want{"Unknown", "Unknown", "Unknown"}, hcostatus.ReasonNotFound},
+		{"nil deployment", []client.Object{(*appsv1.Deployment)(nil), &corev1.Service{}}, want{"Unknown", "Unknown", "Unknown"}, hcostatus.ReasonNotFound},
+		{"just created", []client.Object{deploy(1, 0), &corev1.Service{}}, want{"Unknown", "Unknown", "Unknown"}, hcostatus.ReasonNoStatus},
 		{"rolled out", []client.Object{deploy(1, 1,
 			cond(appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable"),
 			cond(appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable")), &corev1.Service{}},

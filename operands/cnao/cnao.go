@@ -11,6 +11,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	"github.com/hcokit/hcokit/placement"
 	"github.com/hcokit/hcokit/tlsprofile"
@@ -152,15 +153,15 @@ func durationString(d *metav1.Duration, def time.Duration) string {
 }
 
 // Status implements hco.Operand.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	if len(observed) == 0 {
-		return hco.StatusNotFound("NetworkAddonsConfig")
+		return hcostatus.NotFound("NetworkAddonsConfig")
 	}
 	nac, ok := observed[0].(*cnaov1.NetworkAddonsConfig)
 	if !ok || nac == nil {
-		return hco.StatusNotFound("NetworkAddonsConfig")
+		return hcostatus.NotFound("NetworkAddonsConfig")
 	}
-	return hco.StatusFromConditionsV1("NetworkAddonsConfig", nac.Status.Conditions, nac.Status.ObservedVersion)
+	return hcostatus.FromConditionsV1("NetworkAddonsConfig", nac.Status.Conditions, nac.Status.ObservedVersion)
 }
 
 // Adopt implements hco.Adopter. On upgrade, a HyperConverged without the

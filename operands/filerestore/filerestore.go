@@ -7,6 +7,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	frv1alpha1 "github.com/hcokit/hcokit/operands/filerestore/api/v1alpha1"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
@@ -71,15 +72,15 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *frv1alpha1.FileRestoreOpe
 // Status implements hco.Operand: the FileRestoreOperator's Available,
 // Progressing, Degraded (and Upgradeable) conditions and observed version,
 // as upstream reads them.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	for _, o := range observed {
 		if f, ok := o.(*frv1alpha1.FileRestoreOperator); ok && f != nil && f.Name == CRName {
-			conds := make([]hco.OperandCondition, 0, len(f.Status.Conditions))
+			conds := make([]hcostatus.OperandCondition, 0, len(f.Status.Conditions))
 			for _, c := range f.Status.Conditions {
-				conds = append(conds, hco.OperandCondition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+				conds = append(conds, hcostatus.OperandCondition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 			}
-			return hco.StatusFromConditions(StatusKind, conds, f.Status.ObservedVersion)
+			return hcostatus.FromConditions(StatusKind, conds, f.Status.ObservedVersion)
 		}
 	}
-	return hco.StatusNotFound(StatusKind)
+	return hcostatus.NotFound(StatusKind)
 }

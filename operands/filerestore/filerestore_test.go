@@ -12,6 +12,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/operands/filerestore"
 	frv1alpha1 "github.com/hcokit/hcokit/operands/filerestore/api/v1alpha1"
 )
@@ -102,9 +103,9 @@ func TestStatus(t *testing.T) {
 		available, progressing, degraded metav1.ConditionStatus
 		reason, version                  string
 	}{
-		{name: "not found", available: metav1.ConditionUnknown, progressing: metav1.ConditionUnknown, degraded: metav1.ConditionUnknown, reason: hco.ReasonNotFound},
-		{name: "a nil object", observed: []client.Object{(*frv1alpha1.FileRestoreOperator)(nil)}, available: metav1.ConditionUnknown, progressing: metav1.ConditionUnknown, degraded: metav1.ConditionUnknown, reason: hco.ReasonNotFound},
-		{name: "no status yet", observed: []client.Object{withConditions("")}, available: metav1.ConditionUnknown, progressing: metav1.ConditionUnknown, degraded: metav1.ConditionUnknown, reason: hco.ReasonNoStatus},
+		{name: "not found", available: metav1.ConditionUnknown, progressing: metav1.ConditionUnknown, degraded: metav1.ConditionUnknown, reason: hcostatus.ReasonNotFound},
+		{name: "a nil object", observed: []client.Object{(*frv1alpha1.FileRestoreOperator)(nil)}, available: metav1.ConditionUnknown, progressing: metav1.ConditionUnknown, degraded: metav1.ConditionUnknown, reason: hcostatus.ReasonNotFound},
+		{name: "no status yet", observed: []client.Object{withConditions("")}, available: metav1.ConditionUnknown, progressing: metav1.ConditionUnknown, degraded: metav1.ConditionUnknown, reason: hcostatus.ReasonNoStatus},
 		{
 			name: "degraded",
 			observed: []client.Object{withConditions("",

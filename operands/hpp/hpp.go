@@ -6,6 +6,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
 	"github.com/hcokit/hcokit/placement"
 )
@@ -82,13 +83,13 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) *hppv1beta1.HostPathPr
 }
 
 // Status implements hco.Operand.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	if len(observed) == 0 {
-		return hco.StatusNotFound("HostPathProvisioner")
+		return hcostatus.NotFound("HostPathProvisioner")
 	}
 	hpp, ok := observed[0].(*hppv1beta1.HostPathProvisioner)
 	if !ok || hpp == nil {
-		return hco.StatusNotFound("HostPathProvisioner")
+		return hcostatus.NotFound("HostPathProvisioner")
 	}
-	return hco.StatusFromConditionsV1("HostPathProvisioner", hpp.Status.Conditions, hpp.Status.ObservedVersion)
+	return hcostatus.FromConditionsV1("HostPathProvisioner", hpp.Status.Conditions, hpp.Status.ObservedVersion)
 }

@@ -15,6 +15,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/hostdevices"
 	"github.com/hcokit/hcokit/migration"
 	"github.com/hcokit/hcokit/nodefacts"
@@ -428,19 +429,19 @@ func workloadUpdateStrategy(w hcov1.HyperConvergedWorkloadUpdateStrategy) kvv1.K
 }
 
 // Status implements hco.Operand.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	if len(observed) == 0 {
-		return hco.StatusNotFound("KubeVirt")
+		return hcostatus.NotFound("KubeVirt")
 	}
 	kv, ok := observed[0].(*kvv1.KubeVirt)
 	if !ok || kv == nil {
-		return hco.StatusNotFound("KubeVirt")
+		return hcostatus.NotFound("KubeVirt")
 	}
-	conds := make([]hco.OperandCondition, 0, len(kv.Status.Conditions))
+	conds := make([]hcostatus.OperandCondition, 0, len(kv.Status.Conditions))
 	for _, c := range kv.Status.Conditions {
-		conds = append(conds, hco.OperandCondition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+		conds = append(conds, hcostatus.OperandCondition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 	}
-	return hco.StatusFromConditions("KubeVirt", conds, kv.Status.ObservedKubeVirtVersion)
+	return hcostatus.FromConditions("KubeVirt", conds, kv.Status.ObservedKubeVirtVersion)
 }
 
 func ptr[T any](v T) *T { return &v }

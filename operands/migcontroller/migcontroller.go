@@ -7,6 +7,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	migv1alpha1 "github.com/hcokit/hcokit/operands/migcontroller/api/v1alpha1"
 	"github.com/hcokit/hcokit/placement"
 	"github.com/hcokit/hcokit/tlsprofile"
@@ -73,11 +74,11 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *migv1alpha1.MigController
 // Status implements hco.Operand: the MigController's Available,
 // Progressing, Degraded (and Upgradeable) conditions and observed version,
 // as upstream reads them.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	for _, o := range observed {
 		if m, ok := o.(*migv1alpha1.MigController); ok && m != nil && m.Name == CRName {
-			return hco.StatusFromConditionsV1(StatusKind, m.Status.Conditions, m.Status.ObservedVersion)
+			return hcostatus.FromConditionsV1(StatusKind, m.Status.Conditions, m.Status.ObservedVersion)
 		}
 	}
-	return hco.StatusNotFound(StatusKind)
+	return hcostatus.NotFound(StatusKind)
 }

@@ -10,6 +10,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // Name is the operand's registry name.
@@ -106,7 +107,7 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*admissionv1.ValidatingAd
 
 // Status implements hco.Operand. Neither object has a status the operator
 // waits for: the component is available once both exist.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	var policy, binding bool
 	for _, o := range observed {
 		switch obj := o.(type) {
@@ -117,9 +118,9 @@ func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 		}
 	}
 	if !policy || !binding {
-		return hco.StatusNotFound(StatusKind)
+		return hcostatus.NotFound(StatusKind)
 	}
-	return hco.StatusFromConditions(StatusKind, []hco.OperandCondition{
+	return hcostatus.FromConditions(StatusKind, []hcostatus.OperandCondition{
 		{Type: "Available", Status: string(metav1.ConditionTrue)},
 		{Type: "Progressing", Status: string(metav1.ConditionFalse)},
 		{Type: "Degraded", Status: string(metav1.ConditionFalse)},

@@ -19,6 +19,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
@@ -374,7 +375,7 @@ func BuildWebhookConfiguration(hc *hcov1.HyperConverged, env hco.Environment) *a
 // wants replicas and all are ready, else False with upstream's reasons and
 // messages. As upstream, the injector's readiness is that condition only:
 // it does not make the HyperConverged unavailable, progressing or degraded.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	for _, o := range observed {
 		if d, ok := o.(*appsv1.Deployment); ok && d != nil && d.Name == DeploymentName {
 			return StatusFromDeployment(d)
@@ -384,7 +385,7 @@ func (Operand) Status(observed []client.Object) hco.ComponentStatus {
 }
 
 // StatusFromDeployment is Status for the injector's Deployment.
-func StatusFromDeployment(d *appsv1.Deployment) hco.ComponentStatus {
+func StatusFromDeployment(d *appsv1.Deployment) hcostatus.Component {
 	want := ptr.Deref(d.Spec.Replicas, 1)
 	if want > 0 && d.Status.ReadyReplicas == want {
 		return withReadiness(metav1.ConditionTrue, "DeploymentReady", "All replicas are ready")
@@ -392,8 +393,8 @@ func StatusFromDeployment(d *appsv1.Deployment) hco.ComponentStatus {
 	return withReadiness(metav1.ConditionFalse, "DeploymentNotReady", fmt.Sprintf("%d/%d replicas ready", d.Status.ReadyReplicas, want))
 }
 
-func withReadiness(status metav1.ConditionStatus, reason, message string) hco.ComponentStatus {
-	s := hco.StatusFound(StatusKind)
+func withReadiness(status metav1.ConditionStatus, reason, message string) hcostatus.Component {
+	s := hcostatus.Found(StatusKind)
 	s.Conditions = []metav1.Condition{{Type: hcov1.ConditionNetworkResourcesInjectorReady, Status: status, Reason: reason, Message: message}}
 	return s
 }

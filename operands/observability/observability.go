@@ -16,6 +16,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
 
@@ -210,11 +211,11 @@ func BuildDeployment(hc *hcov1.HyperConverged, facts hco.Facts, image string) *a
 
 // Status implements hco.Operand: available once the Deployment exists, as
 // upstream counts it.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	for _, o := range observed {
 		if d, ok := o.(*appsv1.Deployment); ok && d != nil && d.Name == ObjectName {
-			return hco.StatusFound(StatusKind)
+			return hcostatus.Found(StatusKind)
 		}
 	}
-	return hco.StatusNotFound(StatusKind)
+	return hcostatus.NotFound(StatusKind)
 }

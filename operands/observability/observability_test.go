@@ -15,6 +15,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/operands/observability"
 )
 
@@ -103,7 +104,7 @@ func TestArgs(t *testing.T) {
 
 func TestStatus(t *testing.T) {
 	op := observability.New()
-	assert.Equal(t, hco.ReasonNotFound, op.Status(nil).Available.Reason)
+	assert.Equal(t, hcostatus.ReasonNotFound, op.Status(nil).Available.Reason)
 	st := op.Status([]client.Object{&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: observability.ObjectName}}})
 	assert.Equal(t, metav1.ConditionTrue, st.Available.Status)
 	assert.Equal(t, observability.StatusKind, st.Kind)

@@ -7,6 +7,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
 // Name is the operand's registry name.
@@ -67,11 +68,11 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *schedulingv1.PriorityClas
 
 // Status implements hco.Operand. A PriorityClass has no status: once it
 // exists it is available, as upstream counts it.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	for _, o := range observed {
 		if pc, ok := o.(*schedulingv1.PriorityClass); ok && pc != nil && pc.Name == ObjectName {
-			return hco.StatusFound(StatusKind)
+			return hcostatus.Found(StatusKind)
 		}
 	}
-	return hco.StatusNotFound(StatusKind)
+	return hcostatus.NotFound(StatusKind)
 }

@@ -11,6 +11,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/operands/priorityclass"
 )
 
@@ -52,9 +53,9 @@ func TestStatus(t *testing.T) {
 		available metav1.ConditionStatus
 		reason    string
 	}{
-		{name: "nothing observed", observed: nil, available: metav1.ConditionUnknown, reason: hco.ReasonNotFound},
-		{name: "a nil object", observed: []client.Object{(*schedulingv1.PriorityClass)(nil)}, available: metav1.ConditionUnknown, reason: hco.ReasonNotFound},
-		{name: "another PriorityClass", observed: []client.Object{&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "other"}}}, available: metav1.ConditionUnknown, reason: hco.ReasonNotFound},
+		{name: "nothing observed", observed: nil, available: metav1.ConditionUnknown, reason: hcostatus.ReasonNotFound},
+		{name: "a nil object", observed: []client.Object{(*schedulingv1.PriorityClass)(nil)}, available: metav1.ConditionUnknown, reason: hcostatus.ReasonNotFound},
+		{name: "another PriorityClass", observed: []client.Object{&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "other"}}}, available: metav1.ConditionUnknown, reason: hcostatus.ReasonNotFound},
 		{name: "exists", observed: []client.Object{pc}, available: metav1.ConditionTrue},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/placement"
 	"github.com/hcokit/hcokit/tlsprofile"
@@ -231,13 +232,13 @@ func cloneTemplates(in []hcov1.DataImportCronTemplate) []hcov1.DataImportCronTem
 }
 
 // Status implements hco.Operand.
-func (Operand) Status(observed []client.Object) hco.ComponentStatus {
+func (Operand) Status(observed []client.Object) hcostatus.Component {
 	if len(observed) == 0 {
-		return hco.StatusNotFound("SSP")
+		return hcostatus.NotFound("SSP")
 	}
 	ssp, ok := observed[0].(*sspv1beta3.SSP)
 	if !ok || ssp == nil {
-		return hco.StatusNotFound("SSP")
+		return hcostatus.NotFound("SSP")
 	}
-	return hco.StatusFromConditionsV1("SSP", ssp.Status.Conditions, ssp.Status.ObservedVersion)
+	return hcostatus.FromConditionsV1("SSP", ssp.Status.Conditions, ssp.Status.ObservedVersion)
 }

@@ -20,6 +20,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
 )
 
@@ -46,8 +47,8 @@ func TestOperandWaitsForItsAPIAndStartsWhenItAppears(t *testing.T) {
 	waiting := func() error {
 		hc := getHC(t)
 		c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionDegraded)
-		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != hco.ReasonOperandAPINotServed {
-			return fmt.Errorf("Degraded is %+v, want True/%s", c, hco.ReasonOperandAPINotServed)
+		if c == nil || c.Status != metav1.ConditionTrue || c.Reason != hcostatus.ReasonOperandAPINotServed {
+			return fmt.Errorf("Degraded is %+v, want True/%s", c, hcostatus.ReasonOperandAPINotServed)
 		}
 		if !strings.Contains(c.Message, "operand ssp waits for its API: ssp.kubevirt.io/v1beta3 SSP") || !strings.Contains(c.Message, "--operands") {
 			return fmt.Errorf("Degraded message %q does not name the operand, its API and the fix", c.Message)
@@ -84,7 +85,7 @@ func TestOperandWaitsForItsAPIAndStartsWhenItAppears(t *testing.T) {
 	})
 	testenv.Eventually(t, "Degraded no longer names the SSP operand", func() error {
 		c := meta.FindStatusCondition(getHC(t).Status.Conditions, hcov1.ConditionDegraded)
-		if c == nil || c.Reason == hco.ReasonOperandAPINotServed || strings.Contains(c.Message, "waits for its API") {
+		if c == nil || c.Reason == hcostatus.ReasonOperandAPINotServed || strings.Contains(c.Message, "waits for its API") {
 			return fmt.Errorf("Degraded is %+v", c)
 		}
 		return nil

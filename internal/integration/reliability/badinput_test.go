@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
-	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
 )
 
@@ -153,7 +153,7 @@ func TestBadInputRefusedByTheOperator(t *testing.T) {
 			})
 			testenv.Eventually(t, "ReconcileComplete=False naming the problem", func() error {
 				hc := getHC(t)
-				if err := checkCondition(hc, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hco.ReasonInvalidConfiguration); err != nil {
+				if err := checkCondition(hc, v1beta1.ConditionReconcileComplete, metav1.ConditionFalse, hcostatus.ReasonInvalidConfiguration); err != nil {
 					return err
 				}
 				if msg := condition(hc, v1beta1.ConditionReconcileComplete).Message; !strings.Contains(msg, tc.want) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	hppv1beta1 "github.com/hcokit/hcokit/operands/hpp/api/v1beta1"
 )
@@ -108,7 +109,7 @@ func converged(ctx context.Context, progressTimeout int64) error {
 	if !controllerutil.ContainsFinalizer(hc, hco.FinalizerName) {
 		return fmt.Errorf("HyperConverged finalizers %v", hc.Finalizers)
 	}
-	if err := checkCondition(hc, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hco.ReasonReconcileCompleted); err != nil {
+	if err := checkCondition(hc, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hcostatus.ReasonReconcileCompleted); err != nil {
 		return err
 	}
 	if hc.Status.ObservedGeneration != hc.Generation {

@@ -1,21 +1,21 @@
-package hco
+package hcostatus
 
 import (
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ComponentStatus is what one operand's component reports, normalised to the
+// Component is what one operand's component reports, normalised to the
 // four conditions the HyperConverged aggregates.
-type ComponentStatus struct {
+type Component struct {
 	// Kind of the operand's main object, e.g. "KubeVirt". Aggregated
 	// condition reasons are built from it ("KubeVirtNotAvailable").
 	Kind string
 
-	Available   ComponentCondition
-	Progressing ComponentCondition
-	Degraded    ComponentCondition
-	Upgradeable ComponentCondition
+	Available   Condition
+	Progressing Condition
+	Degraded    Condition
+	Upgradeable Condition
 
 	// ObservedVersion is the version the component reports as deployed;
 	// empty while it reports none.
@@ -29,8 +29,8 @@ type ComponentStatus struct {
 	Conditions []metav1.Condition
 }
 
-// ComponentCondition is one condition of a component.
-type ComponentCondition struct {
+// Condition is one condition of a component.
+type Condition struct {
 	Status  metav1.ConditionStatus
 	Reason  string
 	Message string
@@ -54,21 +54,21 @@ const (
 	conditionUnknown = metav1.ConditionUnknown
 )
 
-// StatusFromConditions builds a ComponentStatus from an operand's reported
+// FromConditions builds a Component from an operand's reported
 // conditions. A condition it does not report is Unknown with reason
 // NoStatusReported, except Upgradeable, which defaults to True: operands that
 // do not report it do not block upgrades.
-func StatusFromConditions(kind string, conds []OperandCondition, observedVersion string) ComponentStatus {
-	s := ComponentStatus{
+func FromConditions(kind string, conds []OperandCondition, observedVersion string) Component {
+	s := Component{
 		Kind:            kind,
-		Available:       ComponentCondition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
-		Progressing:     ComponentCondition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
-		Degraded:        ComponentCondition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
-		Upgradeable:     ComponentCondition{Status: metav1.ConditionTrue},
+		Available:       Condition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
+		Progressing:     Condition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
+		Degraded:        Condition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
+		Upgradeable:     Condition{Status: metav1.ConditionTrue},
 		ObservedVersion: observedVersion,
 	}
 	for _, c := range conds {
-		cc := ComponentCondition{Status: normaliseStatus(c.Status), Reason: c.Reason, Message: c.Message}
+		cc := Condition{Status: normaliseStatus(c.Status), Reason: c.Reason, Message: c.Message}
 		switch c.Type {
 		case "Available":
 			s.Available = cc
@@ -83,17 +83,17 @@ func StatusFromConditions(kind string, conds []OperandCondition, observedVersion
 	return s
 }
 
-// StatusNotFound is the status of a component whose object does not exist.
-func StatusNotFound(kind string) ComponentStatus {
-	nf := ComponentCondition{Status: conditionUnknown, Reason: ReasonNotFound, Message: messageNotFound}
-	return ComponentStatus{Kind: kind, Available: nf, Progressing: nf, Degraded: nf, Upgradeable: nf}
+// NotFound is the status of a component whose object does not exist.
+func NotFound(kind string) Component {
+	nf := Condition{Status: conditionUnknown, Reason: ReasonNotFound, Message: messageNotFound}
+	return Component{Kind: kind, Available: nf, Progressing: nf, Degraded: nf, Upgradeable: nf}
 }
 
-// StatusFound is the status of a component that reports none: available
+// Found is the status of a component that reports none: available
 // once its object exists, as upstream counts such objects (a
 // PriorityClass, a workload upstream deploys with its generic handlers).
-func StatusFound(kind string) ComponentStatus {
-	return StatusFromConditions(kind, []OperandCondition{
+func Found(kind string) Component {
+	return FromConditions(kind, []OperandCondition{
 		{Type: "Available", Status: string(metav1.ConditionTrue)},
 		{Type: "Progressing", Status: string(metav1.ConditionFalse)},
 		{Type: "Degraded", Status: string(metav1.ConditionFalse)},
@@ -108,13 +108,13 @@ func normaliseStatus(s string) metav1.ConditionStatus {
 	return metav1.ConditionUnknown
 }
 
-// StatusFromConditionsV1 builds a ComponentStatus from the
+// FromConditionsV1 builds a Component from the
 // conditionsv1.Condition list that CDI, SSP, CNAO and the HostPathProvisioner
 // report.
-func StatusFromConditionsV1(kind string, conds []conditionsv1.Condition, observedVersion string) ComponentStatus {
+func FromConditionsV1(kind string, conds []conditionsv1.Condition, observedVersion string) Component {
 	out := make([]OperandCondition, 0, len(conds))
 	for _, c := range conds {
 		out = append(out, OperandCondition{Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 	}
-	return StatusFromConditions(kind, out, observedVersion)
+	return FromConditions(kind, out, observedVersion)
 }

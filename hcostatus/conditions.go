@@ -1,4 +1,4 @@
-package hco
+package hcostatus
 
 import (
 	"fmt"
@@ -12,14 +12,17 @@ import (
 
 // Reasons of the HyperConverged's conditions.
 const (
-	ReasonReconcileCompleted       = "ReconcileCompleted"
-	ReasonInvalidRequest           = "InvalidRequest"
-	ReasonInvalidConfiguration     = "InvalidConfiguration"
-	ReasonReconcileFailed          = "ReconcileFailed"
-	ReasonUpgrading                = "HCOUpgrading"
-	ReasonTainted                  = "UnsupportedFeatureAnnotation"
-	ReasonDeleting                 = "Deleting"
-	ReasonDeletionBlocked          = "DeletionBlocked"
+	ReasonReconcileCompleted   = "ReconcileCompleted"
+	ReasonInvalidRequest       = "InvalidRequest"
+	ReasonInvalidConfiguration = "InvalidConfiguration"
+	ReasonReconcileFailed      = "ReconcileFailed"
+	ReasonUpgrading            = "HCOUpgrading"
+	ReasonTainted              = "UnsupportedFeatureAnnotation"
+	ReasonDeleting             = "Deleting"
+	ReasonDeletionBlocked      = "DeletionBlocked"
+	// ReasonOperandAPINotServed: Degraded while an enabled operand waits
+	// for the API of one of its kinds.
+	ReasonOperandAPINotServed      = "OperandAPINotServed"
 	MessageTainted                 = "Unsupported feature was activated via an HCO annotation"
 	messageReconcileCompleted      = "Reconcile completed successfully"
 	messageAllAvailable            = "All components are available"
@@ -40,7 +43,7 @@ type Assessment struct {
 	// Generation of the HyperConverged the findings are about.
 	Generation int64
 	// Components in registry order.
-	Components []ComponentStatus
+	Components []Component
 	// Problem, when set, makes ReconcileComplete False with this reason and message.
 	ProblemReason, ProblemMessage string
 	// Failures are errors of this reconcile that the admin did not cause
@@ -143,7 +146,7 @@ func Conditions(a Assessment) []metav1.Condition {
 	return out
 }
 
-func componentMessage(kind, condType string, c ComponentCondition) string {
+func componentMessage(kind, condType string, c Condition) string {
 	switch {
 	case c.Reason == ReasonNotFound:
 		return kind + " does not exist yet"

@@ -1,4 +1,4 @@
-package hco_test
+package hcostatus_test
 
 import (
 	"testing"
@@ -9,20 +9,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
-	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
 )
 
-func healthy(kind string) hco.ComponentStatus {
-	return hco.ComponentStatus{
+func healthy(kind string) hcostatus.Component {
+	return hcostatus.Component{
 		Kind:        kind,
-		Available:   hco.ComponentCondition{Status: metav1.ConditionTrue},
-		Progressing: hco.ComponentCondition{Status: metav1.ConditionFalse},
-		Degraded:    hco.ComponentCondition{Status: metav1.ConditionFalse},
-		Upgradeable: hco.ComponentCondition{Status: metav1.ConditionTrue},
+		Available:   hcostatus.Condition{Status: metav1.ConditionTrue},
+		Progressing: hcostatus.Condition{Status: metav1.ConditionFalse},
+		Degraded:    hcostatus.Condition{Status: metav1.ConditionFalse},
+		Upgradeable: hcostatus.Condition{Status: metav1.ConditionTrue},
 	}
 }
 
-func with(c hco.ComponentStatus, f func(*hco.ComponentStatus)) hco.ComponentStatus { f(&c); return c }
+func with(c hcostatus.Component, f func(*hcostatus.Component)) hcostatus.Component { f(&c); return c }
 
 type want struct {
 	status metav1.ConditionStatus
@@ -32,13 +32,13 @@ type want struct {
 func TestConditions(t *testing.T) {
 	tests := []struct {
 		name   string
-		in     hco.Assessment
+		in     hcostatus.Assessment
 		want   map[string]want
 		health string
 	}{
 		{
 			name: "all healthy",
-			in:   hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt"), healthy("CDI")}},
+			in:   hcostatus.Assessment{Components: []hcostatus.Component{healthy("KubeVirt"), healthy("CDI")}},
 			want: map[string]want{
 				"ReconcileComplete": {"True", "ReconcileCompleted"}, "Available": {"True", "ReconcileCompleted"},
 				"Progressing": {"False", "ReconcileCompleted"}, "Degraded": {"False", "ReconcileCompleted"}, "Upgradeable": {"True", "ReconcileCompleted"},
@@ -47,27 +47,27 @@ func TestConditions(t *testing.T) {
 		},
 		{
 			name: "an operand waiting for its API degrades, before a component's own degradation",
-			in: hco.Assessment{
-				Components: []hco.ComponentStatus{healthy("KubeVirt"), with(healthy("CDI"), func(c *hco.ComponentStatus) {
-					c.Degraded = hco.ComponentCondition{Status: metav1.ConditionTrue, Reason: "Broken"}
+			in: hcostatus.Assessment{
+				Components: []hcostatus.Component{healthy("KubeVirt"), with(healthy("CDI"), func(c *hcostatus.Component) {
+					c.Degraded = hcostatus.Condition{Status: metav1.ConditionTrue, Reason: "Broken"}
 				})},
 				Waiting: []string{"operand ssp waits for its API"},
 			},
 			want: map[string]want{
 				"ReconcileComplete": {"True", "ReconcileCompleted"}, "Available": {"True", "ReconcileCompleted"},
-				"Degraded": {"True", hco.ReasonOperandAPINotServed},
+				"Degraded": {"True", hcostatus.ReasonOperandAPINotServed},
 			},
 			health: "error",
 		},
 		{
 			name:   "a failure comes before an operand waiting for its API",
-			in:     hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt")}, Waiting: []string{"operand ssp waits"}, Failures: []string{"boom"}},
+			in:     hcostatus.Assessment{Components: []hcostatus.Component{healthy("KubeVirt")}, Waiting: []string{"operand ssp waits"}, Failures: []string{"boom"}},
 			want:   map[string]want{"ReconcileComplete": {"False", "ReconcileFailed"}, "Degraded": {"True", "ReconcileFailed"}},
 			health: "error",
 		},
 		{
 			name: "nothing reported yet",
-			in:   hco.Assessment{Components: []hco.ComponentStatus{hco.StatusFromConditions("KubeVirt", nil, "")}},
+			in:   hcostatus.Assessment{Components: []hcostatus.Component{hcostatus.FromConditions("KubeVirt", nil, "")}},
 			want: map[string]want{
 				"Available": {"False", "KubeVirtNotAvailable"}, "Progressing": {"True", "KubeVirtProgressing"},
 				"Degraded": {"False", "ReconcileCompleted"}, "Upgradeable": {"True", "ReconcileCompleted"},
@@ -76,12 +76,12 @@ func TestConditions(t *testing.T) {
 		},
 		{
 			name: "the first failing component names the reason",
-			in: hco.Assessment{Components: []hco.ComponentStatus{
+			in: hcostatus.Assessment{Components: []hcostatus.Component{
 				healthy("KubeVirt"),
-				with(healthy("CDI"), func(c *hco.ComponentStatus) { c.Degraded.Status = metav1.ConditionTrue }),
-				with(healthy("SSP"), func(c *hco.ComponentStatus) {
+				with(healthy("CDI"), func(c *hcostatus.Component) { c.Degraded.Status = metav1.ConditionTrue }),
+				with(healthy("SSP"), func(c *hcostatus.Component) {
 					c.Degraded.Status = metav1.ConditionTrue
-					c.Upgradeable = hco.ComponentCondition{Status: metav1.ConditionFalse, Message: "busy"}
+					c.Upgradeable = hcostatus.Condition{Status: metav1.ConditionFalse, Message: "busy"}
 				}),
 			}},
 			want:   map[string]want{"Degraded": {"True", "CDIDegraded"}, "Upgradeable": {"False", "SSPNotUpgradeable"}, "Available": {"True", "ReconcileCompleted"}},
@@ -89,19 +89,19 @@ func TestConditions(t *testing.T) {
 		},
 		{
 			name:   "invalid configuration",
-			in:     hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt")}, ProblemReason: hco.ReasonInvalidConfiguration, ProblemMessage: "spec.x: bad"},
+			in:     hcostatus.Assessment{Components: []hcostatus.Component{healthy("KubeVirt")}, ProblemReason: hcostatus.ReasonInvalidConfiguration, ProblemMessage: "spec.x: bad"},
 			want:   map[string]want{"ReconcileComplete": {"False", "InvalidConfiguration"}},
 			health: "error",
 		},
 		{
 			name:   "upgrading",
-			in:     hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt")}, Upgrading: true},
+			in:     hcostatus.Assessment{Components: []hcostatus.Component{healthy("KubeVirt")}, Upgrading: true},
 			want:   map[string]want{"Progressing": {"True", "HCOUpgrading"}, "Upgradeable": {"False", "HCOUpgrading"}},
 			health: "warning",
 		},
 		{
 			name:   "tainted",
-			in:     hco.Assessment{Components: []hco.ComponentStatus{healthy("KubeVirt")}, Tainted: true},
+			in:     hcostatus.Assessment{Components: []hcostatus.Component{healthy("KubeVirt")}, Tainted: true},
 			want:   map[string]want{"TaintedConfiguration": {"True", "UnsupportedFeatureAnnotation"}},
 			health: "healthy",
 		},
@@ -109,7 +109,7 @@ func TestConditions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.in.Generation = 7
-			got := hco.Conditions(tc.in)
+			got := hcostatus.Conditions(tc.in)
 			for typ, w := range tc.want {
 				c := meta.FindStatusCondition(got, typ)
 				if assert.NotNil(t, c, typ) {
@@ -122,13 +122,13 @@ func TestConditions(t *testing.T) {
 			if !tc.in.Tainted {
 				assert.Nil(t, meta.FindStatusCondition(got, hcov1.ConditionTaintedConfiguration), "TaintedConfiguration only while tainted")
 			}
-			assert.Equal(t, tc.health, hco.SystemHealth(got))
+			assert.Equal(t, tc.health, hcostatus.SystemHealth(got))
 		})
 	}
 }
 
 func TestConditionsMentionEveryFailingComponent(t *testing.T) {
-	got := hco.Conditions(hco.Assessment{Components: []hco.ComponentStatus{hco.StatusNotFound("KubeVirt"), hco.StatusNotFound("CDI")}})
+	got := hcostatus.Conditions(hcostatus.Assessment{Components: []hcostatus.Component{hcostatus.NotFound("KubeVirt"), hcostatus.NotFound("CDI")}})
 	msg := meta.FindStatusCondition(got, hcov1.ConditionAvailable).Message
 	assert.Contains(t, msg, "KubeVirt does not exist yet")
 	assert.Contains(t, msg, "CDI does not exist yet")
@@ -142,12 +142,12 @@ func TestMergeConditions(t *testing.T) {
 		{Type: "Available", Status: "False", Reason: "A", Message: "m"},
 		{Type: "TaintedConfiguration", Status: "True", Reason: "T", Message: "m"},
 	}
-	assert.True(t, hco.MergeConditions(&conds, first, t0))
-	assert.False(t, hco.MergeConditions(&conds, first, t1), "the same conditions again change nothing")
+	assert.True(t, hcostatus.MergeConditions(&conds, first, t0))
+	assert.False(t, hcostatus.MergeConditions(&conds, first, t1), "the same conditions again change nothing")
 	assert.Equal(t, t0, meta.FindStatusCondition(conds, "Available").LastTransitionTime)
 
 	second := []metav1.Condition{{Type: "Available", Status: "True", Reason: "B", Message: "m"}}
-	assert.True(t, hco.MergeConditions(&conds, second, t1))
+	assert.True(t, hcostatus.MergeConditions(&conds, second, t1))
 	assert.Equal(t, t1, meta.FindStatusCondition(conds, "Available").LastTransitionTime, "a status change moves the transition time")
 	assert.Nil(t, meta.FindStatusCondition(conds, "TaintedConfiguration"), "a condition no longer wanted is removed")
 }
