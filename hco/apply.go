@@ -174,7 +174,7 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 		}
 		return observed, ResultUnchanged, nil
 	}
-	sameStored := known && equality.Semantic.DeepEqual(prev.stored, content(observed))
+	sameStored := sameDesired && equality.Semantic.DeepEqual(prev.stored, content(observed))
 	updated, write := updateOf(observed, want, sameDesired && sameStored)
 	if !write {
 		a.remember(key, want, wantContent, observed, "")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goruntime "runtime"
 	"slices"
 	"sync"
 	"time"
@@ -258,20 +257,21 @@ type written struct {
 	result ApplyResult
 }
 
-// reconcileOperands reconciles the operands concurrently: they are
-// independent, so a create or update of each costs one round trip in all,
-// not one per operand. They start in registry order, at most one per core
-// building and comparing at a time, and an operand gives its turn to the
-// next as soon as it waits on the API server: the first operands' writes
-// (KubeVirt's) do not wait behind the others' builds. Outcomes are in the
-// operands' order.
+// reconcileOperands reconciles the operands, their writes concurrently: a
+// create or update of each costs about one round trip in all, not one per
+// operand. One operand builds and compares at a time, in registry order,
+// and gives the turn to the next as soon as it waits on the API server, so
+// the first operands' writes (KubeVirt's) wait behind no other operand's
+// build. (Builds side by side, one per core, delayed the first write by up
+// to 2 ms where the API server shares the cores: docs/performance.md.)
+// Outcomes are in the operands' order.
 func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, ops []Operand) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
-	turns := make(chan struct{}, goruntime.GOMAXPROCS(0))
+	turn := make(chan struct{}, 1)
 	for i, op := range ops {
-		turns <- struct{}{}
-		yield := sync.OnceFunc(func() { <-turns })
+		turn <- struct{}{}
+		yield := sync.OnceFunc(func() { <-turn })
 		wg.Go(func() {
 			start := r.now()
 			result := ApplyResult("error")
