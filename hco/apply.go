@@ -1,7 +1,6 @@
 package hco
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,7 +19,6 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/hcokit/hcokit/jsonpatch"
 )
@@ -416,23 +414,32 @@ func OwnedMetadata(obj *unstructured.Unstructured) (labels, annotations []string
 		if e.Manager != FieldOwner || e.FieldsV1 == nil {
 			continue
 		}
-		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		// Only metadata's part of the record is decoded: the spec's, every
+		// field the operator sets, is most of it (a KubeVirt's: parsed
+		// whole, a third of the work of an update).
+		var f struct {
+			Metadata struct {
+				Labels      map[string]struct{} `json:"f:labels"`
+				Annotations map[string]struct{} `json:"f:annotations"`
+			} `json:"f:metadata"`
+		}
+		if err := json.Unmarshal(e.FieldsV1.Raw, &f); err != nil {
 			continue
 		}
-		labels = append(labels, ownedKeys(set, "labels", obj.GetLabels())...)
-		annotations = append(annotations, ownedKeys(set, "annotations", obj.GetAnnotations())...)
+		labels = append(labels, ownedKeys(f.Metadata.Labels, obj.GetLabels())...)
+		annotations = append(annotations, ownedKeys(f.Metadata.Annotations, obj.GetAnnotations())...)
 	}
 	slices.Sort(labels)
 	slices.Sort(annotations)
 	return slices.Compact(labels), slices.Compact(annotations)
 }
 
-// ownedKeys lists the keys of have, metadata.<field>, that set holds.
-func ownedKeys(set *fieldpath.Set, field string, have map[string]string) []string {
+// ownedKeys lists the keys of have that fields, the members of a map in a
+// FieldsV1 record ("f:<key>"), hold.
+func ownedKeys(fields map[string]struct{}, have map[string]string) []string {
 	var out []string
 	for k := range have {
-		if set.Has(fieldpath.MakePathOrDie("metadata", field, k)) {
+		if _, ok := fields["f:"+k]; ok {
 			out = append(out, k)
 		}
 	}
