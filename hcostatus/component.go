@@ -12,10 +12,10 @@ type Component struct {
 	// condition reasons are built from it ("KubeVirtNotAvailable").
 	Kind string
 
-	Available   Condition
-	Progressing Condition
-	Degraded    Condition
-	Upgradeable Condition
+	Available   ComponentCondition
+	Progressing ComponentCondition
+	Degraded    ComponentCondition
+	Upgradeable ComponentCondition
 
 	// ObservedVersion is the version the component reports as deployed;
 	// empty while it reports none.
@@ -29,8 +29,8 @@ type Component struct {
 	Conditions []metav1.Condition
 }
 
-// Condition is one condition of a component.
-type Condition struct {
+// ComponentCondition is one condition of a component.
+type ComponentCondition struct {
 	Status  metav1.ConditionStatus
 	Reason  string
 	Message string
@@ -61,14 +61,14 @@ const (
 func FromConditions(kind string, conds []OperandCondition, observedVersion string) Component {
 	s := Component{
 		Kind:            kind,
-		Available:       Condition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
-		Progressing:     Condition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
-		Degraded:        Condition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
-		Upgradeable:     Condition{Status: metav1.ConditionTrue},
+		Available:       ComponentCondition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
+		Progressing:     ComponentCondition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
+		Degraded:        ComponentCondition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
+		Upgradeable:     ComponentCondition{Status: metav1.ConditionTrue},
 		ObservedVersion: observedVersion,
 	}
 	for _, c := range conds {
-		cc := Condition{Status: normaliseStatus(c.Status), Reason: c.Reason, Message: c.Message}
+		cc := ComponentCondition{Status: normaliseStatus(c.Status), Reason: c.Reason, Message: c.Message}
 		switch c.Type {
 		case "Available":
 			s.Available = cc
@@ -85,7 +85,7 @@ func FromConditions(kind string, conds []OperandCondition, observedVersion strin
 
 // NotFound is the status of a component whose object does not exist.
 func NotFound(kind string) Component {
-	nf := Condition{Status: conditionUnknown, Reason: ReasonNotFound, Message: messageNotFound}
+	nf := ComponentCondition{Status: conditionUnknown, Reason: ReasonNotFound, Message: messageNotFound}
 	return Component{Kind: kind, Available: nf, Progressing: nf, Degraded: nf, Upgradeable: nf}
 }
 

@@ -19,7 +19,7 @@ func TestStatusFromConditions(t *testing.T) {
 		{Type: "SomethingElse", Status: corev1.ConditionTrue},
 	}, "v1.66.0")
 	assert.Equal(t, "CDI", s.Kind)
-	assert.Equal(t, hcostatus.Condition{Status: metav1.ConditionTrue, Reason: "Deployed"}, s.Available)
+	assert.Equal(t, hcostatus.ComponentCondition{Status: metav1.ConditionTrue, Reason: "Deployed"}, s.Available)
 	assert.Equal(t, metav1.ConditionFalse, s.Degraded.Status)
 	assert.Equal(t, metav1.ConditionUnknown, s.Progressing.Status, "an unknown status value is Unknown")
 	assert.Equal(t, metav1.ConditionTrue, s.Upgradeable.Status, "unreported Upgradeable does not block upgrades")

@@ -146,7 +146,7 @@ func Conditions(a Assessment) []metav1.Condition {
 	return out
 }
 
-func componentMessage(kind, condType string, c Condition) string {
+func componentMessage(kind, condType string, c ComponentCondition) string {
 	switch {
 	case c.Reason == ReasonNotFound:
 		return kind + " does not exist yet"

@@ -15,10 +15,10 @@ import (
 func healthy(kind string) hcostatus.Component {
 	return hcostatus.Component{
 		Kind:        kind,
-		Available:   hcostatus.Condition{Status: metav1.ConditionTrue},
-		Progressing: hcostatus.Condition{Status: metav1.ConditionFalse},
-		Degraded:    hcostatus.Condition{Status: metav1.ConditionFalse},
-		Upgradeable: hcostatus.Condition{Status: metav1.ConditionTrue},
+		Available:   hcostatus.ComponentCondition{Status: metav1.ConditionTrue},
+		Progressing: hcostatus.ComponentCondition{Status: metav1.ConditionFalse},
+		Degraded:    hcostatus.ComponentCondition{Status: metav1.ConditionFalse},
+		Upgradeable: hcostatus.ComponentCondition{Status: metav1.ConditionTrue},
 	}
 }
 
@@ -49,7 +49,7 @@ func TestConditions(t *testing.T) {
 			name: "an operand waiting for its API degrades, before a component's own degradation",
 			in: hcostatus.Assessment{
 				Components: []hcostatus.Component{healthy("KubeVirt"), with(healthy("CDI"), func(c *hcostatus.Component) {
-					c.Degraded = hcostatus.Condition{Status: metav1.ConditionTrue, Reason: "Broken"}
+					c.Degraded = hcostatus.ComponentCondition{Status: metav1.ConditionTrue, Reason: "Broken"}
 				})},
 				Waiting: []string{"operand ssp waits for its API"},
 			},
@@ -81,7 +81,7 @@ func TestConditions(t *testing.T) {
 				with(healthy("CDI"), func(c *hcostatus.Component) { c.Degraded.Status = metav1.ConditionTrue }),
 				with(healthy("SSP"), func(c *hcostatus.Component) {
 					c.Degraded.Status = metav1.ConditionTrue
-					c.Upgradeable = hcostatus.Condition{Status: metav1.ConditionFalse, Message: "busy"}
+					c.Upgradeable = hcostatus.ComponentCondition{Status: metav1.ConditionFalse, Message: "busy"}
 				}),
 			}},
 			want:   map[string]want{"Degraded": {"True", "CDIDegraded"}, "Upgradeable": {"False", "SSPNotUpgradeable"}, "Available": {"True", "ReconcileCompleted"}},

@@ -359,7 +359,7 @@ func TestStatusMapping(t *testing.T) {
 	s := kubevirt.New().Status([]client.Object{kvObs})
 	assert.Equal(t, metav1.ConditionTrue, s.Available.Status)
 	s = cnao.New().Status([]client.Object{tests[2].observed})
-	assert.Equal(t, hcostatus.Condition{Status: metav1.ConditionFalse, Reason: "Deploying", Message: "waiting"}, s.Available)
+	assert.Equal(t, hcostatus.ComponentCondition{Status: metav1.ConditionFalse, Reason: "Deploying", Message: "waiting"}, s.Available)
 }
 
 func TestDesiredIsDeterministicAndDoesNotModifyTheHyperConverged(t *testing.T) {
