@@ -172,8 +172,10 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 		}
 		return observed, ResultUnchanged, nil
 	}
-	sameStored := sameDesired && equality.Semantic.DeepEqual(prev.stored, content(observed))
-	updated, write := updateOf(observed, want, sameDesired && sameStored)
+	// In sync though the content differs from want's: the server holds what
+	// it stored from want, its defaults included.
+	inSync := sameDesired && equality.Semantic.DeepEqual(prev.stored, content(observed))
+	updated, write := updateOf(observed, want, inSync)
 	if !write {
 		a.remember(key, want, wantContent, observed, "")
 		return observed, ResultUnchanged, nil
