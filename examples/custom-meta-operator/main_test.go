@@ -66,17 +66,9 @@ func startOperator() error {
 	if err != nil {
 		return err
 	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
-	if err != nil {
-		return err
-	}
-	mgr, _, err := hco.NewManager(env.Config, reg, hco.Environment{Namespace: ns, Version: distributionVersion,
-		Images: map[string]string{clidownload.ImageKey: downloadImage}}, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme)})
-	if err != nil {
-		return err
-	}
-	env.AtStop(testenv.RunManager(mgr))
-	return nil
+	_, err = env.StartOperator(reg, hco.Environment{Namespace: ns, Version: distributionVersion,
+		Images: map[string]string{clidownload.ImageKey: downloadImage}}, testenv.OperatorOptions{})
+	return err
 }
 
 func TestRegistryIsTheDistributions(t *testing.T) {

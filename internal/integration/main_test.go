@@ -88,19 +88,14 @@ func startOperator() error {
 	if err != nil {
 		return err
 	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
-	if err != nil {
-		return err
-	}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WrapTransport = requests.wrap
-	mgr, r, err := hco.NewManager(cfg, reg, operatorEnv, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: metrics})
+	r, err := env.StartOperator(reg, operatorEnv, testenv.OperatorOptions{Config: cfg, Metrics: metrics})
 	if err != nil {
 		return err
 	}
 	r.DeletionTimeout = deletionTimeout
 	reconciler = r
-	env.AtStop(testenv.RunManager(mgr))
 	return nil
 }
 

@@ -68,10 +68,6 @@ func startOperator() error {
 	if err != nil {
 		return err
 	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
-	if err != nil {
-		return err
-	}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
@@ -79,12 +75,8 @@ func startOperator() error {
 			return rt.RoundTrip(req)
 		})
 	}
-	mgr, _, err := hco.NewManager(cfg, reg, hco.Environment{Namespace: ns}, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme)})
-	if err != nil {
-		return err
-	}
-	env.AtStop(testenv.RunManager(mgr))
-	return nil
+	_, err = env.StartOperator(reg, hco.Environment{Namespace: ns}, testenv.OperatorOptions{Config: cfg})
+	return err
 }
 
 type roundTripperFunc func(*http.Request) (*http.Response, error)

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zapcore"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -158,46 +157,26 @@ func stockRegistry() (*hco.Registry, error) {
 // (whose observability operand builds nothing without its image).
 var diffOperands = stock.DefaultList()
 
-// stockOperands is the registry and scheme the operator and the webhook of
-// these tests share.
-func stockOperands() (*hco.Registry, *runtime.Scheme, error) {
-	reg, err := stockRegistry()
-	if err != nil {
-		return nil, nil, err
-	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
-	return reg, scheme, err
-}
-
 // startOperator runs the stock reconciler, as the installed operator does.
 func startOperator() error {
-	reg, scheme, err := stockOperands()
+	reg, err := stockRegistry()
 	if err != nil {
 		return err
 	}
-	mgr, _, err := hco.NewManager(env.Config, reg, operatorEnv, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()})
-	if err != nil {
-		return err
-	}
-	env.AtStop(testenv.RunManager(mgr))
-	return nil
+	_, err = env.StartOperator(reg, operatorEnv, testenv.OperatorOptions{})
+	return err
 }
 
 // startWebhook serves the HyperConverged webhooks and conversion as
 // `hco-operator webhook` does.
 func startWebhook() error {
-	reg, scheme, err := stockOperands()
+	reg, err := stockRegistry()
 	if err != nil {
 		return err
 	}
-	mgr, err := ctrl.NewManager(env.Config, env.WebhookManagerOptions(scheme))
-	if err != nil {
+	if err := env.StartWebhook(webhook.Options{Namespace: ns, Registry: reg, Environment: operatorEnv}); err != nil {
 		return err
 	}
-	if err := webhook.Register(mgr, webhook.Options{Namespace: ns, Registry: reg, Environment: operatorEnv}); err != nil {
-		return err
-	}
-	env.AtStop(testenv.RunManager(mgr))
 	return env.WaitWebhookServer()
 }
 

@@ -63,14 +63,6 @@ func startOperator() error {
 	if err != nil {
 		return err
 	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
-	if err != nil {
-		return err
-	}
-	mgr, _, err := hco.NewManager(env.Config, reg, operatorEnv, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme)})
-	if err != nil {
-		return err
-	}
-	env.AtStop(testenv.RunManager(mgr))
-	return nil
+	_, err = env.StartOperator(reg, operatorEnv, testenv.OperatorOptions{})
+	return err
 }

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -96,50 +95,36 @@ func setup() error {
 	return startOperator()
 }
 
-// stockOperands is the registry and scheme the webhook and the operator of
-// these tests share: the default stock operands.
-func stockOperands() (*hco.Registry, *runtime.Scheme, error) {
-	reg, err := hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New())
-	if err != nil {
-		return nil, nil, err
-	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
-	return reg, scheme, err
+// stockRegistry is the registry the webhook and the operator of these
+// tests share: the default stock operands.
+func stockRegistry() (*hco.Registry, error) {
+	return hco.NewRegistry(kubevirt.New(), cdi.New(), cnao.New(), ssp.New())
 }
 
 // startOperator runs the stock reconciler beside the webhook, as a cluster
 // does: it finishes the deletions the webhook lets through.
 func startOperator() error {
-	reg, scheme, err := stockOperands()
+	reg, err := stockRegistry()
 	if err != nil {
 		return err
 	}
-	mgr, _, err := hco.NewManager(env.Config, reg, webhookEnv, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()})
-	if err != nil {
-		return err
-	}
-	env.AtStop(testenv.RunManager(mgr))
-	return nil
+	_, err = env.StartOperator(reg, webhookEnv, testenv.OperatorOptions{})
+	return err
 }
 
 // startWebhook serves the webhook as `hco-operator webhook` does: a manager
 // with no controllers, the handler registered by webhook.Register, TLS from
 // envtest's certificate directory.
 func startWebhook() error {
-	reg, scheme, err := stockOperands()
-	if err != nil {
-		return err
-	}
-	mgr, err := ctrl.NewManager(env.Config, env.WebhookManagerOptions(scheme))
+	reg, err := stockRegistry()
 	if err != nil {
 		return err
 	}
 	opts := webhook.Options{Namespace: ns, Registry: reg, Environment: webhookEnv}
-	if err := webhook.Register(mgr, opts); err != nil {
+	if err := env.StartWebhook(opts); err != nil {
 		return err
 	}
-	handler = webhook.NewHandler(mgr.GetAPIReader(), opts)
-	env.AtStop(testenv.RunManager(mgr))
+	handler = webhook.NewHandler(env.Client, opts)
 	return env.WaitWebhookServer()
 }
 

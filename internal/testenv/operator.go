@@ -1,0 +1,62 @@
+package testenv
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/webhook"
+)
+
+// OperatorOptions are what a test varies of the operator StartOperator runs.
+type OperatorOptions struct {
+	// Config is the REST config (one that counts requests, say); nil: the
+	// environment's.
+	Config *rest.Config
+	// Metrics registers the operator's metrics; nil: a registry of its own,
+	// so that operators of one test process do not collide.
+	Metrics prometheus.Registerer
+}
+
+// StartOperator runs the stock reconciler (hco.NewManager, a scheme with
+// every operand type) for reg's operands until the environment stops, as
+// the installed operator runs, and returns the reconciler.
+func (e *Env) StartOperator(reg *hco.Registry, environment hco.Environment, o OperatorOptions) (*hco.Reconciler, error) {
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return nil, err
+	}
+	if o.Config == nil {
+		o.Config = e.Config
+	}
+	if o.Metrics == nil {
+		o.Metrics = prometheus.NewRegistry()
+	}
+	mgr, r, err := hco.NewManager(o.Config, reg, environment, hco.ManagerOptions{Manager: ManagerOptions(scheme), Metrics: o.Metrics})
+	if err != nil {
+		return nil, err
+	}
+	e.AtStop(RunManager(mgr))
+	return r, nil
+}
+
+// StartWebhook serves the HyperConverged webhooks and conversion on
+// envtest's webhook address until the environment stops, as `hco-operator
+// webhook` serves them: a manager with no controllers and webhook.Register.
+func (e *Env) StartWebhook(opts webhook.Options) error {
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(e.Config, e.WebhookManagerOptions(scheme))
+	if err != nil {
+		return err
+	}
+	if err := webhook.Register(mgr, opts); err != nil {
+		return err
+	}
+	e.AtStop(RunManager(mgr))
+	return nil
+}
