@@ -123,9 +123,13 @@ func newApplier(c client.Client, cache, reader client.Reader) *applier {
 
 // apply makes the cluster hold want, a wire form (see wireForm), and
 // returns the object as stored; the values at the paths keep that want
-// lacks are kept as observed (ContentKeeper). want is only read. wait is
-// called before each request to the API server.
-func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, keep [][]string, wait func()) (*unstructured.Unstructured, ApplyResult, error) {
+// lacks are kept as observed (ContentKeeper). want is only read. An object
+// that owner does not claim (another install's, see Owner) is left as it
+// is: the error is an *ownedElsewhere. What apply writes carries owner's
+// record; an object adopted without one gets it with the next write it
+// needs anyway, not by a write of its own. wait is called before each
+// request to the API server.
+func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, keep [][]string, owner Owner, wait func()) (*unstructured.Unstructured, ApplyResult, error) {
 	gvk := want.GroupVersionKind()
 	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(want)}
 	built, wantContent := want, content(want)
@@ -135,6 +139,7 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 	err := a.cache.Get(ctx, key.key, observed)
 	if apierrors.IsNotFound(err) {
 		created := want.DeepCopy()
+		owner.record(created)
 		wait()
 		err = a.client.Create(ctx, created, strict)
 		if err == nil {
@@ -150,6 +155,9 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("get %s %s: %w", gvk.Kind, displayName(key.key), err)
+	}
+	if claimed, by := owner.Claims(observed); !claimed {
+		return nil, "", &ownedElsewhere{kind: gvk.Kind, name: displayName(key.key), by: by}
 	}
 	if len(keep) > 0 {
 		// want is shared between reconciles (built once per input): keep
@@ -180,6 +188,7 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 		a.remember(key, want, wantContent, observed, "")
 		return observed, ResultUnchanged, nil
 	}
+	owner.record(updated)
 	wait()
 	if err := a.client.Update(ctx, updated, strict); err != nil {
 		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, displayName(key.key), err)
@@ -402,9 +411,11 @@ type staleKeys struct{ labels, annotations []string }
 
 // staleMetadata finds the labels and annotations of observed that the API
 // server records as set by FieldOwner and that want does not build. A key
-// somebody else set since is theirs and stays.
+// somebody else set since is theirs and stays, and so does the owner record
+// (set when written, never built).
 func staleMetadata(observed, want *unstructured.Unstructured) staleKeys {
 	labels, annotations := OwnedMetadata(observed)
+	annotations = slices.DeleteFunc(annotations, isRecordKey)
 	return staleKeys{labels: without(labels, want.GetLabels()), annotations: without(annotations, want.GetAnnotations())}
 }
 

@@ -33,10 +33,15 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 	for i, op := range ops {
 		o := outcomes[i]
 		var invalid *invalidConfig
+		var elsewhere *ownedElsewhere
 		switch {
 		case errors.As(o.err, &invalid):
 			logger.Info("invalid HyperConverged configuration", "operand", op.Name(), "error", invalid.err.Error())
 			problems = append(problems, invalid.err.Error())
+		case errors.As(o.err, &elsewhere):
+			// Not retried: the other install's objects change, or its
+			// HyperConverged goes, and their events bring the reconcile back.
+			a.OwnedElsewhere = append(a.OwnedElsewhere, fmt.Sprintf("operand %s: %s", op.Name(), elsewhere.Error()))
 		case o.err == nil:
 		case !a.record(fmt.Errorf("operand %s: %w", op.Name(), o.err)) && !apierrors.IsConflict(o.err):
 			logger.Error(o.err, "operand reconcile failed", "operand", op.Name())
@@ -68,6 +73,14 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 			if r.metrics != nil {
 				r.metrics.UnsafeModifications.WithLabelValues(o.patch.annotation).Set(float64(len(o.patch.ops)))
 			}
+		}
+	}
+	if len(a.OwnedElsewhere) > 0 {
+		// Announced once, when it appears or changes.
+		msg := strings.Join(a.OwnedElsewhere, "; ")
+		if prev := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionDegraded); prev == nil || prev.Reason != hcostatus.ReasonOwnedElsewhere || !strings.HasPrefix(prev.Message, msg) {
+			logger.Info("objects of another install left alone", "conflicts", msg)
+			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventOwnedElsewhere, "Reconcile", "%s", msg)
 		}
 	}
 	if len(problems) > 0 {

@@ -99,7 +99,7 @@ func TestOperandsBuildOneAtATimeInOrder(t *testing.T) {
 		ops = append(ops, slowOperand{namedOperand: namedOperand(name), now: &now, most: &most, mu: &mu, order: &order})
 	}
 	r := &Reconciler{now: time.Now}
-	out := r.reconcileOperands(context.Background(), &hcov1.HyperConverged{}, Facts{}, ops)
+	out := r.reconcileOperands(context.Background(), &hcov1.HyperConverged{}, Owner{}, Facts{}, ops)
 	require.Len(t, out, len(ops))
 	assert.Equal(t, int32(1), most.Load())
 	assert.Equal(t, want, order)

@@ -49,9 +49,25 @@
 //     very same update as a dry run);
 //  6. patchStatus, deferred in Reconcile, reports the outcome.
 //
+// # Whose object
+//
+// The labels are upstream HCO's, so another install on the cluster
+// (upstream's, or a second hcokit in another namespace) carries the very
+// same ones: labels select what to cache and list, and only an owner record
+// decides what is the operator's to write, prune or delete (see [Owner]).
+// Everything the operator writes records its HyperConverged: an owner
+// reference on a namespaced object, the [OwnerAnnotation] and
+// [OwnerUIDAnnotation] on a cluster-scoped one. An object without a record
+// (upstream made it) is adopted by the HyperConverged of its namespace, or,
+// cluster-scoped, by the cluster's eldest HyperConverged only, and gets the
+// record with the next write it needs, not by a write of its own: an
+// in-place switch from upstream costs no extra write. An object of another
+// install is left alone, and its operand reports OwnedByAnotherInstall.
+// Deletions carry a UID precondition.
+//
 // The finalizer is stored before any operand object exists (a mutating
 // webhook adds it at create; the reconciler adds it first otherwise), so
-// uninstall needs no memory: it deletes by label.
+// uninstall needs no memory: it deletes what the HyperConverged owns.
 //
 // This package must not read the process environment, hold package-level
 // mutable state, or store a context.

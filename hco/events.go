@@ -20,6 +20,7 @@ const (
 	EventInvalidConfig    = "InvalidConfiguration"
 	EventUpgradeCompleted = "UpgradeCompleted"
 	EventDeletionBlocked  = "DeletionBlocked"
+	EventOwnedElsewhere   = "OwnedByAnotherInstall"
 )
 
 // EventRecorder emits events.k8s.io/v1 Events; the manager's

@@ -16,12 +16,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -112,10 +114,17 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *hc
 // managed ones), the Nodes, and the CustomResourceDefinitions of the other
 // operand kinds' groups, so that their watch starts when their API appears.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	inNamespace := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.GetNamespace() == r.env.Namespace })
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("hyperconverged").
-		For(&hcov1.HyperConverged{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{})))
+		For(&hcov1.HyperConverged{}, builder.WithPredicates(inNamespace, predicate.Or(
+			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
+		// A HyperConverged in another namespace is another install's: it is
+		// never reconciled (nor its status written), but its coming or going
+		// decides which install adopts unrecorded objects (see Owner).
+		Watches(&hcov1.HyperConverged{}, r.toSingleton(), builder.WithPredicates(predicate.Not(inNamespace), predicate.Funcs{
+			UpdateFunc: func(event.UpdateEvent) bool { return false }, GenericFunc: func(event.GenericEvent) bool { return false },
+		}))
 	// Nodes, metadata only, into the node index: a node added or removed,
 	// or its labels changed, can change the node facts in the status.
 	mc, err := metadata.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
@@ -169,7 +178,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	hc := &hcov1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
 		if apierrors.IsNotFound(err) && req.NamespacedName == r.singleton() {
-			result, err := r.sweepOrphans(ctx, req.NamespacedName)
+			result, err := r.sweepOrphans(ctx, Owner{Namespace: req.Namespace, Name: req.Name, Gone: true})
 			return soonest(result, apisAgain), errors.Join(apisErr, err)
 		}
 		return reconcile.Result{RequeueAfter: apisAgain}, errors.Join(apisErr, client.IgnoreNotFound(err))
@@ -186,8 +195,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		a.ProblemReason, a.ProblemMessage = hcostatus.ReasonInvalidRequest,
 			fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace)
 		return
-	case !hc.DeletionTimestamp.IsZero():
-		r.uninstall(ctx, hc, a)
+	}
+	owner, err := OwnerFor(ctx, r.client, hc)
+	if !a.record(err) {
+		return
+	}
+	if !hc.DeletionTimestamp.IsZero() {
+		r.uninstall(ctx, hc, owner, a)
 		return
 	}
 	// The finalizer before any operand object, so that uninstall always
@@ -199,7 +213,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	}
 	if a.Upgrading {
 		// An update of the HyperConverged brings the next reconcile.
-		if adopted, adoptErr := r.adopt(ctx, hc); !a.record(adoptErr) || adopted {
+		if adopted, adoptErr := r.adopt(ctx, hc, owner); !a.record(adoptErr) || adopted {
 			return
 		}
 	}
@@ -208,13 +222,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return
 	}
 	ops := r.registry.Operands()
-	outcomes := r.reconcileOperands(ctx, hc, facts, ops)
+	outcomes := r.reconcileOperands(ctx, hc, owner, facts, ops)
 	if storedFinalizer && r.deletedMeanwhile(ctx, hc, outcomes, a) {
 		return
 	}
 	r.announce(hc, outcomes)
 	desiredKeys := r.assess(ctx, hc, ops, outcomes, a)
-	a.record(r.prune(ctx, hc, desiredKeys))
+	a.record(r.prune(ctx, hc, owner, desiredKeys))
 	a.full, a.facts = true, facts
 	return
 }
@@ -230,6 +244,10 @@ func soonest(result reconcile.Result, d time.Duration) reconcile.Result {
 // resultWaiting is the "result" label of hcokit_operand_reconciles_total
 // of an operand waiting for its API.
 const resultWaiting ApplyResult = "waiting"
+
+// resultOwnedElsewhere is the "result" label of an operand whose object
+// belongs to another install (see Owner).
+const resultOwnedElsewhere ApplyResult = "owned-elsewhere"
 
 // conflictRequeue is how soon a reconcile that met a conflict (a cache
 // behind a write) runs again, should no event bring it back first.
@@ -265,7 +283,7 @@ type written struct {
 // build. (Builds side by side, one per core, delayed the first write by up
 // to 2 ms where the API server shares the cores: docs/performance.md.)
 // Outcomes are in the operands' order.
-func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, ops []Operand) []operandOutcome {
+func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, ops []Operand) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
 	turn := make(chan struct{}, 1)
@@ -284,7 +302,7 @@ func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConve
 				}
 				r.observe(op.Name(), result, start)
 			}()
-			out[i], result = r.reconcileOperand(ctx, hc, facts, op, yield)
+			out[i], result = r.reconcileOperand(ctx, hc, owner, facts, op, yield)
 		})
 	}
 	wg.Wait()
@@ -300,10 +318,10 @@ func (e *invalidConfig) Error() string { return e.err.Error() }
 // status. On an error, the status is read from the operand's objects as
 // they are.
 // yield gives the operand's turn back (see reconcileOperands).
-func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, op Operand, yield func()) (operandOutcome, ApplyResult) {
+func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, op Operand, yield func()) (operandOutcome, ApplyResult) {
 	var o operandOutcome
 	existing := func() {
-		objs, refs := r.observeExisting(ctx, op, hc)
+		objs, refs := r.observeExisting(ctx, op, owner)
 		o.status, o.refs = op.Status(objs), refs
 	}
 	o.patch = jsonPatchOf(op, hc)
@@ -324,9 +342,13 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 	result := ResultUnchanged
 	observed := make([]client.Object, 0, len(desired))
 	for i, d := range desired {
-		obj, res, err := r.applier.apply(ctx, d, keptFields(op, d), yield)
+		obj, res, err := r.applier.apply(ctx, d, keptFields(op, d), owner, yield)
 		if err != nil {
 			existing()
+			if elsewhere := (*ownedElsewhere)(nil); errors.As(err, &elsewhere) {
+				o.err = err
+				return o, resultOwnedElsewhere
+			}
 			if blamed := refusedPatch(o.patch, i, err); blamed != nil {
 				// The API server refuses what the HyperConverged's jsonpatch
 				// asks for: the admin must fix it, retrying will not.
@@ -362,17 +384,17 @@ func refusedPatch(p jsonPatch, index int, err error) error {
 	return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", p.annotation, err)
 }
 
-// observeExisting returns the operand's managed objects as they are, typed
+// observeExisting returns the operand's objects of owner as they are, typed
 // where the scheme knows the kind, and references to them: its status and
 // related objects when its desired state cannot be applied.
-func (r *Reconciler) observeExisting(ctx context.Context, op Operand, hc *hcov1.HyperConverged) ([]client.Object, []corev1.ObjectReference) {
+func (r *Reconciler) observeExisting(ctx context.Context, op Operand, owner Owner) ([]client.Object, []corev1.ObjectReference) {
 	var objs []client.Object
 	var refs []corev1.ObjectReference
 	for _, k := range r.servedKinds() {
 		if !slices.Contains(k.operands, op.Name()) {
 			continue
 		}
-		items, err := r.listManaged(ctx, r.cache, k, hc)
+		items, err := r.listOwned(ctx, r.cache, k, owner)
 		if err != nil {
 			continue
 		}
@@ -389,16 +411,16 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 	return corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
 }
 
-// prune deletes managed objects of the enabled operands' kinds that no
+// prune deletes owner's objects of the enabled operands' kinds that no
 // operand wants any more (e.g. the HostPathProvisioner once
-// spec.storage.hostpathProvisioner is removed). A key with an empty name protects a
-// whole kind.
-func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, desired map[objectKey]bool) error {
+// spec.storage.hostpathProvisioner is removed), each only if it is still
+// the object listed (its UID). A key with an empty name protects a whole kind.
+func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, desired map[objectKey]bool) error {
 	for _, k := range r.servedKinds() {
 		if desired[objectKey{gvk: k.gvk}] {
 			continue
 		}
-		items, err := r.listManaged(ctx, r.cache, k, hc)
+		items, err := r.listOwned(ctx, r.cache, k, owner)
 		if err != nil {
 			return err
 		}
@@ -408,7 +430,11 @@ func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, desire
 			if desired[key] || !obj.GetDeletionTimestamp().IsZero() {
 				continue
 			}
-			if err := r.client.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+			err := r.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
+			if apierrors.IsConflict(err) {
+				continue // replaced meanwhile: not the object listed
+			}
+			if client.IgnoreNotFound(err) != nil {
 				return fmt.Errorf("delete %s %s: %w", k.gvk.Kind, key.key, err)
 			}
 			r.applier.forget(k.gvk, key.key)
@@ -418,29 +444,37 @@ func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, desire
 	return nil
 }
 
-// listManaged lists, from reader (the cache, or past it), the objects of one
-// kind that hc manages. Those from the cache are shared with it: read only.
-func (r *Reconciler) listManaged(ctx context.Context, reader client.Reader, k *operandKind, hc *hcov1.HyperConverged) ([]unstructured.Unstructured, error) {
+// listOwned lists, from reader (the cache, or past it), the objects of one
+// kind that carry the operator's labels for owner's HyperConverged and that
+// owner claims (see Owner): another install's are left out. Those from the
+// cache are shared with it: read only.
+func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *operandKind, owner Owner) ([]unstructured.Unstructured, error) {
 	list := k.newList()
-	opts := []client.ListOption{client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: hc.Name}}
-	// Namespaced objects are managed in hc's namespace (the operator
-	// namespace) only: the cache and the RBAC of namespaced kinds are
-	// scoped to it.
+	opts := []client.ListOption{client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: owner.Name}}
+	// Namespaced objects are managed in the HyperConverged's namespace
+	// (the operator namespace) only: the cache and the RBAC of namespaced
+	// kinds are scoped to it.
 	if k.namespaced {
-		opts = append(opts, client.InNamespace(hc.Namespace))
+		opts = append(opts, client.InNamespace(owner.Namespace))
 	}
 	if err := reader.List(ctx, list, opts...); err != nil {
 		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
 	}
+	items := list.Items[:0]
 	for i := range list.Items {
+		if claimed, _ := owner.Claims(&list.Items[i]); !claimed {
+			continue
+		}
+		item := list.Items[i]
 		// The cache's objects are shared (CacheOptions): set the kind on a
 		// copy, should one lack it.
-		if list.Items[i].GroupVersionKind() != k.gvk {
-			list.Items[i] = *list.Items[i].DeepCopy()
-			list.Items[i].SetGroupVersionKind(k.gvk)
+		if item.GroupVersionKind() != k.gvk {
+			item = *item.DeepCopy()
+			item.SetGroupVersionKind(k.gvk)
 		}
+		items = append(items, item)
 	}
-	return list.Items, nil
+	return items, nil
 }
 
 // facts gathers what the operands are given besides hc: the environment,

@@ -38,8 +38,8 @@ const uninstallPoll = 2 * time.Second
 // carries our finalizer (another controller's may hold it), and the
 // finalizer is stored before any operand object is created, so nothing
 // escapes it.
-func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) {
-	remaining, err := r.deleteOperands(ctx, hc, r.reader, "the HyperConverged is being deleted")
+func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, a *assessment) {
+	remaining, err := r.deleteOperands(ctx, hc, owner, r.reader, "the HyperConverged is being deleted")
 	if !a.record(err) {
 		return
 	}
@@ -63,28 +63,32 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, a 
 	}
 }
 
-// sweepOrphans deletes the managed operand objects of a HyperConverged that
-// no longer exists, group by group, from the cache: objects created for a
-// HyperConverged that a DELETE removed at once, having read it before the
-// finalizer was stored (the API server decides on the object it read; the
-// check after the creates cannot see a DELETE still in flight). With the
-// finalizer rule no such object can legitimately exist. The cache costs no
-// request when there is nothing; the deletions' events bring the next group.
-func (r *Reconciler) sweepOrphans(ctx context.Context, key types.NamespacedName) (reconcile.Result, error) {
-	gone := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace}}
-	remaining, err := r.deleteOperands(ctx, gone, r.cache, "its HyperConverged no longer exists")
+// sweepOrphans deletes the operand objects recorded for a HyperConverged
+// that no longer exists (owner, Gone), group by group, from the cache:
+// objects created for a HyperConverged that a DELETE removed at once, having
+// read it before the finalizer was stored (the API server decides on the
+// object it read; the check after the creates cannot see a DELETE still in
+// flight). With the finalizer rule no such object can legitimately exist.
+// Only objects whose owner record names that HyperConverged are deleted:
+// one that carries the labels but no record (upstream's, say, of an
+// install in another namespace) is not this operator's to delete. The
+// cache costs no request when there is nothing; the deletions' events bring
+// the next group.
+func (r *Reconciler) sweepOrphans(ctx context.Context, owner Owner) (reconcile.Result, error) {
+	gone := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: owner.Name, Namespace: owner.Namespace}}
+	remaining, err := r.deleteOperands(ctx, gone, owner, r.cache, "its HyperConverged no longer exists")
 	if err != nil || len(remaining) == 0 {
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: uninstallPoll}, nil
 }
 
-// deleteOperands deletes the managed operand objects of hc group by group
-// (see DeletionOrderer), as reader lists them, and returns the objects of
-// the first group that is not gone yet (nil once all are). Each deletion is
-// an Event on hc, and is made only if the object is still the one listed
-// (its UID).
-func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverged, reader client.Reader, why string) ([]client.Object, error) {
+// deleteOperands deletes owner's operand objects group by group (see
+// DeletionOrderer), as reader lists them, and returns the objects of the
+// first group that is not gone yet (nil once all are). Each deletion is an
+// Event on hc, and is made only if the object is still the one listed (its
+// UID).
+func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, reader client.Reader, why string) ([]client.Object, error) {
 	for _, group := range r.deletionGroups() {
 		var remaining []client.Object
 		for _, op := range group {
@@ -95,7 +99,7 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 				// Past the cache: an object the cache has not caught up
 				// with (a create moments ago, or while a watch was down)
 				// must not be missed, or it would outlive the finalizer.
-				items, err := r.listManaged(ctx, reader, k, hc)
+				items, err := r.listOwned(ctx, reader, k, owner)
 				if err != nil {
 					return nil, err
 				}

@@ -32,7 +32,7 @@ const AdoptedAnnotation = "hco.kubevirt.io/adopted-for-version"
 
 // adopt lets Adopter operands carry settings forward, once per operator
 // version, and updates the HyperConverged if one did.
-func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged) (bool, error) {
+func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged, owner Owner) (bool, error) {
 	if hc.GetAnnotations()[AdoptedAnnotation] == r.env.Version {
 		return false, nil
 	}
@@ -43,7 +43,7 @@ func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged) (bool,
 		if !ok {
 			continue
 		}
-		if observed, _ := r.observeExisting(ctx, op, hc); ad.Adopt(changed, observed) {
+		if observed, _ := r.observeExisting(ctx, op, owner); ad.Adopt(changed, observed) {
 			adopted = true
 		}
 	}

@@ -22,7 +22,11 @@ const (
 	ReasonDeletionBlocked      = "DeletionBlocked"
 	// ReasonOperandAPINotServed: Degraded while an enabled operand waits
 	// for the API of one of its kinds.
-	ReasonOperandAPINotServed      = "OperandAPINotServed"
+	ReasonOperandAPINotServed = "OperandAPINotServed"
+	// ReasonOwnedElsewhere: ReconcileComplete False and Degraded True while
+	// an operand's object belongs to another install (another
+	// HyperConverged's, or upstream HCO's beside this one).
+	ReasonOwnedElsewhere           = "OwnedByAnotherInstall"
 	MessageTainted                 = "Unsupported feature was activated via an HCO annotation"
 	messageReconcileCompleted      = "Reconcile completed successfully"
 	messageAllAvailable            = "All components are available"
@@ -55,6 +59,11 @@ type Assessment struct {
 	// serve, one message each, naming the operand, the APIs and the fix.
 	// They make Degraded True, reason OperandAPINotServed, after Failures.
 	Waiting []string
+	// OwnedElsewhere are the objects the operands want that belong to
+	// another install, one message each, naming the object and its owner.
+	// They make ReconcileComplete False and Degraded True, reason
+	// OwnedByAnotherInstall, after Failures.
+	OwnedElsewhere []string
 	// ObservedVersions are the versions the components report, by operand name.
 	ObservedVersions map[string]string
 	// Upgrading is true while the operator moves from one version to another.
@@ -78,6 +87,12 @@ func Conditions(a Assessment) []metav1.Condition {
 			msg += "; " + a.ProblemMessage
 		}
 		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionFalse, ReasonReconcileFailed, msg))
+	case len(a.OwnedElsewhere) > 0:
+		msg := strings.Join(a.OwnedElsewhere, "; ")
+		if a.ProblemMessage != "" {
+			msg += "; " + a.ProblemMessage
+		}
+		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionFalse, ReasonOwnedElsewhere, msg))
 	case a.ProblemReason != "":
 		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionFalse, a.ProblemReason, a.ProblemMessage))
 	default:
@@ -119,6 +134,13 @@ func Conditions(a Assessment) []metav1.Condition {
 			msg += "; " + degraded.Message
 		}
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonOperandAPINotServed, msg
+	}
+	if len(a.OwnedElsewhere) > 0 {
+		msg := strings.Join(a.OwnedElsewhere, "; ")
+		if degraded.Status == metav1.ConditionTrue {
+			msg += "; " + degraded.Message
+		}
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonOwnedElsewhere, msg
 	}
 	if len(a.Failures) > 0 {
 		// The failure first; a component's own degradation stays in the message.

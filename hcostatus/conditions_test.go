@@ -66,6 +66,20 @@ func TestConditions(t *testing.T) {
 			health: "error",
 		},
 		{
+			name: "an object of another install degrades, after a failure, before an operand waiting for its API",
+			in: hcostatus.Assessment{Components: []hcostatus.Component{healthy("KubeVirt")}, Waiting: []string{"operand ssp waits"},
+				OwnedElsewhere: []string{"CDI cdi-kubevirt-hyperconverged belongs to HyperConverged a/b"}},
+			want:   map[string]want{"ReconcileComplete": {"False", hcostatus.ReasonOwnedElsewhere}, "Degraded": {"True", hcostatus.ReasonOwnedElsewhere}},
+			health: "error",
+		},
+		{
+			name: "a failure comes before an object of another install",
+			in: hcostatus.Assessment{Components: []hcostatus.Component{healthy("KubeVirt")}, Failures: []string{"boom"},
+				OwnedElsewhere: []string{"CDI cdi-kubevirt-hyperconverged belongs to HyperConverged a/b"}},
+			want:   map[string]want{"ReconcileComplete": {"False", "ReconcileFailed"}, "Degraded": {"True", "ReconcileFailed"}},
+			health: "error",
+		},
+		{
 			name: "nothing reported yet",
 			in:   hcostatus.Assessment{Components: []hcostatus.Component{hcostatus.FromConditions("KubeVirt", nil, "")}},
 			want: map[string]want{

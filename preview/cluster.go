@@ -184,6 +184,10 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 	if err != nil {
 		return nil, nil, err
 	}
+	owner, err := hco.OwnerFor(ctx, c.reader, hc)
+	if err != nil {
+		return nil, nil, err
+	}
 	desired := map[schema.GroupVersionKind]map[client.ObjectKey]bool{}
 	protected := map[schema.GroupVersionKind]bool{}
 	var errs []error
@@ -207,7 +211,7 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 				desired[k.gvk] = map[client.ObjectKey]bool{}
 			}
 			desired[k.gvk][key] = true
-			o, err := c.write(ctx, op, k, hc, w)
+			o, err := c.write(ctx, op, k, owner, w)
 			if err != nil {
 				if i == 0 && patch != "" && (apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)) {
 					err = fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", patch, err)
@@ -229,7 +233,7 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 		if !k.served || protected[k.gvk] {
 			continue
 		}
-		if err := c.list(ctx, k, hc); err != nil {
+		if err := c.list(ctx, k, owner); err != nil {
 			return nil, notes, err
 		}
 		for key, live := range k.managed {
@@ -246,9 +250,9 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 
 // write sends want as the reconciler would, as a dry run, and returns the
 // object before and after.
-func (c *Cluster) write(ctx context.Context, op hco.Operand, k *kind, hc *hcov1.HyperConverged, want *unstructured.Unstructured) (Object, error) {
+func (c *Cluster) write(ctx context.Context, op hco.Operand, k *kind, owner hco.Owner, want *unstructured.Unstructured) (Object, error) {
 	o := Object{GVK: k.gvk, Namespace: want.GetNamespace(), Name: want.GetName()}
-	if err := c.list(ctx, k, hc); err != nil {
+	if err := c.list(ctx, k, owner); err != nil {
 		return o, err
 	}
 	key := client.ObjectKeyFromObject(want)
@@ -269,6 +273,9 @@ func (c *Cluster) write(ctx context.Context, op hco.Operand, k *kind, hc *hcov1.
 		if err := c.reader.Get(ctx, key, live); err != nil {
 			return o, fmt.Errorf("get %s: %w", o, err)
 		}
+		if claimed, by := owner.Claims(live); !claimed {
+			return o, fmt.Errorf("%s belongs to %s: the operator leaves it as it is and reports the conflict", o, by)
+		}
 	}
 	merged := live
 	if update, write := hco.UpdateFor(op, live, want); write {
@@ -288,18 +295,19 @@ func ownedKeys(u *unstructured.Unstructured) metadataKeys {
 	return metadataKeys{labels: labels, annotations: annotations}
 }
 
-// list lists the objects of k that hc manages, once: as the reconciler's
-// cache holds them (the managed-by and app labels; namespaced kinds in hc's
-// namespace only).
-func (c *Cluster) list(ctx context.Context, k *kind, hc *hcov1.HyperConverged) error {
+// list lists the objects of k that owner's HyperConverged manages, once: as
+// the reconciler's cache holds them (the managed-by and app labels;
+// namespaced kinds in its namespace only), and only those owner claims
+// (another install's are not the operator's to update or prune).
+func (c *Cluster) list(ctx context.Context, k *kind, owner hco.Owner) error {
 	if k.listed {
 		return nil
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
-	opts := []client.ListOption{client.MatchingLabels{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: hc.Name}}
+	opts := []client.ListOption{client.MatchingLabels{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: owner.Name}}
 	if k.namespaced {
-		opts = append(opts, client.InNamespace(hc.Namespace))
+		opts = append(opts, client.InNamespace(owner.Namespace))
 	}
 	if err := c.reader.List(ctx, list, opts...); err != nil {
 		return fmt.Errorf("list %s: %w", k.gvk.Kind, err)
@@ -307,6 +315,9 @@ func (c *Cluster) list(ctx context.Context, k *kind, hc *hcov1.HyperConverged) e
 	k.managed = make(map[client.ObjectKey]*unstructured.Unstructured, len(list.Items))
 	for i := range list.Items {
 		u := &list.Items[i]
+		if claimed, _ := owner.Claims(u); !claimed {
+			continue
+		}
 		u.SetGroupVersionKind(k.gvk)
 		k.managed[client.ObjectKeyFromObject(u)] = u
 	}
