@@ -285,16 +285,27 @@ func (r *Reconciler) waitingFor(objs []*unstructured.Unstructured) []string {
 }
 
 // announceWaiting makes an Event and a log line when an operand is found
-// waiting for an API, once per kind until it is served again.
-func (r *Reconciler) announceWaiting(ctx context.Context, hc *hcov1.HyperConverged, op Operand, msg string) {
+// waiting for an API, once per kind until it is served again; for a
+// platform default skipped (Registry.OnlyWhereServed), a log line only.
+func (r *Reconciler) announceWaiting(ctx context.Context, hc *hcov1.HyperConverged, op Operand, msg string, skipped bool) {
 	for _, k := range r.kinds {
 		if k.served.Load() || k.announced || !slices.Contains(k.operands, op.Name()) {
 			continue
 		}
 		k.announced = true
+		if skipped {
+			log.FromContext(ctx).Info("platform default skipped: its API is not served", "operand", op.Name(), "kind", k.gvk.String())
+			continue
+		}
 		log.FromContext(ctx).Info("operand waits for its API", "operand", op.Name(), "kind", k.gvk.String())
 		r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventOperandAPINotServed, "Reconcile", "%s", msg)
 	}
+}
+
+// skippedMessage says which platform default is skipped, for which APIs.
+func skippedMessage(op Operand, apis []string) string {
+	return fmt.Sprintf("operand %s skipped: %s not served by the API server, and the operand is on by default only where it is (its component operator does not run on this platform); install its CustomResourceDefinition to have it, or name it in --operands to require it",
+		op.Name(), strings.Join(apis, ", "))
 }
 
 // waitingMessage says which operand waits for which APIs and how to fix it.

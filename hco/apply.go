@@ -412,16 +412,17 @@ type staleKeys struct{ labels, annotations []string }
 // staleMetadata finds the labels and annotations of observed that the API
 // server records as set by FieldOwner and that want does not build. A key
 // somebody else set since is theirs and stays, and so does the owner record
-// (set when written, never built).
+// (set when written, never built: OwnedMetadata leaves it out).
 func staleMetadata(observed, want *unstructured.Unstructured) staleKeys {
 	labels, annotations := OwnedMetadata(observed)
-	annotations = slices.DeleteFunc(annotations, isRecordKey)
 	return staleKeys{labels: without(labels, want.GetLabels()), annotations: without(annotations, want.GetAnnotations())}
 }
 
 // OwnedMetadata returns the keys of obj's labels and annotations that the
 // API server records in obj's managedFields as set by FieldOwner: the
-// metadata the operator owns on it (sorted; nil without managedFields).
+// metadata the operator owns on it (sorted; nil without managedFields). The
+// owner record (OwnerAnnotation, OwnerUIDAnnotation) is not among them: it
+// is the operator's bookkeeping, set with every write, not built.
 func OwnedMetadata(obj *unstructured.Unstructured) (labels, annotations []string) {
 	for _, e := range obj.GetManagedFields() {
 		if e.Manager != FieldOwner || e.FieldsV1 == nil {
@@ -444,7 +445,7 @@ func OwnedMetadata(obj *unstructured.Unstructured) (labels, annotations []string
 	}
 	slices.Sort(labels)
 	slices.Sort(annotations)
-	return slices.Compact(labels), slices.Compact(annotations)
+	return slices.Compact(labels), slices.Compact(slices.DeleteFunc(annotations, isRecordKey))
 }
 
 // ownedKeys lists the keys of have that fields, the members of a map in a

@@ -48,9 +48,13 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 		}
 		if o.waiting != "" {
 			a.Waiting = append(a.Waiting, o.waiting)
-			r.announceWaiting(ctx, hc, op, o.waiting)
+			r.announceWaiting(ctx, hc, op, o.waiting, false)
 		}
-		if o.err != nil || o.waiting != "" {
+		if o.skipped != "" {
+			a.Skipped = append(a.Skipped, o.skipped)
+			r.announceWaiting(ctx, hc, op, o.skipped, true)
+		}
+		if o.err != nil || o.waiting != "" || o.skipped != "" {
 			// Keep what exists: nothing of this operand is pruned.
 			for _, k := range r.kinds {
 				if slices.Contains(k.operands, op.Name()) {

@@ -245,6 +245,9 @@ func soonest(result reconcile.Result, d time.Duration) reconcile.Result {
 // of an operand waiting for its API.
 const resultWaiting ApplyResult = "waiting"
 
+// resultSkipped: a platform default whose API is not served (Registry.OnlyWhereServed).
+const resultSkipped ApplyResult = "skipped"
+
 // resultOwnedElsewhere is the "result" label of an operand whose object
 // belongs to another install (see Owner).
 const resultOwnedElsewhere ApplyResult = "owned-elsewhere"
@@ -261,6 +264,9 @@ type operandOutcome struct {
 	err    error
 	// waiting, when set, says which APIs the operand waits for (apis.go).
 	waiting string
+	// skipped, when set, says which APIs a platform default is skipped for
+	// (Registry.OnlyWhereServed).
+	skipped string
 	// patch is the operand's jsonpatch annotation, parsed once.
 	patch jsonPatch
 	// writes are the objects created or updated, announced by Events once
@@ -336,6 +342,10 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		return o, ResultUnchanged
 	}
 	if apis := r.waitingFor(desired); len(apis) > 0 {
+		if r.registry.WhereServed(op.Name()) {
+			o.skipped = skippedMessage(op, apis)
+			return o, resultSkipped
+		}
 		o.waiting = waitingMessage(op, apis)
 		return o, resultWaiting
 	}

@@ -19,6 +19,8 @@ type Registry struct {
 type registryEntry struct {
 	operand  Operand
 	disabled bool
+	// whereServed: on only where the API server serves its kinds (OnlyWhereServed).
+	whereServed bool
 }
 
 // NewRegistry returns a registry holding ops, in order. It fails on a
@@ -96,6 +98,34 @@ func (r *Registry) Only(names ...string) error {
 		r.entries[i].disabled = !want[r.entries[i].operand.Name()]
 	}
 	return nil
+}
+
+// OnlyWhereServed marks the named operands as platform defaults: on where
+// the API server serves their kinds, skipped where it does not. A skipped
+// operand writes and deletes nothing, and its absence is no degradation:
+// ReconcileComplete's message names it, and it is logged once; it starts,
+// without a restart, once its CustomResourceDefinition is installed. An
+// operand not so marked that waits for its API degrades the HyperConverged
+// (OperandAPINotServed): it was asked for. The stock binary marks SSP on
+// plain Kubernetes, where ssp-operator does not run, unless --operands
+// names it. It fails, changing nothing, if a name is not registered.
+func (r *Registry) OnlyWhereServed(names ...string) error {
+	for _, n := range names {
+		if r.index(n) < 0 {
+			return fmt.Errorf("operand %q is not registered (registered: %v)", n, r.Names())
+		}
+	}
+	for _, n := range names {
+		r.entries[r.index(n)].whereServed = true
+	}
+	return nil
+}
+
+// WhereServed reports whether the named operand is on only where its API
+// is served (OnlyWhereServed).
+func (r *Registry) WhereServed(name string) bool {
+	i := r.index(name)
+	return i >= 0 && r.entries[i].whereServed
 }
 
 // Get returns the named operand, enabled or not.

@@ -152,7 +152,8 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	fs.StringVar(&c.pprofAddr, "pprof-bind-address", "0", `Address of the Go profiler (/debug/pprof); "0" disables it.`)
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, where the HyperConverged lives (env OPERATOR_NAMESPACE).")
 	fs.StringVar(&c.leaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader election Lease (default: --namespace).")
-	fs.StringVar(&c.operands, "operands", defaultOperands, "Comma-separated operand modules to run: "+allOperands+".")
+	fs.StringVar(&c.operands, "operands", "", "Comma-separated operand modules to run, of "+allOperands+"; or changes of the default ones (+hpp adds hpp, -aie leaves aie out). Default: "+defaultOperands+
+		". An operand named here is required: on plain Kubernetes, SSP is otherwise on only where its API is served.")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	addImageFlags(fs, &c.env, getenv)
 	zapOpts := &zap.Options{}
@@ -210,7 +211,11 @@ func run(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	ctrl.Log.Info("starting hco-operator", "namespace", c.env.Namespace, "version", c.env.Version, "build", versionString(), "operands", reg.Names())
+	openShift, err := applyPlatformDefaults(reg, mgr.GetRESTMapper(), c.operands)
+	if err != nil {
+		return err
+	}
+	ctrl.Log.Info("starting hco-operator", "namespace", c.env.Namespace, "version", c.env.Version, "build", versionString(), "operands", reg.Names(), "openShift", openShift)
 	if missing := withoutImage(reg.Names(), c.env); len(missing) > 0 {
 		// Said once, here: these operands want nothing, so no condition names them.
 		ctrl.Log.Info("operands without an image deploy nothing; set the variable (operand, variable pairs)", "operands", missing)

@@ -8,6 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/stock"
 )
 
 func TestHelpIsNotAFailureAndBadFlagsAreUsageErrors(t *testing.T) {
@@ -29,8 +36,75 @@ func TestStockDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.operands != defaultOperands || !c.leaderElect || c.env.Namespace != "kubevirt-hyperconverged" {
+	if c.operands != "" || !c.leaderElect || c.env.Namespace != "kubevirt-hyperconverged" {
 		t.Errorf("defaults: operands %q, leader election %v, namespace %q", c.operands, c.leaderElect, c.env.Namespace)
+	}
+	reg, err := stockRegistry(c.operands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(enabledNames(reg), ","); got != defaultOperands {
+		t.Errorf("no --operands runs %s, want %s", got, defaultOperands)
+	}
+}
+
+func enabledNames(reg *hco.Registry) []string {
+	var out []string
+	for _, op := range reg.Operands() {
+		out = append(out, op.Name())
+	}
+	return out
+}
+
+// --operands: a list runs exactly those, all required; changes (+a, -b)
+// run the defaults changed, only the added ones required; mixing is an error.
+func TestSelectOperands(t *testing.T) {
+	run, named, err := selectOperands("kubevirt,ssp")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"kubevirt", "ssp"}, run)
+	assert.Equal(t, []string{"kubevirt", "ssp"}, named)
+
+	run, named, err = selectOperands("+hpp,-aie")
+	require.NoError(t, err)
+	assert.Contains(t, run, "hpp")
+	assert.NotContains(t, run, "aie")
+	assert.Contains(t, run, "ssp")
+	assert.Equal(t, []string{"hpp"}, named, "the defaults stay defaults")
+
+	run, named, err = selectOperands("")
+	require.NoError(t, err)
+	assert.Empty(t, run, "the registry's defaults")
+	assert.Empty(t, named)
+
+	_, _, err = selectOperands("kubevirt,+hpp")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--operands")
+}
+
+// On plain Kubernetes SSP is a platform default unless --operands names
+// it; on OpenShift (ClusterVersion served) it is required as the others.
+func TestPlatformDefaultsFollowTheClusterAndTheFlag(t *testing.T) {
+	plain := meta.NewDefaultRESTMapper(nil)
+	openShift := meta.NewDefaultRESTMapper(nil)
+	openShift.Add(clusterVersion.WithVersion("v1").GroupVersion().WithKind("ClusterVersion"), meta.RESTScopeRoot)
+	for _, tc := range []struct {
+		name     string
+		mapper   meta.RESTMapper
+		operands string
+		want     bool
+	}{
+		{"plain Kubernetes, default operands", plain, "", true},
+		{"plain Kubernetes, +hpp", plain, "+hpp", true},
+		{"plain Kubernetes, ssp named", plain, stock.DefaultList(), false},
+		{"OpenShift", openShift, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg, err := stockRegistry(tc.operands)
+			require.NoError(t, err)
+			_, err = applyPlatformDefaults(reg, tc.mapper, tc.operands)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, reg.WhereServed("ssp"))
+		})
 	}
 }
 

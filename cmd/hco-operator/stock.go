@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -41,13 +43,70 @@ func operandNames() string {
 }
 
 // stockRegistry returns the stock operands restricted to operandList, the
-// comma-separated value of --operands.
+// value of --operands (see selectOperands).
 func stockRegistry(operandList string) (*hco.Registry, error) {
-	reg, err := stock.Registry(splitList(operandList)...)
+	names, _, err := selectOperands(operandList)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := stock.Registry(names...)
 	if err != nil {
 		return nil, fmt.Errorf("--operands: %w", err)
 	}
 	return reg, nil
+}
+
+// selectOperands reads a value of --operands: the comma-separated operands
+// to run, or changes of the default ones (+name adds one, -name leaves one
+// out, e.g. +hpp); empty, the default ones. named are the operands it names
+// to run, which are required whatever the platform (stock.PlatformDefaults).
+func selectOperands(value string) (run, named []string, err error) {
+	items := splitList(value)
+	changes := 0
+	for _, it := range items {
+		if strings.HasPrefix(it, "+") || strings.HasPrefix(it, "-") {
+			changes++
+		}
+	}
+	switch {
+	case changes == 0:
+		return items, items, nil
+	case changes < len(items):
+		return nil, nil, fmt.Errorf("--operands %q: either the operands to run (a,b,c) or changes of the default ones (+a,-b), not both", value)
+	}
+	run = stock.Default()
+	for _, it := range items {
+		name := it[1:]
+		if it[0] == '-' {
+			run = slices.DeleteFunc(run, func(n string) bool { return n == name })
+			continue
+		}
+		named = append(named, name)
+		if !slices.Contains(run, name) {
+			run = append(run, name)
+		}
+	}
+	return run, named, nil
+}
+
+// clusterVersion is OpenShift's ClusterVersion: served, the cluster is
+// OpenShift (upstream HCO's test, pkg/util/cluster.go at 03da3cf).
+var clusterVersion = schema.GroupKind{Group: "config.openshift.io", Kind: "ClusterVersion"}
+
+// applyPlatformDefaults marks the OpenShift-only operands as platform
+// defaults on a cluster that is not OpenShift, unless --operands named them
+// (stock.PlatformDefaults), and returns whether it is OpenShift.
+func applyPlatformDefaults(reg *hco.Registry, mapper meta.RESTMapper, operandList string) (bool, error) {
+	_, named, err := selectOperands(operandList)
+	if err != nil {
+		return false, err
+	}
+	_, err = mapper.RESTMapping(clusterVersion, "v1")
+	openShift := err == nil
+	if err != nil && !meta.IsNoMatchError(err) {
+		return false, fmt.Errorf("look up OpenShift's ClusterVersion API: %w", err)
+	}
+	return openShift, stock.PlatformDefaults(reg, openShift, named)
 }
 
 // clusterSetup returns what the operator and the webhook both start from:

@@ -1,6 +1,7 @@
 package stock
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/hcokit/hcokit/hco"
@@ -32,6 +33,38 @@ func Default() []string {
 
 // DefaultList is Default as a comma-separated list, as --operands takes it.
 func DefaultList() string { return strings.Join(Default(), ",") }
+
+// OpenShiftOnly names the default operands whose component operator runs
+// on OpenShift only: SSP (upstream HCO at 03da3cf deploys it on OpenShift
+// only; ssp-operator does not run on plain Kubernetes).
+func OpenShiftOnly() []string { return []string{ssp.Name} }
+
+// PlatformDefaults applies the platform's defaults to reg: on a cluster
+// that is not OpenShift, the enabled OpenShiftOnly operands that required
+// does not name are on only where their API is served
+// (hco.Registry.OnlyWhereServed): an SSP is made where its CRD is
+// installed, and its absence elsewhere degrades nothing. required are the
+// operands an admin asked for by name (the stock binary: named in
+// --operands); they degrade the HyperConverged while their API is missing,
+// as OpenShift's defaults do.
+func PlatformDefaults(reg *hco.Registry, openShift bool, required []string) error {
+	if openShift {
+		return nil
+	}
+	enabled := map[string]bool{}
+	for _, op := range reg.Operands() {
+		enabled[op.Name()] = true
+	}
+	for _, name := range OpenShiftOnly() {
+		if !enabled[name] || slices.Contains(required, name) {
+			continue
+		}
+		if err := reg.OnlyWhereServed(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Operands returns a new instance of every stock operand, in registry
 // order: upstream HCO's (NewOperandHandler at 03da3cf: the PriorityClass

@@ -39,3 +39,29 @@ func TestDefaultAndRegistry(t *testing.T) {
 	assert.Contains(t, err.Error(), `"nope"`)
 	assert.Contains(t, err.Error(), "namespacepolicy", "the error lists the known operands")
 }
+
+// SSP is on only where its API is served on plain Kubernetes, unless it
+// is required by name; on OpenShift, or disabled, nothing changes.
+func TestPlatformDefaults(t *testing.T) {
+	tests := []struct {
+		name      string
+		openShift bool
+		enabled   []string
+		required  []string
+		want      bool
+	}{
+		{name: "plain Kubernetes, the defaults", want: true},
+		{name: "plain Kubernetes, ssp required by name", required: []string{"ssp"}},
+		{name: "OpenShift", openShift: true},
+		{name: "plain Kubernetes, ssp not enabled", enabled: []string{"kubevirt"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reg, err := stock.Registry(tc.enabled...)
+			require.NoError(t, err)
+			require.NoError(t, stock.PlatformDefaults(reg, tc.openShift, tc.required))
+			assert.Equal(t, tc.want, reg.WhereServed("ssp"))
+			assert.False(t, reg.WhereServed("kubevirt"), "only the OpenShift-only operands")
+		})
+	}
+}

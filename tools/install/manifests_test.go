@@ -242,10 +242,15 @@ func TestHPPComponent(t *testing.T) {
 	assert.False(t, hasHPPRule(render(t, ".", "")), "the default install does not run hpp and does not grant it")
 	objs := renderEdited(t, ".", Edit{Namespace: "virt-elsewhere", Components: []string{"components/hpp"}})
 	assert.True(t, hasHPPRule(objs))
-	for _, name := range []string{"hco-operator", "hco-webhook"} {
+	// The operator's defaults stay defaults (SSP a platform default on
+	// plain Kubernetes), hpp added; the webhook checks the same operands.
+	for name, arg := range map[string]string{
+		"hco-operator": "--operands=+hpp",
+		"hco-webhook":  "--operands=priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,aie,netresinjector,observability,ssp,hpp,clidownload,namespacepolicy",
+	} {
 		var d appsv1.Deployment
 		into(t, find(t, objs, "Deployment", name), &d)
-		assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, "--operands=priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,aie,netresinjector,observability,ssp,hpp,clidownload,namespacepolicy", name)
+		assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, arg, name)
 	}
 	var b rbacv1.ClusterRoleBinding
 	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-hpp"), &b)

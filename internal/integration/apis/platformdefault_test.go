@@ -1,0 +1,124 @@
+package apis
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcostatus"
+	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/ssp"
+	"github.com/hcokit/hcokit/operands/stock"
+)
+
+// plainNS is the namespace of the install whose SSP is a platform default.
+const plainNS = "plain-kubernetes"
+
+// On plain Kubernetes SSP is a platform default (stock.PlatformDefaults):
+// without its CRD the HyperConverged is not Degraded and ReconcileComplete
+// says SSP is skipped; the CRD installed later, the SSP is created by the
+// same operator process. (TestOperandWaitsForItsAPIAndStartsWhenItAppears
+// is the other side: an SSP required by name degrades while it waits.)
+func TestPlatformDefaultIsSkippedWhereItsAPIIsNotServed(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	if err := k.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: plainNS}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	// KubeVirt and SSP only: both namespaced, so that this install shares
+	// nothing with the package's operator.
+	reg, err := hco.NewRegistry(kubevirt.New(), ssp.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stock.PlatformDefaults(reg, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, _, err := hco.NewManager(env.Config, reg, hco.Environment{Namespace: plainNS},
+		hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(testenv.RunManager(mgr))
+
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: plainNS}}
+	if err := k.Create(ctx, hc); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := k.Delete(context.Background(), hc); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete HyperConverged: %v", err)
+		}
+		testenv.Eventually(t, "HyperConverged gone", func() error {
+			if err := k.Get(context.Background(), client.ObjectKeyFromObject(hc), hc); !apierrors.IsNotFound(err) {
+				return fmt.Errorf("still there: %v", err)
+			}
+			return nil
+		})
+	})
+
+	testenv.Eventually(t, "KubeVirt created", func() error {
+		return k.Get(ctx, client.ObjectKeyFromObject(object("kubevirt.io/v1", "KubeVirt", plainNS, "kubevirt-kubevirt-hyperconverged")),
+			object("kubevirt.io/v1", "KubeVirt", plainNS, "kubevirt-kubevirt-hyperconverged"))
+	})
+	testenv.Eventually(t, "SSP skipped, nothing degraded", func() error {
+		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
+			return err
+		}
+		rc := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete)
+		if rc == nil || rc.Status != metav1.ConditionTrue || !strings.Contains(rc.Message, "operand ssp skipped: ssp.kubevirt.io/v1beta3 SSP not served") {
+			return fmt.Errorf("ReconcileComplete is %+v, want True naming the skipped SSP", rc)
+		}
+		d := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionDegraded)
+		if d == nil || d.Status != metav1.ConditionFalse {
+			return fmt.Errorf("Degraded is %+v, want False", d)
+		}
+		if d.Reason == hcostatus.ReasonOperandAPINotServed || strings.Contains(d.Message, "ssp") {
+			return fmt.Errorf("Degraded names the SSP: %+v", d)
+		}
+		return nil
+	})
+	events := &corev1.EventList{}
+	if err := k.List(ctx, events, client.InNamespace(plainNS)); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		if e.Type == corev1.EventTypeWarning {
+			t.Errorf("a platform default skipped is no warning: %s %s", e.Reason, e.Message)
+		}
+	}
+
+	// The SSP operator's CRD appears: the SSP follows, and
+	// ReconcileComplete no longer names it.
+	installSSPCRD(t)
+	sspObj := object("ssp.kubevirt.io/v1beta3", "SSP", plainNS, "ssp-kubevirt-hyperconverged")
+	testenv.Eventually(t, "SSP created once its CRD is installed", func() error {
+		return k.Get(ctx, client.ObjectKeyFromObject(sspObj), sspObj)
+	})
+	testenv.Eventually(t, "ReconcileComplete no longer names the SSP", func() error {
+		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
+			return err
+		}
+		rc := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete)
+		if rc == nil || strings.Contains(rc.Message, "skipped") {
+			return fmt.Errorf("ReconcileComplete is %+v", rc)
+		}
+		return nil
+	})
+}
