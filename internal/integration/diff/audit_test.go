@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,63 +20,17 @@ import (
 )
 
 // request is one request of the reviewer, from the audit log.
-type request struct {
-	verb, group, resource, namespace, name, uri string
-	code                                        int
-	// forbidden: the authorizer refused it (an admission webhook's denial
-	// is a 403 too, and is not this).
-	forbidden bool
-}
-
-func (r request) String() string {
-	return fmt.Sprintf("%s %s/%s %s/%s (%s, %d)", r.verb, r.group, r.resource, r.namespace, r.name, r.uri, r.code)
-}
+type request = testenv.AuditEvent
 
 // dryRun reports whether r is a server-side dry run.
-func (r request) dryRun() bool { return strings.Contains(r.uri, "dryRun=All") }
+func dryRun(r request) bool { return strings.Contains(r.URI, "dryRun=All") }
 
 // reviewerRequests reads the reviewer's requests from the audit log.
 func reviewerRequests(t *testing.T) []request {
 	t.Helper()
-	f, err := os.Open(env.AuditLog)
+	evs, err := env.AuditEvents(0)
 	require.NoError(t, err)
-	defer f.Close()
-	var out []request
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var e struct {
-			Stage      string `json:"stage"`
-			Verb       string `json:"verb"`
-			RequestURI string `json:"requestURI"`
-			User       struct {
-				Username string `json:"username"`
-			} `json:"user"`
-			ObjectRef *struct {
-				APIGroup, Resource, Subresource, Namespace, Name string
-			} `json:"objectRef"`
-			ResponseStatus *struct {
-				Code int `json:"code"`
-			} `json:"responseStatus"`
-			Annotations map[string]string `json:"annotations"`
-		}
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.User.Username != reviewerUser || e.Stage != "ResponseComplete" {
-			continue
-		}
-		r := request{verb: e.Verb, uri: e.RequestURI, forbidden: e.Annotations["authorization.k8s.io/decision"] == "forbid"}
-		if e.ObjectRef != nil {
-			r.group, r.resource, r.namespace, r.name = e.ObjectRef.APIGroup, e.ObjectRef.Resource, e.ObjectRef.Namespace, e.ObjectRef.Name
-			if e.ObjectRef.Subresource != "" {
-				r.resource += "/" + e.ObjectRef.Subresource
-			}
-		}
-		if e.ResponseStatus != nil {
-			r.code = e.ResponseStatus.Code
-		}
-		out = append(out, r)
-	}
-	require.NoError(t, sc.Err())
-	return out
+	return slices.DeleteFunc(evs, func(e request) bool { return e.Username != reviewerUser })
 }
 
 // assertOnlyReadsAndDryRuns fails t on any request of the reviewer so far
@@ -89,10 +42,10 @@ func assertOnlyReadsAndDryRuns(t *testing.T) {
 	require.NotEmpty(t, reqs, "the audit log records the reviewer's requests")
 	for _, r := range reqs {
 		switch {
-		case r.forbidden:
+		case r.Forbidden:
 			t.Errorf("forbidden by RBAC: %s", r)
-		case r.verb == "get" || r.verb == "list" || r.verb == "watch":
-		case !r.dryRun():
+		case r.Verb == "get" || r.Verb == "list" || r.Verb == "watch":
+		case !dryRun(r):
 			t.Errorf("a write that is not a dry run: %s", r)
 		}
 	}
@@ -180,8 +133,8 @@ func grants(t *testing.T) []grant {
 // usedBy reports whether a request of reqs used g.
 func (g grant) usedBy(reqs []request) bool {
 	return slices.ContainsFunc(reqs, func(r request) bool {
-		return !r.forbidden && r.group == g.group && r.resource == g.resource && r.verb == g.verb &&
-			(len(g.names) == 0 || slices.Contains(g.names, r.name))
+		return !r.Forbidden && r.Group == g.group && r.Resource == g.resource && r.Verb == g.verb &&
+			(len(g.names) == 0 || slices.Contains(g.names, r.Name))
 	})
 }
 

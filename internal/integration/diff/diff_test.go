@@ -99,10 +99,10 @@ func TestNoChangeExitsZeroWithNoOutput(t *testing.T) {
 		lists, dryRuns, others := map[string]int{}, map[string]int{}, 0
 		for _, req := range reviewerRequests(t)[before:] {
 			switch {
-			case req.verb == "list":
-				lists[req.group+"/"+req.resource]++
-			case req.dryRun():
-				dryRuns[req.group+"/"+req.resource+" "+req.namespace+"/"+req.name]++
+			case req.Verb == "list":
+				lists[req.Group+"/"+req.Resource]++
+			case dryRun(req):
+				dryRuns[req.Group+"/"+req.Resource+" "+req.Namespace+"/"+req.Name]++
 			default:
 				others++
 			}

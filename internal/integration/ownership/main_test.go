@@ -1,9 +1,7 @@
 package ownership
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
@@ -103,63 +101,20 @@ func startOperator(t *testing.T, namespace, agent string) {
 	t.Cleanup(testenv.RunManager(mgr))
 }
 
-// write is one write request from the audit log.
-type write struct {
-	verb, agent, group, resource, namespace, name string
-	code                                          int
-}
-
-func (w write) String() string {
-	return fmt.Sprintf("%s %s/%s %s/%s by %s (%d)", w.verb, w.group, w.resource, w.namespace, w.name, w.agent, w.code)
-}
-
-// auditOffset is where the audit log ends now: writes(from) reads what
-// comes after it.
+// auditOffset is where the audit log ends now.
 func auditOffset(t *testing.T) int64 {
 	t.Helper()
-	st, err := os.Stat(env.AuditLog)
+	off, err := env.AuditOffset()
 	require.NoError(t, err)
-	return st.Size()
+	return off
 }
 
-// writes returns the writes the audit log records after offset.
-func writes(t *testing.T, offset int64) []write {
+// writes returns the writes (every request the policy records) after offset.
+func writes(t *testing.T, offset int64) []testenv.AuditEvent {
 	t.Helper()
-	f, err := os.Open(env.AuditLog)
+	evs, err := env.AuditEvents(offset)
 	require.NoError(t, err)
-	defer f.Close()
-	_, err = f.Seek(offset, 0)
-	require.NoError(t, err)
-	var out []write
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var e struct {
-			Stage     string `json:"stage"`
-			Verb      string `json:"verb"`
-			UserAgent string `json:"userAgent"`
-			ObjectRef *struct {
-				APIGroup, Resource, Subresource, Namespace, Name string
-			} `json:"objectRef"`
-			ResponseStatus *struct {
-				Code int `json:"code"`
-			} `json:"responseStatus"`
-		}
-		if json.Unmarshal(sc.Bytes(), &e) != nil || e.Stage != "ResponseComplete" || e.ObjectRef == nil {
-			continue
-		}
-		w := write{verb: e.Verb, agent: e.UserAgent, group: e.ObjectRef.APIGroup, resource: e.ObjectRef.Resource,
-			namespace: e.ObjectRef.Namespace, name: e.ObjectRef.Name}
-		if e.ObjectRef.Subresource != "" {
-			w.resource += "/" + e.ObjectRef.Subresource
-		}
-		if e.ResponseStatus != nil {
-			w.code = e.ResponseStatus.Code
-		}
-		out = append(out, w)
-	}
-	require.NoError(t, sc.Err())
-	return out
+	return evs
 }
 
 // deleteHC deletes the HyperConverged of namespace and waits until it is

@@ -71,7 +71,7 @@ func TestInstallsNeverTouchEachOther(t *testing.T) {
 	evalStart := auditOffset(t)
 	time.Sleep(10 * time.Second)
 	for _, w := range writes(t, evalStart) {
-		if w.agent == evalAgent {
+		if w.UserAgent == evalAgent {
 			t.Errorf("an operator with no HyperConverged wrote: %s", w)
 		}
 	}
@@ -121,7 +121,7 @@ func TestInstallsNeverTouchEachOther(t *testing.T) {
 		return nil
 	})
 	for _, w := range writes(t, switchStart) {
-		if w.agent == switchedAgent && (w.verb == "delete" || w.verb == "create") && isUpstreams(t, w, upstream) {
+		if w.UserAgent == switchedAgent && (w.Verb == "delete" || w.Verb == "create") && isUpstreams(t, w, upstream) {
 			t.Errorf("the switch recreated or deleted one of upstream's objects: %s", w)
 		}
 	}
@@ -142,11 +142,11 @@ func TestInstallsNeverTouchEachOther(t *testing.T) {
 	events := 0
 	for _, w := range writes(t, window) {
 		switch {
-		case w.agent == evalAgent && w.resource == "events":
+		case w.UserAgent == evalAgent && w.Resource == "events":
 			events++
-		case w.agent == evalAgent:
+		case w.UserAgent == evalAgent:
 			t.Errorf("the evaluation install wrote while nothing changed: %s", w)
-		case w.agent == switchedAgent && w.namespace == evalNS:
+		case w.UserAgent == switchedAgent && w.Namespace == evalNS:
 			t.Errorf("the switched install wrote to the evaluation install's: %s", w)
 		}
 	}
@@ -170,9 +170,9 @@ func TestInstallsNeverTouchEachOther(t *testing.T) {
 
 	for _, w := range writes(t, start) {
 		switch {
-		case w.agent == evalAgent && w.namespace != evalNS:
+		case w.UserAgent == evalAgent && w.Namespace != evalNS:
 			t.Errorf("the evaluation install wrote outside its namespace: %s", w)
-		case w.agent == switchedAgent && w.namespace == evalNS:
+		case w.UserAgent == switchedAgent && w.Namespace == evalNS:
 			t.Errorf("the switched install wrote to the evaluation install's: %s", w)
 		}
 	}
@@ -266,12 +266,12 @@ func upstreamObjects(t *testing.T, hc *hcov1.HyperConverged) []*unstructured.Uns
 }
 
 // isUpstreams reports whether w is a request on one of upstream's objects.
-func isUpstreams(t *testing.T, w write, upstream []*unstructured.Unstructured) bool {
+func isUpstreams(t *testing.T, w testenv.AuditEvent, upstream []*unstructured.Unstructured) bool {
 	for _, u := range upstream {
 		gvk := u.GroupVersionKind()
 		m, err := k.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 		require.NoError(t, err)
-		if u.GetNamespace() == w.namespace && u.GetName() == w.name && m.Resource.Resource == w.resource && gvk.Group == w.group {
+		if u.GetNamespace() == w.Namespace && u.GetName() == w.Name && m.Resource.Resource == w.Resource && gvk.Group == w.Group {
 			return true
 		}
 	}
