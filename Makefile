@@ -65,10 +65,10 @@ verify:
 	$(GO) vet ./...
 
 ## manifests: make config/ install VERSION (make manifests VERSION=1.2.3): the image tag of both
-## Deployments and the operator's HCO_VERSION (docs/install.md).
+## Deployments and the operator's HCO_KV_IO_VERSION (docs/install.md).
 manifests:
 	sed -i -e 's|image: quay.io/hcokit/hco-operator:.*|image: quay.io/hcokit/hco-operator:$(VERSION)|' config/manager/manager.yaml config/webhook/deployment.yaml
-	sed -i -e '/name: HCO_VERSION/{n;s|value: .*|value: "$(VERSION)"|}' config/manager/manager.yaml
+	sed -i -e '/name: HCO_KV_IO_VERSION/{n;s|value: .*|value: "$(VERSION)"|}' config/manager/manager.yaml
 
 ## bench: one table: pure costs, and the stock binary on a local control plane (latencies and requests from the audit log, RSS). See docs/performance.md.
 bench: controlplane build

@@ -207,7 +207,7 @@ func parseDiff(args []string, base config, stderr io.Writer) (diffOptions, confi
 	fs.StringVar(&c.operands, "operands", c.operands, "Comma-separated operand modules the operator runs: priorityclass, kubevirt, cdi, cnao, aaq, migcontroller, filerestore, aie, netresinjector, observability, ssp, hpp, clidownload, namespacepolicy.")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	fs.BoolVar(&c.env.KVMEmulation, "kvm-emulation", c.env.KVMEmulation, "A cluster without hardware virtualization (env KVM_EMULATION).")
-	fs.StringVar(&c.env.Version, "operator-version", c.env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_VERSION).")
+	fs.StringVar(&c.env.Version, "operator-version", c.env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_KV_IO_VERSION, or its alias HCO_VERSION).")
 	// The image flags default to base's images, whatever set them.
 	addImageFlags(fs, &c.env, func(variable string) string {
 		for _, img := range operandImages {

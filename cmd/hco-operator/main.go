@@ -123,7 +123,7 @@ type config struct {
 func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *zap.Options, error) {
 	c := config{env: hco.Environment{
 		Namespace:                orDefault(getenv("OPERATOR_NAMESPACE"), hcov1.DefaultNamespace),
-		Version:                  getenv("HCO_VERSION"),
+		Version:                  operatorVersion(getenv),
 		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
 		OperandVersions:          map[string]string{},
@@ -162,6 +162,21 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 		return c, fs, zapOpts, usageError(err)
 	}
 	return c, fs, zapOpts, nil
+}
+
+// Variables of the operator's own version: upstream's name (its
+// deploy/operator.yaml at 03da3cf), and hcokit's earlier one, an alias that
+// counts only when upstream's is unset.
+const (
+	versionEnv      = "HCO_KV_IO_VERSION"
+	versionEnvAlias = "HCO_VERSION"
+)
+
+// operatorVersion is the operator's own version, from the environment: it
+// labels every object (app.kubernetes.io/version), is KubeVirt's
+// productVersion and the HyperConverged's status.versions "operator".
+func operatorVersion(getenv func(string) string) string {
+	return cmp.Or(getenv(versionEnv), getenv(versionEnvAlias))
 }
 
 // readKubeVirtEnvironment sets env's SMBIOS and default machine types from

@@ -188,3 +188,21 @@ func TestParseSMBIOSAndMachineTypes(t *testing.T) {
 		t.Errorf("bad SMBIOS: err %v, want one naming SMBIOS", err)
 	}
 }
+
+// The operator's version is upstream's HCO_KV_IO_VERSION; hcokit's
+// HCO_VERSION is an alias that counts only without it.
+func TestOperatorVersionIsUpstreamsVariable(t *testing.T) {
+	for _, tc := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"HCO_KV_IO_VERSION": "1.20.0"}, "1.20.0"},
+		{map[string]string{"HCO_VERSION": "0.1.0"}, "0.1.0"},
+		{map[string]string{"HCO_KV_IO_VERSION": "1.20.0", "HCO_VERSION": "0.1.0"}, "1.20.0"},
+		{nil, ""},
+	} {
+		c, _, _, err := parse(nil, func(k string) string { return tc.vars[k] })
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, c.env.Version, "%v", tc.vars)
+	}
+}

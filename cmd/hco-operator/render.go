@@ -36,7 +36,7 @@ Flags:
 // to stderr.
 func renderCommand(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	env := hco.Environment{
-		Version:                  getenv("HCO_VERSION"),
+		Version:                  operatorVersion(getenv),
 		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
 	}
@@ -57,7 +57,7 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 	fs.StringVar(&env.Namespace, "namespace", "", "Operator namespace (default: the HyperConverged's, else "+hcov1.DefaultNamespace+").")
 	fs.StringVar(&env.CommonTemplatesNamespace, "common-templates-namespace", env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	fs.BoolVar(&env.KVMEmulation, "kvm-emulation", env.KVMEmulation, "Render for a cluster without hardware virtualization (env KVM_EMULATION).")
-	fs.StringVar(&env.Version, "operator-version", env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_VERSION).")
+	fs.StringVar(&env.Version, "operator-version", env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_KV_IO_VERSION, or its alias HCO_VERSION).")
 	addImageFlags(fs, &env, getenv)
 	if err := fs.Parse(args); err != nil {
 		return usageError(err)

@@ -39,7 +39,7 @@ type webhookConfig struct {
 func parseWebhook(args []string, getenv func(string) string) (webhookConfig, *zap.Options, error) {
 	c := webhookConfig{env: hco.Environment{
 		Namespace:                orDefault(getenv("OPERATOR_NAMESPACE"), hcov1.DefaultNamespace),
-		Version:                  getenv("HCO_VERSION"),
+		Version:                  operatorVersion(getenv),
 		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
 	}}

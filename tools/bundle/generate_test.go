@@ -98,8 +98,8 @@ func TestGenerateFromOverlay(t *testing.T) {
 				t.Errorf("Deployment %s container %s image %s: want the operator image tagged with the version", d.Name, c.Name, c.Image)
 			}
 			for _, e := range c.Env {
-				if e.Name == "HCO_VERSION" && e.Value != "1.2.3" {
-					t.Errorf("Deployment %s HCO_VERSION %q: want 1.2.3", d.Name, e.Value)
+				if e.Name == "HCO_KV_IO_VERSION" && e.Value != "1.2.3" {
+					t.Errorf("Deployment %s HCO_KV_IO_VERSION %q: want 1.2.3", d.Name, e.Value)
 				}
 			}
 			for _, a := range c.Args {

@@ -69,7 +69,7 @@ func HcokitMetadata(root, version string) (Metadata, error) {
 		Version:        version,
 		Channel:        "candidate", // OLM's channel naming: candidate, fast, stable
 		Image:          DefaultImage,
-		VersionEnv:     "HCO_VERSION",
+		VersionEnv:     "HCO_KV_IO_VERSION",
 		MinKubeVersion: "1.30.0", // webhook matchConditions and CRD validation rules are GA there
 		DisplayName:    "hcokit HyperConverged Operator",
 		Summary:        summary,

@@ -106,7 +106,7 @@ func TestRBACHasNoWildcards(t *testing.T) {
 }
 
 // The manifests carry one version: the image tag of both Deployments is the
-// operator's HCO_VERSION (make manifests VERSION=x.y.z writes both).
+// operator's HCO_KV_IO_VERSION (make manifests VERSION=x.y.z writes both).
 func TestManifestsCarryTheVersion(t *testing.T) {
 	for _, dir := range kustomizations {
 		objs := render(t, dir, "")
@@ -114,11 +114,11 @@ func TestManifestsCarryTheVersion(t *testing.T) {
 		into(t, find(t, objs, "Deployment", "hco-operator"), &op)
 		var version string
 		for _, e := range op.Spec.Template.Spec.Containers[0].Env {
-			if e.Name == "HCO_VERSION" {
+			if e.Name == "HCO_KV_IO_VERSION" {
 				version = e.Value
 			}
 		}
-		require.NotEmpty(t, version, "%s: HCO_VERSION of the operator", dir)
+		require.NotEmpty(t, version, "%s: HCO_KV_IO_VERSION of the operator", dir)
 		for _, name := range []string{"hco-operator", "hco-webhook"} {
 			var d appsv1.Deployment
 			into(t, find(t, objs, "Deployment", name), &d)

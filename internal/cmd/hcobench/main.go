@@ -380,7 +380,7 @@ func liveBenchmarks(o options) ([]row, error) {
 		args = append(args, "--pprof-bind-address="+pprofAddr)
 	}
 	cmd := exec.Command(o.operator, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+opKubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace, "HCO_VERSION=bench")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+opKubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace, "HCO_KV_IO_VERSION=bench")
 	logFile, err := os.Create(filepath.Join(root, "bin", "bench", "operator.log"))
 	if err != nil {
 		return nil, err

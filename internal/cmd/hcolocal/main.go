@@ -242,7 +242,7 @@ func startOperator(path string, args []string, kubeconfig, logPath string) (*pro
 		return nil, err
 	}
 	cmd := exec.Command(path, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace, "HCO_VERSION=0.1.0-local")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace, "HCO_KV_IO_VERSION=0.1.0-local")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group, so that it is stopped with us and nothing is left behind.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
