@@ -55,7 +55,11 @@ const (
 // Why updates of the wire form and not server-side apply: apply leaves a
 // field set by another manager in place, and the contract reverts it, as
 // upstream HCO does. Why it remembers (see memo): only the API server knows
-// the defaults it adds to what was sent.
+// the defaults it adds to what was sent. An object it holds no memory of
+// (another manager made it, or this process has not written it yet) whose
+// content differs only by what want does not set is asked about once, with
+// a server-side dry run of the update: no write when nothing would change,
+// whoever created the object.
 type applier struct {
 	client client.Client
 	// cache holds the operand objects the operator manages, unstructured.
@@ -184,6 +188,17 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 	// it stored from want, its defaults included.
 	inSync := sameDesired && equality.Semantic.DeepEqual(prev.stored, content(observed))
 	updated, write := updateOf(observed, want, inSync)
+	if write && !known && within(wantContent, content(observed)) {
+		// Nothing remembered (another manager made the object, or this
+		// process has not written it yet) and everything want sets is there:
+		// what differs may be only the server's defaults. A dry run says,
+		// and the memo keeps its answer.
+		wait()
+		if inSync, err = a.storesAsIs(ctx, updated, observed); err != nil {
+			return nil, "", fmt.Errorf("update %s %s (dry run): %w", gvk.Kind, displayName(key.key), err)
+		}
+		updated, write = updateOf(observed, want, inSync)
+	}
 	if !write {
 		a.remember(key, want, wantContent, observed, "")
 		return observed, ResultUnchanged, nil
@@ -205,6 +220,49 @@ func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, ke
 		return updated, ResultOverwritten, nil
 	}
 	return updated, ResultUpdated, nil
+}
+
+// storesAsIs reports whether the API server, sent update (observed with the
+// desired content), would store observed's content as it is: a server-side
+// dry run.
+func (a *applier) storesAsIs(ctx context.Context, update, observed *unstructured.Unstructured) (bool, error) {
+	dry := update.DeepCopy()
+	if err := a.client.Update(ctx, dry, strict, client.DryRunAll); err != nil {
+		return false, err
+	}
+	return equality.Semantic.DeepEqual(content(dry), content(observed)), nil
+}
+
+// within reports whether every value want holds is in have: maps member by
+// member (have may hold more), lists item by item (as many items), other
+// values equal. What have holds besides may be the server's defaults.
+func within(want, have any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range w {
+			hv, ok := h[k]
+			if !ok || !within(v, hv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !within(w[i], h[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return equality.Semantic.DeepEqual(want, have)
 }
 
 // UpdateFor returns the update the reconciler sends to make observed (an

@@ -84,7 +84,7 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 		msg := strings.Join(a.OwnedElsewhere, "; ")
 		if prev := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionDegraded); prev == nil || prev.Reason != hcostatus.ReasonOwnedElsewhere || !strings.HasPrefix(prev.Message, msg) {
 			logger.Info("objects of another install left alone", "conflicts", msg)
-			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventOwnedElsewhere, "Reconcile", "%s", msg)
+			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventOwnedElsewhere, "Reconcile", "%s", eventNote(msg))
 		}
 	}
 	if len(problems) > 0 {
@@ -93,10 +93,22 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 		// while it lasts.
 		prev := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete)
 		if prev == nil || prev.Reason != a.ProblemReason || prev.Message != a.ProblemMessage {
-			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", a.ProblemMessage)
+			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", eventNote(a.ProblemMessage))
 		}
 	}
 	return desiredKeys
+}
+
+// maxEventNote is the longest note the API server takes in an Event.
+const maxEventNote = 1024
+
+// eventNote is msg, cut to fit an Event (the condition holds it whole).
+func eventNote(msg string) string {
+	if len(msg) <= maxEventNote {
+		return msg
+	}
+	const more = "... (cut: the HyperConverged's conditions hold it whole)"
+	return msg[:maxEventNote-len(more)] + more
 }
 
 // assessment is one reconcile's record: an hcostatus.Assessment plus what only the

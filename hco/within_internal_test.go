@@ -1,0 +1,34 @@
+package hco
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestWithin(t *testing.T) {
+	tests := []struct {
+		name       string
+		want, have any
+		in         bool
+	}{
+		{"equal", map[string]any{"a": int64(1)}, map[string]any{"a": int64(1)}, true},
+		{"a default beside", map[string]any{"a": int64(1)}, map[string]any{"a": int64(1), "preemptionPolicy": "PreemptLowerPriority"}, true},
+		{"a default inside a list item", map[string]any{"ports": []any{map[string]any{"port": int64(443)}}},
+			map[string]any{"ports": []any{map[string]any{"port": int64(443), "protocol": "TCP"}}}, true},
+		{"another value", map[string]any{"a": int64(1)}, map[string]any{"a": int64(2)}, false},
+		{"missing", map[string]any{"a": int64(1)}, map[string]any{}, false},
+		{"an item more", map[string]any{"l": []any{"x"}}, map[string]any{"l": []any{"x", "y"}}, false},
+		{"a map where a value is wanted", map[string]any{"a": "x"}, map[string]any{"a": map[string]any{}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.in, within(tc.want, tc.have)) })
+	}
+}
+
+func TestEventNoteFitsAnEvent(t *testing.T) {
+	assert.Equal(t, "short", eventNote("short"))
+	long := eventNote(string(make([]byte, 3000)))
+	assert.Len(t, long, maxEventNote)
+	assert.Contains(t, long, "conditions hold it whole")
+}
