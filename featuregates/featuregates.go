@@ -159,7 +159,7 @@ const (
 )
 
 // GateDeployObservabilityController deploys the virt-observability-controller
-// upstream; hcokit accepts it and warns that nothing acts on it yet.
+// (the observability operand), as upstream.
 const GateDeployObservabilityController = "deployObservabilityController"
 
 // Known returns the HyperConverged gates hcokit knows (upstream's gate

@@ -20,16 +20,21 @@ func Warnings(hc *hcov1.HyperConverged) []string {
 }
 
 // FeatureGateWarnings returns one warning for every deprecated or unknown
-// name in gates, in list order. Both are accepted and ignored.
+// name in gates, in list order. Both are accepted and ignored. Names
+// compare case-insensitively, as featuregates.Enabled reads them: a gate
+// written "DownwardMetrics" is acted on, so it is not called unknown.
 func FeatureGateWarnings(gates hcov1.FeatureGates) []string {
 	known := featuregates.Known()
 	deprecated := featuregates.Deprecated()
+	among := func(names []string, name string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) })
+	}
 	var warnings []string
 	for _, g := range gates {
 		switch {
-		case slices.Contains(deprecated, g.Name):
+		case among(deprecated, g.Name):
 			warnings = append(warnings, fmt.Sprintf("spec.featureGates %q is deprecated and ignored; remove it", g.Name))
-		case !slices.Contains(known, g.Name):
+		case !among(known, g.Name):
 			warnings = append(warnings, fmt.Sprintf("spec.featureGates %q is not a known feature gate and is ignored; remove it (known gates: %s)",
 				g.Name, strings.Join(known, ", ")))
 		}

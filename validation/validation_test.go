@@ -323,6 +323,9 @@ func TestFeatureGateWarnings(t *testing.T) {
 	}{
 		{name: "known gates", gates: hcov1.FeatureGates{{Name: "downwardMetrics"}, {Name: "alignCPUs", State: &off}}},
 		{name: "no gates"},
+		// Acted on (featuregates.Enabled compares names case-insensitively),
+		// so not called unknown.
+		{name: "a known gate in KubeVirt's casing", gates: hcov1.FeatureGates{{Name: "DownwardMetrics"}}},
 		{name: "deprecated", gates: hcov1.FeatureGates{{Name: "nonRoot"}},
 			want: []string{`spec.featureGates "nonRoot" is deprecated and ignored; remove it`}},
 		{name: "deprecated, even when off", gates: hcov1.FeatureGates{{Name: "enableApplicationAwareQuota", State: &off}},
@@ -338,6 +341,7 @@ func TestFeatureGateWarnings(t *testing.T) {
 			assert.Equal(t, tt.want, validation.FeatureGateWarnings(tt.gates))
 		})
 	}
+	assert.True(t, featuregates.Enabled(hcov1.FeatureGates{{Name: "DownwardMetrics"}}, "downwardMetrics"), "the casing is acted on")
 }
 
 // Every known or deprecated gate name is accepted without an unknown-gate warning.

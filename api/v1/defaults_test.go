@@ -34,7 +34,7 @@ func TestGoDefaultsMatchCRDDefaults(t *testing.T) {
 	s := crdSchema(t)
 	const (
 		commonImages = "workloadSources.enableCommonBootImageImport" // nil reads as true (ssp)
-		aaq          = "deployment.applicationAwareConfig"           // nothing acts on it (AAQ is not deployed)
+		aaq          = "deployment.applicationAwareConfig"           // nil reads as disabled (aaq)
 	)
 	inputs := map[string]struct {
 		json   string

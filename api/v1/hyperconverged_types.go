@@ -86,9 +86,9 @@ type HyperConvergedSpec struct {
 	Deployment DeploymentConfig `json:"deployment,omitempty"`
 
 	// Observability configures the virt-observability-controller: which
-	// alerts, recording rules and workload metrics it creates. Accepted and
-	// stored as upstream HCO's; hcokit does not deploy that controller yet,
-	// and the webhook and render warn that nothing acts on it.
+	// alerts, recording rules and workload metrics it creates, as upstream
+	// HCO's. The observability operand passes it to the controller, which it
+	// deploys while the deployObservabilityController gate is enabled.
 	// +optional
 	Observability *ObservabilityConfig `json:"observability,omitempty"`
 }
