@@ -84,8 +84,10 @@ func NewHandler(reader client.Reader, opts Options) *Handler {
 }
 
 // Register serves a Handler on mgr's webhook server at Path, reading through
-// mgr's API reader (no cache), a FinalizerHandler at FinalizerPath, and the
-// conversion between the HyperConverged versions at ConversionPath.
+// mgr's API reader (no cache), a FinalizerHandler at FinalizerPath, the
+// NamespaceGuard at NamespacePath (reading the HyperConverged from mgr's
+// cache), and the conversion between the HyperConverged versions at
+// ConversionPath.
 func Register(mgr manager.Manager, opts Options) error {
 	convert, err := ConversionHandler()
 	if err != nil {
@@ -94,6 +96,7 @@ func Register(mgr manager.Manager, opts Options) error {
 	srv := mgr.GetWebhookServer()
 	srv.Register(Path, &admission.Webhook{Handler: NewHandler(mgr.GetAPIReader(), opts)})
 	srv.Register(FinalizerPath, &admission.Webhook{Handler: FinalizerHandler{Namespace: opts.Namespace}})
+	srv.Register(NamespacePath, &admission.Webhook{Handler: NamespaceGuard{Reader: mgr.GetCache(), Namespace: opts.Namespace}})
 	srv.Register(ConversionPath, convert)
 	return nil
 }

@@ -149,10 +149,13 @@ func TestNamespaceFollowsEverywhere(t *testing.T) {
 		// The webhook's bypass names the operator's service account.
 		vwc := find(t, objs, "ValidatingWebhookConfiguration", "hco-webhook")
 		hooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
-		require.Len(t, hooks, 1)
+		require.Len(t, hooks, 2)
 		conds, _, _ := unstructured.NestedSlice(hooks[0].(map[string]any), "matchConditions")
 		require.Len(t, conds, 1)
 		assert.Equal(t, "request.userInfo.username != 'system:serviceaccount:"+other+":hco-operator'", conds[0].(map[string]any)["expression"], dir)
+		// The namespace guard is sent that namespace's deletion.
+		guarded, _, _ := unstructured.NestedString(hooks[1].(map[string]any), "objectSelector", "matchLabels", "kubernetes.io/metadata.name")
+		assert.Equal(t, other, guarded, dir)
 
 		// The webhook Service, from both webhook configurations and the CRD's conversion.
 		for _, kind := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {

@@ -81,9 +81,14 @@ func TestDeploymentIsHighlyAvailableAndLockedDown(t *testing.T) {
 func TestWebhookConfigurationFailsClosedOnAllThreeOperations(t *testing.T) {
 	var vwc admissionregistrationv1.ValidatingWebhookConfiguration
 	require.NoError(t, yaml.UnmarshalStrict(manifests(t, "validatingwebhookconfiguration.yaml")[0], &vwc))
-	require.Len(t, vwc.Webhooks, 1)
+	require.Len(t, vwc.Webhooks, 2)
 	w := vwc.Webhooks[0]
 	assert.Equal(t, webhookName, w.Name)
+	guard := vwc.Webhooks[1]
+	assert.Equal(t, webhook.NamespacePath, *guard.ClientConfig.Service.Path)
+	assert.Equal(t, admissionregistrationv1.Fail, *guard.FailurePolicy)
+	assert.Equal(t, map[string]string{"kubernetes.io/metadata.name": ns}, guard.ObjectSelector.MatchLabels, "the operator namespace's deletion only")
+	assert.Equal(t, []admissionregistrationv1.OperationType{admissionregistrationv1.Delete}, guard.Rules[0].Operations)
 	assert.Equal(t, admissionregistrationv1.Fail, *w.FailurePolicy)
 	assert.LessOrEqual(t, *w.TimeoutSeconds, int32(10))
 	assert.Equal(t, webhook.Path, *w.ClientConfig.Service.Path)

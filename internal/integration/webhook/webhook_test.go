@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -22,6 +24,7 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 )
 
@@ -293,4 +296,29 @@ func TestDeletionRightAfterCreationLeavesNoOperand(t *testing.T) {
 			assert.Zero(t, meta.LenList(list), "run %d: %T", i, list)
 		}
 	}
+}
+
+// Upstream's namespace guard: the operator namespace cannot be deleted
+// while its HyperConverged exists; once it is gone, it can (dry runs: the
+// namespace is the package's).
+func TestOperatorNamespaceDeletionWaitsForTheHyperConverged(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	operatorNS := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+	hc := createHC(t, nil)
+
+	err := k.Delete(ctx, operatorNS, client.DryRunAll)
+	assert.Equal(t, `admission webhook "validate-namespace.hco.kubevirt.io" denied the request: HyperConverged CR is still present, please remove it before deleting the containing hcoNamespace`, errText(err))
+	require.NoError(t, k.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: workloadNS}}, client.DryRunAll), "another namespace is not guarded")
+
+	require.NoError(t, k.Delete(ctx, hc))
+	testenv.Eventually(t, "HyperConverged gone", func() error {
+		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("still there: %v", err)
+		}
+		return nil
+	})
+	testenv.Eventually(t, "the namespace's deletion admitted", func() error {
+		return k.Delete(ctx, operatorNS, client.DryRunAll)
+	})
 }
