@@ -24,6 +24,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/preview"
 	"github.com/hcokit/hcokit/render"
 	"github.com/hcokit/hcokit/validation"
 )
@@ -63,6 +64,16 @@ type Options struct {
 	Environment hco.Environment
 	// LookupTimeout bounds the existence checks; zero means DefaultLookupTimeout.
 	LookupTimeout time.Duration
+	// Operands, when set, dry-runs the operand writes an UPDATE implies
+	// (preview.Cluster's CheckOperands): a component's refusal is the
+	// webhook's. Register sets it from Registry when nil.
+	Operands OperandChecker
+}
+
+// OperandChecker asks the API server whether the operand objects take what
+// the operator would write for hc; preview.Cluster implements it.
+type OperandChecker interface {
+	CheckOperands(ctx context.Context, hc *hcov1.HyperConverged, facts hco.Facts) error
 }
 
 // Handler validates HyperConverged CREATE, UPDATE and DELETE requests.
@@ -92,6 +103,17 @@ func Register(mgr manager.Manager, opts Options) error {
 	convert, err := ConversionHandler()
 	if err != nil {
 		return err
+	}
+	if opts.Operands == nil && opts.Registry != nil {
+		// Reads and dry runs straight to the API server: no informer of
+		// the operand kinds in the webhook.
+		c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
+		if err != nil {
+			return fmt.Errorf("client for the operand dry runs: %w", err)
+		}
+		if opts.Operands, err = preview.NewCluster(c, opts.Registry, opts.Environment); err != nil {
+			return err
+		}
 	}
 	srv := mgr.GetWebhookServer()
 	srv.Register(Path, &admission.Webhook{Handler: NewHandler(mgr.GetAPIReader(), opts)})
@@ -172,6 +194,16 @@ func (h *Handler) update(ctx context.Context, req admission.Request) admission.R
 				fmt.Errorf("checking for workloads before changing the workload node placement of HyperConverged %s: %w", objectKey(req), err))
 		}
 		errs = append(errs, validation.WorkloadPlacementUpdate(old, hc, ws)...)
+	}
+	// As upstream: the operands' own admission is asked, unless the
+	// HyperConverged is being deleted. The facts are the environment's
+	// only (the webhook keeps no node index): values the operator derives
+	// from the nodes may differ from what it will write, what the admin
+	// changed does not.
+	if len(errs) == 0 && h.opts.Operands != nil && hc.DeletionTimestamp.IsZero() && hc.Namespace == h.opts.Namespace {
+		if err := h.opts.Operands.CheckOperands(ctx, hc, hco.OfflineFacts(h.opts.Environment)); err != nil {
+			return admission.Denied(err.Error()).WithWarnings(d.Warnings()...)
+		}
 	}
 	return respond(d, errs, d.Warnings())
 }

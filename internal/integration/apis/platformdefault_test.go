@@ -21,6 +21,7 @@ import (
 	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/ssp"
 	"github.com/hcokit/hcokit/operands/stock"
+	"github.com/hcokit/hcokit/preview"
 )
 
 // plainNS is the namespace of the install whose SSP is a platform default.
@@ -121,4 +122,22 @@ func TestPlatformDefaultIsSkippedWhereItsAPIIsNotServed(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// The webhook's operand check (preview's CheckOperands) takes a
+// HyperConverged whose component's API is not served: nothing to ask.
+func TestOperandCheckSkipsAnAPINotServed(t *testing.T) {
+	env.Require(t)
+	reg, err := hco.NewRegistry(ssp.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := preview.NewCluster(k, reg, hco.Environment{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}
+	if err := c.CheckOperands(context.Background(), hc, hco.OfflineFacts(hco.Environment{Namespace: ns})); err != nil {
+		t.Errorf("SSP's API is not served: want no refusal, got %v", err)
+	}
 }
