@@ -5,6 +5,13 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -30,14 +37,28 @@ func (r *Reconciler) upgrading(hc *hcov1.HyperConverged) bool {
 // admin who then changes an adopted setting is not overruled.
 const AdoptedAnnotation = "hco.kubevirt.io/adopted-for-version"
 
-// adopt lets Adopter operands carry settings forward, once per operator
-// version, and updates the HyperConverged if one did.
+// adopt takes the upgrade steps from the version the HyperConverged's
+// status records, once per operator version: upstream's upgrade patches
+// (upgradeSteps: the spec patched, leftovers of earlier versions deleted),
+// and the Adopter operands carrying settings forward. It updates the
+// HyperConverged when a step applied, recording the version in
+// AdoptedAnnotation.
 func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged, owner Owner) (bool, error) {
 	if hc.GetAnnotations()[AdoptedAnnotation] == r.env.Version {
 		return false, nil
 	}
+	patches, gone := upgradeSteps(versionOf(hc.Status.Versions, OperatorVersionName), r.env.Namespace)
+	if err := r.removeLeftovers(ctx, hc, owner, gone); err != nil {
+		return false, err
+	}
 	changed := hc.DeepCopy()
-	adopted := false
+	patched, err := patchSpec(changed, patches)
+	if err != nil {
+		return false, err
+	}
+	// Recorded even when nothing changed, so that the leftovers are looked
+	// for once, not on every reconcile of the upgrade.
+	adopted := patched || len(gone) > 0
 	for _, op := range r.registry.Operands() {
 		ad, ok := op.(Adopter)
 		if !ok {
@@ -58,6 +79,34 @@ func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged, owner 
 		return false, fmt.Errorf("patch HyperConverged %s while adopting settings: %w", client.ObjectKeyFromObject(hc), err)
 	}
 	return true, nil
+}
+
+// removeLeftovers deletes the objects an earlier version left (upgradeSteps)
+// that are this HyperConverged's: they carry upstream's managed-by label and
+// owner claims them (an object of that name someone else made stays). Read
+// past the cache, each deleted only if still the object read.
+func (r *Reconciler) removeLeftovers(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, gone []leftover) error {
+	for _, l := range gone {
+		obj := &unstructured.Unstructured{}
+		obj.SetGroupVersionKind(l.gvk)
+		err := r.reader.Get(ctx, l.key, obj)
+		switch {
+		case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+			continue
+		case err != nil:
+			return fmt.Errorf("look for %s %s left by an earlier version: %w", l.gvk.Kind, displayName(l.key), err)
+		}
+		if claimed, _ := owner.Claims(obj); !claimed || obj.GetLabels()[LabelManagedBy] != ManagedByValue {
+			log.FromContext(ctx).Info("leftover of an earlier version not ours: kept", "kind", l.gvk.Kind, "object", displayName(l.key))
+			continue
+		}
+		err = r.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
+		if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+			return fmt.Errorf("delete %s %s left by an earlier version: %w", l.gvk.Kind, displayName(l.key), err)
+		}
+		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: left by an earlier version, which made it; this one does not", l.gvk.Kind, obj.GetName())
+	}
+	return nil
 }
 
 // versions returns the status.versions to record and whether every operand

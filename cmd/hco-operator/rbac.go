@@ -42,6 +42,11 @@ package main
 // cache that it still exists. Events are created, and patched when they
 // repeat. The Lease is what leader election uses.
 
+// Upstream's leftovers (hco/upgradepatches.go), by name: read and deleted
+// once, when upgrading from an upstream version that made them.
+// +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=daemonsets,resourceNames=passt-binding-cni;iommufd-device-plugin,verbs=get;delete
+// +kubebuilder:rbac:groups=k8s.cni.cncf.io,resources=network-attachment-definitions,resourceNames=primary-udn-kubevirt-binding,verbs=delete
+// +kubebuilder:rbac:groups=security.openshift.io,resources=securitycontextconstraints,resourceNames=passt-binding-cni;iommufd-device-plugin,verbs=get;delete
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/status,verbs=patch
 // +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=get;list;watch;create;update;delete

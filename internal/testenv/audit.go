@@ -22,6 +22,7 @@ type AuditEvent struct {
 	Forbidden bool
 }
 
+// String names the request, its object, its user and its outcome.
 func (e AuditEvent) String() string {
 	return fmt.Sprintf("%s %s/%s %s/%s by %s %q (%s, %d)", e.Verb, e.Group, e.Resource, e.Namespace, e.Name, e.Username, e.UserAgent, e.URI, e.Code)
 }
