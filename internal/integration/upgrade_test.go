@@ -56,7 +56,9 @@ func TestUpgradeFromUpstream118RemovesItsLeftovers(t *testing.T) {
 		hc.Status.Versions = []v1beta1.Version{{Name: "operator", Version: "1.18.0"}}
 		return k.Status().Update(ctx, hc)
 	})
-	updateHC(t, func(hc *v1beta1.HyperConverged) { metav1.SetMetaDataAnnotation(&hc.ObjectMeta, "example.com/touch", "1") })
+	updateHC(t, func(hc *v1beta1.HyperConverged) {
+		metav1.SetMetaDataAnnotation(&hc.ObjectMeta, "example.com/touch", "1")
+	})
 
 	testenv.Eventually(t, "the upgrade patches applied", func() error {
 		hc := getHC(t)
