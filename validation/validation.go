@@ -59,7 +59,27 @@ func Spec(hc *hcov1.HyperConverged, opts Options) field.ErrorList {
 	errs = append(errs, CertConfig(hc.Spec.Security.CertConfig, spec.Child("security", "certConfig"))...)
 	errs = append(errs, TLSSecurityProfile(hc.Spec.Security.TLSSecurityProfile, spec.Child("security", "tlsSecurityProfile"))...)
 	errs = append(errs, hostDevices(hc.Spec.Virtualization.PermittedHostDevices, virt.Child("permittedHostDevices"))...)
+	errs = append(errs, goldenImageSwitches(hc.Spec.WorkloadSources.DataImportCronTemplates, spec.Child("workloadSources", "dataImportCronTemplates"))...)
 	errs = append(errs, jsonPatches(hc, opts, len(errs) > 0)...)
+	return errs
+}
+
+// dictEnableAnnotation switches a golden image on or off (operands/ssp's
+// EnableAnnotation; upstream's name).
+const dictEnableAnnotation = "dataimportcrontemplate.kubevirt.io/enable"
+
+// goldenImageSwitches checks, as upstream's webhook does, that a golden
+// image's enable annotation is "true" or "false" (any case): the operator
+// would read any other value as "false" and drop the image silently.
+func goldenImageSwitches(dicts []hcov1.DataImportCronTemplate, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, d := range dicts {
+		v, ok := d.Annotations[dictEnableAnnotation]
+		if ok && !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+			errs = append(errs, field.Invalid(path.Index(i).Child("metadata", "annotations").Key(dictEnableAnnotation), v,
+				`must be "true" or "false": "false" leaves the golden image out, "true" (or no annotation) keeps it`))
+		}
+	}
 	return errs
 }
 

@@ -90,6 +90,20 @@ func TestSpec(t *testing.T) {
 			},
 			want: `spec.virtualization.liveMigrationConfig.bandwidthPerMigration: Invalid value: "-1Mi": must be a non-negative quantity of bytes per second, such as "64Mi" ("0" for no limit)`,
 		},
+		{name: "golden image switched off, any case", mutate: func(hc *hcov1.HyperConverged) {
+			hc.Spec.WorkloadSources.DataImportCronTemplates = []hcov1.DataImportCronTemplate{
+				{ObjectMeta: metav1.ObjectMeta{Name: "centos-stream9-image-cron", Annotations: map[string]string{"dataimportcrontemplate.kubevirt.io/enable": "FALSE"}}},
+			}
+		}},
+		{
+			name: "golden image switch neither true nor false",
+			mutate: func(hc *hcov1.HyperConverged) {
+				hc.Spec.WorkloadSources.DataImportCronTemplates = []hcov1.DataImportCronTemplate{
+					{ObjectMeta: metav1.ObjectMeta{Name: "centos-stream9-image-cron", Annotations: map[string]string{"dataimportcrontemplate.kubevirt.io/enable": "no"}}},
+				}
+			},
+			want: `spec.workloadSources.dataImportCronTemplates[0].metadata.annotations[dataimportcrontemplate.kubevirt.io/enable]: Invalid value: "no": must be "true" or "false": "false" leaves the golden image out, "true" (or no annotation) keeps it`,
+		},
 		{name: "tlsSecurityProfile Modern", mutate: func(hc *hcov1.HyperConverged) {
 			hc.Spec.Security.TLSSecurityProfile = &ocpconfigv1.TLSSecurityProfile{Type: ocpconfigv1.TLSProfileModernType, Modern: &ocpconfigv1.ModernTLSProfile{}}
 		}},
