@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -18,10 +19,14 @@ import (
 // points the MutatingWebhookConfiguration at it.
 const FinalizerPath = "/mutate-hco-kubevirt-io-hyperconverged"
 
-// FinalizerHandler adds hco.FinalizerName to the HyperConverged the operator
-// reconciles when it is created, so that the finalizer is stored before
-// the operator creates any operand object. The reconciler adds it too when
-// it is missing (no webhook), before anything else.
+// FinalizerHandler is the mutating webhook of the HyperConverged. On CREATE
+// it adds hco.FinalizerName to the HyperConverged the operator reconciles,
+// so that the finalizer is stored before the operator creates any operand
+// object (the reconciler adds it too when it is missing, before anything
+// else). On CREATE and UPDATE it writes into the HyperConverged what
+// upstream HCO's mutating webhook writes (storeAsUpstream), with upstream's
+// warnings and refusals. It is served v1 requests only: the API server
+// converts a v1beta1 request to v1 for it and the patch back.
 type FinalizerHandler struct {
 	// Namespace is the operator namespace: only the singleton there gets
 	// the finalizer, as only it is reconciled (and so only its deletion is
@@ -31,26 +36,54 @@ type FinalizerHandler struct {
 
 var _ admission.Handler = FinalizerHandler{}
 
-// Handle implements admission.Handler: a JSON patch adding the finalizer,
-// or an allowed response without one.
+// Handle implements admission.Handler: a JSON patch, or an allowed
+// response without one, or upstream's refusal.
 func (h FinalizerHandler) Handle(_ context.Context, req admission.Request) admission.Response {
-	if req.Operation != admissionv1.Create {
+	if req.Operation != admissionv1.Create && req.Operation != admissionv1.Update {
 		return admission.Allowed("")
 	}
 	// The wire form, not the Go type: a patch computed from a typed object
 	// would remove every field the type lacks (an unknown feature gate).
-	hc := &unstructured.Unstructured{}
-	if err := hc.UnmarshalJSON(req.Object.Raw); err != nil {
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(req.Object.Raw); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err))
 	}
-	// The request's namespace: a create need not name it in the object.
-	if hc.GetName() != hcov1.HyperConvergedName || req.Namespace != h.Namespace || controllerutil.ContainsFinalizer(hc, hco.FinalizerName) {
-		return admission.Allowed("")
+	var warnings []string
+	if req.Kind.Version == hcov1.GroupVersion.Version {
+		hc, old, err := typedRequest(req)
+		if err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		var refusal string
+		fromV1beta1 := req.RequestKind != nil && req.RequestKind.Version != hcov1.GroupVersion.Version
+		if warnings, refusal = storeAsUpstream(obj.Object, hc, old, fromV1beta1); refusal != "" {
+			return admission.Denied(refusal)
+		}
 	}
-	controllerutil.AddFinalizer(hc, hco.FinalizerName)
-	mutated, err := hc.MarshalJSON()
+	// The request's namespace: a create need not name it in the object.
+	if req.Operation == admissionv1.Create && obj.GetName() == hcov1.HyperConvergedName && req.Namespace == h.Namespace {
+		controllerutil.AddFinalizer(obj, hco.FinalizerName)
+	}
+	mutated, err := obj.MarshalJSON()
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, fmt.Errorf("encoding HyperConverged %s: %w", objectKey(req), err))
 	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, mutated)
+	return admission.PatchResponseFromRaw(req.Object.Raw, mutated).WithWarnings(warnings...)
+}
+
+// typedRequest decodes the v1 HyperConverged of req, and the one it
+// replaces on an UPDATE (nil otherwise).
+func typedRequest(req admission.Request) (hc, old *hcov1.HyperConverged, err error) {
+	hc = &hcov1.HyperConverged{}
+	if err := json.Unmarshal(req.Object.Raw, hc); err != nil {
+		return nil, nil, fmt.Errorf("decoding HyperConverged %s: %w", objectKey(req), err)
+	}
+	if req.Operation != admissionv1.Update {
+		return hc, nil, nil
+	}
+	old = &hcov1.HyperConverged{}
+	if err := json.Unmarshal(req.OldObject.Raw, old); err != nil {
+		return nil, nil, fmt.Errorf("decoding the old HyperConverged %s: %w", objectKey(req), err)
+	}
+	return hc, old, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -87,4 +88,54 @@ func refuseManyMigrations(t *testing.T) {
 		require.NoError(t, k.Create(ctx, obj))
 		t.Cleanup(func() { _ = k.Delete(context.Background(), obj) })
 	}
+}
+
+// The HyperConverged is stored as upstream's mutating webhook stores it: a
+// deprecated gate moved into its field (with upstream's warning), the golden
+// images' defaults, an empty KSM configuration; a gate contradicting its
+// field is refused with upstream's message.
+func TestStoredAsUpstreamStoresIt(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	hcv1 := func(spec map[string]any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "hco.kubevirt.io/v1", "kind": "HyperConverged", "spec": spec}}
+		u.SetNamespace(ns)
+		u.SetName(v1beta1.HyperConvergedName)
+		return u
+	}
+	contradicting := hcv1(map[string]any{
+		"featureGates":    []any{map[string]any{"name": "enableMultiArchBootImageImport"}},
+		"workloadSources": map[string]any{"enableMultiArchBootImageImport": false},
+	})
+	err := k.Create(ctx, contradicting)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the deprecated enableMultiArchBootImageImport feature gate, and spec.workloadSources.enableMultiArchBootImageImport field contradict each other")
+
+	warnings.take()
+	u := hcv1(map[string]any{
+		"featureGates": []any{map[string]any{"name": "persistentReservation"}},
+		"workloadSources": map[string]any{"dataImportCronTemplates": []any{map[string]any{
+			"metadata": map[string]any{"name": "my-image"},
+			"spec": map[string]any{"schedule": "1 2 * * *", "managedDataSource": "my-image",
+				"template": map[string]any{"spec": map[string]any{"source": map[string]any{"registry": map[string]any{"url": "docker://example.com/img"}}}}},
+		}}},
+	})
+	require.NoError(t, k.Create(ctx, u))
+	t.Cleanup(func() { deleteHC(t, newHC(nil)) })
+	assert.Contains(t, warnings.take(), "feature gate persistentReservation is deprecated; please use the spec.storage.persistentReservationConfiguration.enabled field instead")
+
+	stored := &unstructured.Unstructured{}
+	stored.SetGroupVersionKind(u.GroupVersionKind())
+	require.NoError(t, k.Get(ctx, client.ObjectKeyFromObject(u), stored))
+	pr, _, _ := unstructured.NestedBool(stored.Object, "spec", "storage", "persistentReservationConfiguration", "enabled")
+	assert.True(t, pr, "the gate's value in its field")
+	ksm, found, _ := unstructured.NestedMap(stored.Object, "spec", "virtualization", "ksmConfiguration")
+	assert.True(t, found && len(ksm) == 0, "ksmConfiguration: {} (%v)", ksm)
+	dicts, _, _ := unstructured.NestedSlice(stored.Object, "spec", "workloadSources", "dataImportCronTemplates")
+	require.Len(t, dicts, 1)
+	d := dicts[0].(map[string]any)
+	retention, _, _ := unstructured.NestedString(d, "spec", "retentionPolicy")
+	imports, _, _ := unstructured.NestedInt64(d, "spec", "importsToKeep")
+	bind, _, _ := unstructured.NestedString(d, "metadata", "annotations", "cdi.kubevirt.io/storage.bind.immediate.requested")
+	assert.Equal(t, []any{"None", int64(1), "true"}, []any{retention, imports, bind})
 }
