@@ -75,7 +75,7 @@ var storedDifferences = map[string]string{
 	"spec.virtualization.evictionStrategy": "environment-dependent: upstream's capture had a highly available infrastructure and its operator's first update; " +
 		"this cluster has no nodes, and the operator's writes bypass the webhook",
 	"spec.workloadSources.enableCommonBootImageImport": "upstream's operator writes true in its first update (its CRD has no default for it); hcokit leaves it unset, which reads as true",
-	"spec.featureGates.state": "upstream's operator writes each listed gate's state in its first update (its CRD has no default for it); hcokit leaves it unset, which reads as Enabled",
+	"spec.featureGates.state":                          "upstream's operator writes each listed gate's state in its first update (its CRD has no default for it); hcokit leaves it unset, which reads as Enabled",
 	"spec.deployment.applicationAwareConfig.allowApplicationAwareClusterResourceQuota": "both CRDs default it to false; hcokit's API server stores that default, " +
 		"upstream's capture shows it unset: the same value",
 }
