@@ -7,10 +7,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/featuregates"
 )
 
 // Metrics are the reconciler's Prometheus metrics. The first three keep
@@ -76,12 +78,15 @@ type hyperConvergedCollector struct {
 	key     types.NamespacedName
 
 	exists, overcommit *prometheus.Desc
+	// The golden images' architectures, as upstream reports them.
+	multiArch, supportedArchs, archAnnotation *prometheus.Desc
 }
 
 // NewHyperConvergedCollector reports upstream's gauges about the
 // HyperConverged named key, read from reader at scrape time:
 // kubevirt_hco_hyperconverged_cr_exists (1 or 0) and, while it exists,
-// kubevirt_hco_memory_overcommit_percentage. reader must be the manager's
+// kubevirt_hco_memory_overcommit_percentage and the golden images'
+// architecture gauges (GoldenImageArchitecturesOf). reader must be the manager's
 // cache (a scrape then makes no API request) and elected its Elected
 // channel: a replica that is not the leader reports neither gauge, so that a
 // standby, whose cache may not hold the HyperConverged, never says it is
@@ -93,7 +98,77 @@ func NewHyperConvergedCollector(reader client.Reader, elected <-chan struct{}, k
 			"Indicates whether the HyperConverged custom resource exists (1) or not (0).", nil, nil),
 		overcommit: prometheus.NewDesc("kubevirt_hco_memory_overcommit_percentage",
 			"Indicates the cluster-wide configured VM memory overcommit percentage.", nil, nil),
+		multiArch: prometheus.NewDesc("kubevirt_hco_multi_arch_boot_images_enabled",
+			"indicates if the Multi-Arch Boot Images feature is enabled (1) or not (0)", nil, nil),
+		supportedArchs: prometheus.NewDesc("kubevirt_hco_dataimportcrontemplate_with_supported_architectures",
+			"Indicates whether the DataImportCronTemplate has supported architectures (1) or not (0)", dictLabels, nil),
+		archAnnotation: prometheus.NewDesc("kubevirt_hco_dataimportcrontemplate_with_architecture_annotation",
+			"Indicates whether the DataImportCronTemplate has the ssp.kubevirt.io/dict.architectures annotation (1) or not (0)", dictLabels, nil),
 	}
+}
+
+// dictLabels name a golden image in upstream's metrics.
+var dictLabels = []string{"data_import_cron_name", "managed_data_source_name"}
+
+// goldenImageDeployed is the condition of a golden image's status that is
+// False when the cluster has none of its architectures (operands/ssp's
+// ConditionDeployed, upstream's name).
+const goldenImageDeployed = "Deployed"
+
+// GoldenImageArchitectures is what upstream reports of the golden images'
+// architectures, computed from the HyperConverged as the operator stored it
+// (the golden images in status.dataImportCronTemplates, the workload
+// architectures in status.nodeInfo), as upstream computes it (03da3cf:
+// collectors/operator_collectors.go, golden-images validateMultiArchDict).
+type GoldenImageArchitectures struct {
+	// MultiArch is kubevirt_hco_multi_arch_boot_images_enabled; reported
+	// (MultiArchReported) only on a cluster of more than one workload
+	// architecture with golden images.
+	MultiArch, MultiArchReported bool
+	// Images, while the multi-architecture import is on: one entry per
+	// golden image.
+	Images []GoldenImageArchitecture
+}
+
+// GoldenImageArchitecture is one golden image's architecture metrics.
+type GoldenImageArchitecture struct {
+	Name, DataSource string
+	// Annotated: the image lists its architectures
+	// (kubevirt_hco_dataimportcrontemplate_with_architecture_annotation).
+	Annotated bool
+	// Supported: the cluster has one of them
+	// (kubevirt_hco_dataimportcrontemplate_with_supported_architectures),
+	// reported only for an annotated image.
+	Supported bool
+}
+
+// GoldenImageArchitecturesOf computes the golden images' architecture
+// metrics of hc.
+func GoldenImageArchitecturesOf(hc *hcov1.HyperConverged) GoldenImageArchitectures {
+	var out GoldenImageArchitectures
+	enabled := featuregates.MultiArchBootImageImportEnabled(&hc.Spec)
+	if len(hc.Status.NodeInfo.WorkloadsArchitectures) > 1 && len(hc.Status.DataImportCronTemplates) > 0 {
+		out.MultiArch, out.MultiArchReported = enabled, true
+	}
+	if !enabled {
+		return out
+	}
+	for _, d := range hc.Status.DataImportCronTemplates {
+		img := GoldenImageArchitecture{Name: d.Name, Annotated: d.Status.OriginalSupportedArchitectures != ""}
+		if d.Spec != nil {
+			img.DataSource = d.Spec.ManagedDataSource
+		}
+		img.Supported = img.Annotated && !meta.IsStatusConditionFalse(d.Status.Conditions, goldenImageDeployed)
+		out.Images = append(out.Images, img)
+	}
+	return out
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 var _ prometheus.Collector = (*hyperConvergedCollector)(nil)
@@ -101,6 +176,9 @@ var _ prometheus.Collector = (*hyperConvergedCollector)(nil)
 func (c *hyperConvergedCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.exists
 	ch <- c.overcommit
+	ch <- c.multiArch
+	ch <- c.supportedArchs
+	ch <- c.archAnnotation
 }
 
 func (c *hyperConvergedCollector) Collect(ch chan<- prometheus.Metric) {
@@ -125,6 +203,16 @@ func (c *hyperConvergedCollector) Collect(ch chan<- prometheus.Metric) {
 			percent = d.MemoryOvercommitPercentage
 		}
 		ch <- prometheus.MustNewConstMetric(c.overcommit, prometheus.GaugeValue, float64(percent))
+		golden := GoldenImageArchitecturesOf(hc)
+		if golden.MultiArchReported {
+			ch <- prometheus.MustNewConstMetric(c.multiArch, prometheus.GaugeValue, boolValue(golden.MultiArch))
+		}
+		for _, img := range golden.Images {
+			ch <- prometheus.MustNewConstMetric(c.archAnnotation, prometheus.GaugeValue, boolValue(img.Annotated), img.Name, img.DataSource)
+			if img.Annotated {
+				ch <- prometheus.MustNewConstMetric(c.supportedArchs, prometheus.GaugeValue, boolValue(img.Supported), img.Name, img.DataSource)
+			}
+		}
 	}
 }
 
