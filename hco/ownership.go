@@ -65,7 +65,8 @@ type Owner struct {
 // namespaces, which reader lists (the reconciler's cache holds them all).
 func OwnerFor(ctx context.Context, reader client.Reader, hc *hcov1.HyperConverged) (Owner, error) {
 	var all hcov1.HyperConvergedList
-	if err := reader.List(ctx, &all); err != nil {
+	// Read only: the cache's objects as they are, not copies.
+	if err := reader.List(ctx, &all, client.UnsafeDisableDeepCopy); err != nil {
 		return Owner{}, fmt.Errorf("list the HyperConvergeds of the cluster: %w", err)
 	}
 	eldest := !slices.ContainsFunc(all.Items, func(o hcov1.HyperConverged) bool { return olderThan(&o, hc) })
