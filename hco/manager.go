@@ -10,11 +10,14 @@ import (
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 
 	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	utilnet "k8s.io/utils/net"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -121,6 +124,15 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err := registerer.Register(hcometrics.NewHyperConvergedCollector(mgr.GetCache(), mgr.Elected(), hcKey)); err != nil {
 		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
+	if clusterTLS {
+		// OpenShift: upstream reads its cluster network once, at start.
+		switch v6, err := singleStackIPv6(context.Background(), mgr.GetAPIReader()); {
+		case err != nil:
+			mgr.GetLogger().Error(err, "cannot tell whether the cluster network is single-stack IPv6; kubevirt_hco_single_stack_ipv6 stays 0")
+		case v6:
+			metrics.SingleStackIPv6.Set(1)
+		}
+	}
 	r, err := NewReconciler(mgr, reg, env, metrics)
 	if err != nil {
 		return nil, nil, err
@@ -136,4 +148,34 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		return nil, nil, err
 	}
 	return mgr, r, nil
+}
+
+// singleStackIPv6 reports whether OpenShift's cluster network is
+// single-stack IPv6, read past the cache from its Network configuration
+// "cluster" (its wire form: the scheme need not know the kind); a cluster
+// without one is not.
+func singleStackIPv6(ctx context.Context, reader client.Reader) (bool, error) {
+	network := &unstructured.Unstructured{}
+	network.SetGroupVersionKind(ocpconfigv1.GroupVersion.WithKind("Network"))
+	err := reader.Get(ctx, types.NamespacedName{Name: "cluster"}, network)
+	switch {
+	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("read OpenShift's Network configuration: %w", err)
+	}
+	entries, _, _ := unstructured.NestedSlice(network.Object, "status", "clusterNetwork")
+	return SingleStackIPv6(entries), nil
+}
+
+// SingleStackIPv6 is upstream's rule (pkg/util/cluster.go at 03da3cf): the
+// cluster networks (status.clusterNetwork of OpenShift's Network
+// configuration, in its wire form) are one, and an IPv6 one.
+func SingleStackIPv6(clusterNetwork []any) bool {
+	if len(clusterNetwork) != 1 {
+		return false
+	}
+	entry, _ := clusterNetwork[0].(map[string]any)
+	cidr, _ := entry["cidr"].(string)
+	return utilnet.IsIPv6CIDRString(cidr)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/hcokit/hcokit/featuregates"
 )
 
-// Metrics are the reconciler's Prometheus metrics. The first three keep
+// Metrics are the reconciler's Prometheus metrics. The first four keep
 // upstream HCO's names and labels so that existing alerts keep working; the
 // facts about the HyperConverged itself are NewHyperConvergedCollector's.
 type Metrics struct {
@@ -26,6 +26,9 @@ type Metrics struct {
 	UnsafeModifications *prometheus.GaugeVec
 	// SystemHealthStatus is 0 healthy, 1 warning, 2 error.
 	SystemHealthStatus prometheus.Gauge
+	// SingleStackIPv6 is 1 on an OpenShift cluster whose network is
+	// single-stack IPv6, else 0 (set once, at start).
+	SingleStackIPv6 prometheus.Gauge
 	// OperandReconciles counts per-operand reconciles by result.
 	OperandReconciles *prometheus.CounterVec
 	// OperandReconcileSeconds times per-operand reconciles.
@@ -48,6 +51,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "kubevirt_hco_system_health_status",
 			Help: "Indicates whether the system health status is healthy (0), warning (1), or error (2).",
 		}),
+		SingleStackIPv6: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "kubevirt_hco_single_stack_ipv6",
+			Help: "Indicates whether the underlying cluster is single stack IPv6 (1) or not (0)",
+		}),
 		OperandReconciles: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hcokit_operand_reconciles_total",
 			Help: "Count of operand reconciles by operand and result (unchanged, created, updated, overwritten, deleted, invalid, error).",
@@ -58,7 +65,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5},
 		}, []string{"operand"}),
 	}
-	for _, c := range []prometheus.Collector{m.OutOfBandModifications, m.UnsafeModifications, m.SystemHealthStatus, m.OperandReconciles, m.OperandReconcileSeconds} {
+	for _, c := range []prometheus.Collector{m.OutOfBandModifications, m.UnsafeModifications, m.SystemHealthStatus, m.SingleStackIPv6, m.OperandReconciles, m.OperandReconcileSeconds} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

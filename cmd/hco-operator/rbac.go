@@ -65,6 +65,7 @@ package main
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=serviceaccounts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
+// +kubebuilder:rbac:groups=config.openshift.io,resources=networks,resourceNames=cluster,verbs=get
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=ssp.kubevirt.io,namespace=kubevirt-hyperconverged,resources=ssps,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=migrations.kubevirt.io,namespace=kubevirt-hyperconverged,resources=migcontrollers,verbs=get;list;watch;create;update;delete
