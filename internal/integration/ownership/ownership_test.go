@@ -143,6 +143,17 @@ func TestInstallsNeverTouchEachOther(t *testing.T) {
 		now.SetGroupVersionKind(u.GroupVersionKind())
 		require.NoError(t, k.Get(ctx, client.ObjectKeyFromObject(u), now))
 		assert.Equal(t, u.GetUID(), now.GetUID(), "upstream's %s %s recreated", u.GetKind(), u.GetName())
+		// The operator's version (HCO_KV_IO_VERSION, upstream's 1.20.0)
+		// is kept: the version label, and KubeVirt's productVersion.
+		if v, ok := u.GetLabels()[hco.LabelVersion]; ok {
+			assert.Equal(t, v, now.GetLabels()[hco.LabelVersion], "%s %s: version label", u.GetKind(), u.GetName())
+		}
+		if u.GetKind() == "KubeVirt" {
+			want, _, _ := unstructured.NestedString(u.Object, "spec", "productVersion")
+			got, _, _ := unstructured.NestedString(now.Object, "spec", "productVersion")
+			assert.Equal(t, want, got, "KubeVirt productVersion")
+			assert.NotEmpty(t, got)
+		}
 	}
 	c, err := conditionOf(ctx, evalNS, hcov1.ConditionDegraded)
 	require.NoError(t, err)
