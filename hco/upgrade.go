@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -81,6 +82,25 @@ func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged, owner 
 	return true, nil
 }
 
+// leftoverOf reports whether obj, found where an earlier version left an
+// object (upgradeSteps), is owner's: it carries upstream's managed-by label
+// and owner claims it. A namespaced one outside the operator namespace
+// (upstream's NetworkAttachmentDefinition in "default") is claimed as a
+// cluster-scoped one is: labelled for owner's HyperConverged, and owner the
+// eldest (see Owner).
+func leftoverOf(owner Owner, obj metav1.Object) bool {
+	l := obj.GetLabels()
+	if l[LabelManagedBy] != ManagedByValue {
+		return false
+	}
+	if ns := obj.GetNamespace(); ns != "" && ns != owner.Namespace {
+		_, recorded := recordOf(obj)
+		return !recorded && owner.AdoptsUnrecorded && !owner.Gone && l[LabelApp] == owner.Name
+	}
+	claimed, _ := owner.Claims(obj)
+	return claimed
+}
+
 // removeLeftovers deletes the objects an earlier version left (upgradeSteps)
 // that are this HyperConverged's: they carry upstream's managed-by label and
 // owner claims them (an object of that name someone else made stays). Read
@@ -96,7 +116,7 @@ func (r *Reconciler) removeLeftovers(ctx context.Context, hc *hcov1.HyperConverg
 		case err != nil:
 			return fmt.Errorf("look for %s %s left by an earlier version: %w", l.gvk.Kind, displayName(l.key), err)
 		}
-		if claimed, _ := owner.Claims(obj); !claimed || obj.GetLabels()[LabelManagedBy] != ManagedByValue {
+		if !leftoverOf(owner, obj) {
 			log.FromContext(ctx).Info("leftover of an earlier version not ours: kept", "kind", l.gvk.Kind, "object", displayName(l.key))
 			continue
 		}
