@@ -170,35 +170,8 @@ func TestDeletionRightAfterCreationLeavesNoOperand(t *testing.T) {
 func denyCDIUpdates(t *testing.T, reason metav1.StatusReason) (allow func()) {
 	t.Helper()
 	ctx := context.Background()
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-deny-cdi-updates"},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"cdi.kubevirt.io"}, APIVersions: []string{"*"}, Resources: []string{"cdis"}},
-				},
-			}}},
-			Validations: []admissionregistrationv1.Validation{{
-				Expression: "false", Message: "CDI changes are frozen by the test", Reason: ptr.To(reason),
-			}},
-		},
-	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "test-deny-cdi-updates"},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        policy.Name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-		},
-	}
-	require.NoError(t, k.Create(ctx, policy))
-	require.NoError(t, k.Create(ctx, binding))
-	allow = func() {
-		_ = k.Delete(ctx, binding)
-		_ = k.Delete(ctx, policy)
-	}
-	t.Cleanup(allow)
+	allow = testenv.RefuseUpdates(t, k, testenv.UpdatePolicy{Name: "test-deny-cdi-updates", Group: "cdi.kubevirt.io", Resource: "cdis",
+		Expression: "false", Message: "CDI changes are frozen by the test", Reason: ptr.To(reason)})
 	// The policy takes effect once the API server has loaded it: probe with
 	// the test's own update of the CDI.
 	testenv.Eventually(t, "the policy is in force", func() error {

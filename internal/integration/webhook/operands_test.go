@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	kvv1 "kubevirt.io/api/core/v1"
@@ -59,35 +57,10 @@ func TestUpdateTheComponentRefusesIsRefused(t *testing.T) {
 // with more than 100 parallel migrations, until the test ends.
 func refuseManyMigrations(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "kubevirt-migrations"},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
-			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"kubevirt.io"}, APIVersions: []string{"v1"}, Resources: []string{"kubevirts"}},
-				},
-			}}},
-			Validations: []admissionregistrationv1.Validation{{
-				Expression: "!has(object.spec.configuration.migrations) || !has(object.spec.configuration.migrations.parallelMigrationsPerCluster) || " +
-					"object.spec.configuration.migrations.parallelMigrationsPerCluster <= 100",
-				Message: "at most 100 parallel migrations",
-			}},
-		},
-	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "kubevirt-migrations"},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        policy.Name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-		},
-	}
-	for _, obj := range []client.Object{policy, binding} {
-		require.NoError(t, k.Create(ctx, obj))
-		t.Cleanup(func() { _ = k.Delete(context.Background(), obj) })
-	}
+	testenv.RefuseUpdates(t, k, testenv.UpdatePolicy{Name: "kubevirt-migrations", Group: "kubevirt.io", Resource: "kubevirts",
+		Expression: "!has(object.spec.configuration.migrations) || !has(object.spec.configuration.migrations.parallelMigrationsPerCluster) || " +
+			"object.spec.configuration.migrations.parallelMigrationsPerCluster <= 100",
+		Message: "at most 100 parallel migrations"})
 }
 
 // The HyperConverged is stored as upstream's mutating webhook stores it: a
