@@ -25,7 +25,8 @@ const FinalizerPath = "/mutate-hco-kubevirt-io-hyperconverged"
 // object (the reconciler adds it too when it is missing, before anything
 // else). On CREATE and UPDATE it writes into the HyperConverged what
 // upstream HCO's mutating webhook writes (storeAsUpstream), with upstream's
-// warnings and refusals. It is served v1 requests only: the API server
+// warnings and refusals, and the defaults upstream's operator writes with
+// its first update (operatorDefaults). It is served v1 requests only: the API server
 // converts a v1beta1 request to v1 for it and the patch back.
 type FinalizerHandler struct {
 	// Namespace is the operator namespace: only the singleton there gets
@@ -59,6 +60,7 @@ func (h FinalizerHandler) Handle(_ context.Context, req admission.Request) admis
 		if warnings, refusal = storeAsUpstream(obj.Object, hc, old, fromV1beta1); refusal != "" {
 			return admission.Denied(refusal)
 		}
+		operatorDefaults(obj.Object)
 	}
 	// The request's namespace: a create need not name it in the object.
 	if req.Operation == admissionv1.Create && obj.GetName() == hcov1.HyperConvergedName && req.Namespace == h.Namespace {

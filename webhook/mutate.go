@@ -207,6 +207,27 @@ func isAny(name string, names []string) bool {
 	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) })
 }
 
+// operatorDefaults writes what upstream's operator writes into every
+// HyperConverged with its first update (its Go type's defaults, not its
+// CRD's): workloadSources.enableCommonBootImageImport true, and each
+// feature gate's state Enabled, where they are unset. Both read the same
+// unset, so nothing is decided here: the stored object just reads as
+// upstream's does.
+func operatorDefaults(obj map[string]any) {
+	if _, set, _ := unstructured.NestedFieldNoCopy(obj, "spec", "workloadSources", "enableCommonBootImageImport"); !set {
+		_ = unstructured.SetNestedField(obj, true, "spec", "workloadSources", "enableCommonBootImageImport")
+	}
+	gates, _, _ := unstructured.NestedFieldNoCopy(obj, "spec", "featureGates")
+	list, _ := gates.([]any)
+	for _, item := range list {
+		if g, ok := item.(map[string]any); ok {
+			if _, set := g["state"]; !set {
+				g["state"] = string(hcov1.FeatureGateEnabled)
+			}
+		}
+	}
+}
+
 // goldenImageDefaults gives every golden image upstream's immediate-bind
 // annotation, and every one with a spec upstream's retentionPolicy (None)
 // and importsToKeep (1), where they are unset.

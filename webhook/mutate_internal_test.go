@@ -102,3 +102,23 @@ func TestStoreAsUpstream(t *testing.T) {
 		})
 	}
 }
+
+// What upstream's operator writes with its first update: the common golden
+// images on, and each gate's state, where unset; a value set is kept.
+func TestOperatorDefaults(t *testing.T) {
+	tests := map[string]struct{ spec, want string }{
+		"nothing set": {`{}`, `{"workloadSources":{"enableCommonBootImageImport":true}}`},
+		"set values kept": {`{"featureGates":[{"name":"a","state":"Disabled"},{"name":"b"}],"workloadSources":{"enableCommonBootImageImport":false}}`,
+			`{"featureGates":[{"name":"a","state":"Disabled"},{"name":"b","state":"Enabled"}],"workloadSources":{"enableCommonBootImageImport":false}}`},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			obj := map[string]any{}
+			require.NoError(t, json.Unmarshal([]byte(`{"spec":`+tt.spec+`}`), &obj))
+			operatorDefaults(obj)
+			got, err := json.Marshal(obj["spec"])
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, string(got))
+		})
+	}
+}

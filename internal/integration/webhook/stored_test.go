@@ -66,18 +66,20 @@ func specDifferences(got, want map[string]any) []string {
 	return slices.Compact(out)
 }
 
-// Why a stored field differs from upstream's stored.yaml, by path (a
-// featureGates path stands for every index).
-var storedDifferences = map[string]string{
-	"spec.virtualization.liveMigrationConfig.completionTimeoutPerGiB":           "seed 003: 800 (upstream's CRD: 20)",
-	"spec.virtualization.liveMigrationConfig.parallelOutboundMigrationsPerNode": "seed 003: 2 (upstream's CRD: 1)",
-	"spec.virtualization.liveMigrationConfig.bandwidthPerMigration":             "seed 003: 64Mi (upstream's CRD: unset)",
-	"spec.virtualization.evictionStrategy": "environment-dependent: upstream's capture had a highly available infrastructure and its operator's first update; " +
-		"this cluster has no nodes, and the operator's writes bypass the webhook",
-	"spec.workloadSources.enableCommonBootImageImport": "upstream's operator writes true in its first update (its CRD has no default for it); hcokit leaves it unset, which reads as true",
-	"spec.featureGates.state":                          "upstream's operator writes each listed gate's state in its first update (its CRD has no default for it); hcokit leaves it unset, which reads as Enabled",
-	"spec.deployment.applicationAwareConfig.allowApplicationAwareClusterResourceQuota": "both CRDs default it to false; hcokit's API server stores that default, " +
-		"upstream's capture shows it unset: the same value",
+// storedDifference is a stored field where hcokit differs from upstream's
+// stored.yaml: what hcokit stores ("" when it stores nothing there), and why.
+type storedDifference struct{ hcokit, why string }
+
+// storedDifferences are the stored fields that differ from upstream's, by
+// path (a featureGates path stands for every index).
+var storedDifferences = map[string]storedDifference{
+	"spec.virtualization.liveMigrationConfig.completionTimeoutPerGiB":           {"800", "seed 003 (upstream's CRD: 20)"},
+	"spec.virtualization.liveMigrationConfig.parallelOutboundMigrationsPerNode": {"2", "seed 003 (upstream's CRD: 1)"},
+	"spec.virtualization.liveMigrationConfig.bandwidthPerMigration":             {"64Mi", "seed 003 (upstream's CRD: unset)"},
+	"spec.virtualization.evictionStrategy": {"", "environment-dependent: upstream's capture had a highly available infrastructure and its operator's first update; " +
+		"this cluster has no nodes, and the operator's writes bypass the webhook"},
+	"spec.deployment.applicationAwareConfig.allowApplicationAwareClusterResourceQuota": {"false", "both CRDs default it to false; hcokit's API server stores that default, " +
+		"upstream's capture shows it unset: the same value"},
 }
 
 // notStorable are the cases the API server refuses for both: upstream's
@@ -129,8 +131,13 @@ func TestStoredAsUpstreamForEveryUpstreamCase(t *testing.T) {
 			leaves("spec", gotSpec, g)
 			leaves("spec", wantSpec, w)
 			for _, p := range specDifferences(gotSpec, wantSpec) {
-				if _, listed := storedDifferences[gateIndex.ReplaceAllString(p, "")]; !listed {
+				d, listed := storedDifferences[gateIndex.ReplaceAllString(p, "")]
+				stored, set := g[p]
+				switch {
+				case !listed:
 					t.Errorf("%s: hcokit stores %v, upstream %v; fix it, or list it in storedDifferences with its reason", p, g[p], w[p])
+				case !set && d.hcokit != "", set && fmt.Sprint(stored) != d.hcokit:
+					t.Errorf("%s: hcokit stores %v, storedDifferences says %q (%s)", p, stored, d.hcokit, d.why)
 				}
 			}
 		})
