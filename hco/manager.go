@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	utilnet "k8s.io/utils/net"
@@ -132,6 +133,13 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		case v6:
 			metrics.SingleStackIPv6.Set(1)
 		}
+	}
+	deschedulerClient, err := dynamic.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return nil, nil, fmt.Errorf("descheduler client: %w", err)
+	}
+	if err := mgr.Add(&deschedulerWatch{crds: mgr.GetCache(), client: deschedulerClient, gauge: metrics.MisconfiguredDescheduler, log: mgr.GetLogger().WithName("descheduler")}); err != nil {
+		return nil, nil, err
 	}
 	r, err := NewReconciler(mgr, reg, env, metrics)
 	if err != nil {

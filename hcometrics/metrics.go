@@ -29,6 +29,9 @@ type Metrics struct {
 	// SingleStackIPv6 is 1 on an OpenShift cluster whose network is
 	// single-stack IPv6, else 0 (set once, at start).
 	SingleStackIPv6 prometheus.Gauge
+	// MisconfiguredDescheduler is 1 while the optional descheduler's
+	// KubeDescheduler has none of the profiles that know KubeVirt, else 0.
+	MisconfiguredDescheduler prometheus.Gauge
 	// OperandReconciles counts per-operand reconciles by result.
 	OperandReconciles *prometheus.CounterVec
 	// OperandReconcileSeconds times per-operand reconciles.
@@ -55,6 +58,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "kubevirt_hco_single_stack_ipv6",
 			Help: "Indicates whether the underlying cluster is single stack IPv6 (1) or not (0)",
 		}),
+		MisconfiguredDescheduler: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "kubevirt_hco_misconfigured_descheduler",
+			Help: "Indicates whether the optional descheduler is not properly configured (1) to work with KubeVirt or not (0)",
+		}),
 		OperandReconciles: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "hcokit_operand_reconciles_total",
 			Help: "Count of operand reconciles by operand and result (unchanged, created, updated, overwritten, deleted, invalid, error).",
@@ -65,7 +72,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Buckets: []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5},
 		}, []string{"operand"}),
 	}
-	for _, c := range []prometheus.Collector{m.OutOfBandModifications, m.UnsafeModifications, m.SystemHealthStatus, m.SingleStackIPv6, m.OperandReconciles, m.OperandReconcileSeconds} {
+	for _, c := range []prometheus.Collector{m.OutOfBandModifications, m.UnsafeModifications, m.SystemHealthStatus, m.SingleStackIPv6, m.MisconfiguredDescheduler, m.OperandReconciles, m.OperandReconcileSeconds} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -181,7 +181,7 @@ func TestRulesReadOnlyMetricsTheOperatorExposes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	collectors := []prometheus.Collector{m.OutOfBandModifications, m.UnsafeModifications, m.SystemHealthStatus,
+	collectors := []prometheus.Collector{m.OutOfBandModifications, m.UnsafeModifications, m.SystemHealthStatus, m.SingleStackIPv6, m.MisconfiguredDescheduler,
 		hcometrics.NewHyperConvergedCollector(nil, nil, types.NamespacedName{})}
 	fqName := regexp.MustCompile(`fqName: "([^"]+)"`)
 	for _, c := range collectors {
