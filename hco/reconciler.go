@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -68,7 +69,9 @@ type Reconciler struct {
 	// clusterTLS: the cluster serves OpenShift's APIServer configuration,
 	// whose TLS profile the operands get when the HyperConverged has none.
 	clusterTLS bool
-	now        func() time.Time
+	// switched: switchFrom has run since the operator started.
+	switched atomic.Bool
+	now      func() time.Time
 
 	// DeletionTimeout is how long an uninstall may wait for operand objects
 	// to go before it is reported as blocked.
@@ -209,6 +212,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	// at create already.
 	storedFinalizer := !controllerutil.ContainsFinalizer(hc, FinalizerName)
 	if !a.record(r.addFinalizer(ctx, hc)) {
+		return
+	}
+	if !a.record(r.switchFrom(ctx, hc, owner)) {
 		return
 	}
 	if a.Upgrading {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -49,7 +50,7 @@ func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged, owner 
 		return false, nil
 	}
 	patches, gone := upgradeSteps(versionOf(hc.Status.Versions, OperatorVersionName), r.env.Namespace)
-	if err := r.removeLeftovers(ctx, hc, owner, gone); err != nil {
+	if err := r.removeLeftovers(ctx, hc, owner, gone, "left by an earlier version, which made it; this one does not"); err != nil {
 		return false, err
 	}
 	changed := hc.DeepCopy()
@@ -82,6 +83,35 @@ func (r *Reconciler) adopt(ctx context.Context, hc *hcov1.HyperConverged, owner 
 	return true, nil
 }
 
+// switchFrom deletes, once per operator start, what upstream's operator
+// makes that hcokit replaces (switchLeftovers), where found and claimed as
+// removeLeftovers claims. Whether a kind's CRD exists is read from the
+// cache (the reconciler watches the CRDs' metadata), so a cluster without
+// cert-manager costs no request.
+func (r *Reconciler) switchFrom(ctx context.Context, hc *hcov1.HyperConverged, owner Owner) error {
+	if r.switched.Load() {
+		return nil
+	}
+	var gone []leftover
+	for _, l := range switchLeftovers {
+		crd := crdMetadata()
+		err := r.cache.Get(ctx, types.NamespacedName{Name: l.crd}, crd)
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return fmt.Errorf("look for the %s CRD: %w", l.crd, err)
+		}
+		l.key.Namespace = r.env.Namespace
+		gone = append(gone, l.leftover)
+	}
+	if err := r.removeLeftovers(ctx, hc, owner, gone, "upstream HCO made it for the network-resources-injector's certificate, which this install writes itself"); err != nil {
+		return err
+	}
+	r.switched.Store(true)
+	return nil
+}
+
 // leftoverOf reports whether obj, found where an earlier version left an
 // object (upgradeSteps), is owner's: it carries upstream's managed-by label
 // and owner claims it. A namespaced one outside the operator namespace
@@ -101,11 +131,11 @@ func leftoverOf(owner Owner, obj metav1.Object) bool {
 	return claimed
 }
 
-// removeLeftovers deletes the objects an earlier version left (upgradeSteps)
-// that are this HyperConverged's: they carry upstream's managed-by label and
+// removeLeftovers deletes the objects an earlier version left (upgradeSteps,
+// switchLeftovers) that are this HyperConverged's, saying why in an Event: they carry upstream's managed-by label and
 // owner claims them (an object of that name someone else made stays). Read
 // past the cache, each deleted only if still the object read.
-func (r *Reconciler) removeLeftovers(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, gone []leftover) error {
+func (r *Reconciler) removeLeftovers(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, gone []leftover, why string) error {
 	for _, l := range gone {
 		obj := &unstructured.Unstructured{}
 		obj.SetGroupVersionKind(l.gvk)
@@ -124,7 +154,7 @@ func (r *Reconciler) removeLeftovers(ctx context.Context, hc *hcov1.HyperConverg
 		if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
 			return fmt.Errorf("delete %s %s left by an earlier version: %w", l.gvk.Kind, displayName(l.key), err)
 		}
-		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: left by an earlier version, which made it; this one does not", l.gvk.Kind, obj.GetName())
+		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", l.gvk.Kind, obj.GetName(), why)
 	}
 	return nil
 }

@@ -64,6 +64,23 @@ var leftovers = []leftover{
 	{from: ">=1.18.0 <1.19.0", gvk: scc, key: types.NamespacedName{Name: "iommufd-device-plugin"}},
 }
 
+// switchLeftovers are what upstream's operator makes, at any version, that
+// hcokit makes differently and that would fight with it if they stayed: on
+// plain Kubernetes upstream's network-resources-injector gets its serving
+// certificate from cert-manager (an Issuer and a Certificate writing the
+// Secret virt-network-resources-injector-secret), which hcokit's webhook
+// writes itself (`hco-operator webhook --manage-certs`, a CA of its own);
+// with both, cert-manager and the rotator would overwrite each other's
+// certificate. Looked for once per operator start (Reconciler.switchFrom),
+// each only where its CRD exists, in the operator namespace.
+var switchLeftovers = []struct {
+	crd string
+	leftover
+}{
+	{"issuers.cert-manager.io", leftover{gvk: schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Issuer"}, key: types.NamespacedName{Name: "selfsigned"}}},
+	{"certificates.cert-manager.io", leftover{gvk: schema.GroupVersionKind{Group: "cert-manager.io", Version: "v1", Kind: "Certificate"}, key: types.NamespacedName{Name: "virt-network-resources-injector-cert"}}},
+}
+
 // namespacedLeftover says which leftover kinds are namespaced.
 func namespacedLeftover(gvk schema.GroupVersionKind) bool { return gvk != scc }
 

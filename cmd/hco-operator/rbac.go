@@ -67,6 +67,8 @@ package main
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=networks,resourceNames=cluster,verbs=get
 // +kubebuilder:rbac:groups=operator.openshift.io,resources=kubedeschedulers,resourceNames=cluster,verbs=list;watch
+// +kubebuilder:rbac:groups=cert-manager.io,namespace=kubevirt-hyperconverged,resources=issuers,resourceNames=selfsigned,verbs=get;delete
+// +kubebuilder:rbac:groups=cert-manager.io,namespace=kubevirt-hyperconverged,resources=certificates,resourceNames=virt-network-resources-injector-cert,verbs=get;delete
 // +kubebuilder:rbac:groups=kubevirt.io,namespace=kubevirt-hyperconverged,resources=kubevirts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=ssp.kubevirt.io,namespace=kubevirt-hyperconverged,resources=ssps,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=migrations.kubevirt.io,namespace=kubevirt-hyperconverged,resources=migcontrollers,verbs=get;list;watch;create;update;delete

@@ -59,7 +59,7 @@ var (
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
 		AddToScheme:       []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
-		CRDDirectoryPaths: []string{"config/crd/bases", "config/crd/operands"},
+		CRDDirectoryPaths: []string{"config/crd/bases", "config/crd/operands", "internal/integration/ownership/testdata/cert-manager"},
 		AuditPolicy:       auditPolicy,
 	}, func(e *testenv.Env) {
 		env, k = e, e.Client
@@ -74,11 +74,14 @@ func TestMain(m *testing.M) {
 }
 
 // environment is upstream's operator environment (deploy/operator.yaml at
-// 03da3cf: the version, the injector's and AIE webhook's images) in
+// 03da3cf: the version, SMBIOS, the machine types, the injector's and AIE
+// webhook's images) in
 // namespace, plus a CLI download image, so that every stock operand has
 // objects.
 func environment(namespace string) hco.Environment {
 	return hco.Environment{Namespace: namespace, Version: "1.20.0", CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
+		SMBIOS:       "Family: KubeVirt\nManufacturer: KubeVirt\nProduct: None",
+		MachineTypes: map[string]string{"amd64": "q35", "arm64": "virt", "s390x": "s390-ccw-virtio"},
 		Images: map[string]string{
 			netresinjector.ImageKey: "ghcr.io/k8snetworkplumbingwg/network-resources-injector@sha256:737225a33c418899667707a6e79668bb1a64c6b993bf7486074c5b8085d4ab7d",
 			aie.ImageKey:            "quay.io/kubevirt/kubevirt-aie-webhook@sha256:d45bf47b999a0b25d22db0f8355b0f063a5aa33ddf4e8ff14043b45001a0169d",
