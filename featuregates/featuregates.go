@@ -3,7 +3,6 @@ package featuregates
 import (
 	"slices"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/ptr"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -100,9 +99,9 @@ type Options struct {
 
 	// ExternalNetResourceInjection is true while the network-resources-
 	// injector is deployed (spec.deployment.deployNetworkResourcesInjector,
-	// default true) and ready: the HyperConverged's condition
-	// VirtNetworkResourcesInjectorReady is True, as the operator last
-	// reported it. It adds ExternalNetResourceInjection, as upstream HCO does.
+	// default true) and ready (its Deployment's replicas are; upstream HCO
+	// reads the same from its VirtNetworkResourcesInjectorReady condition).
+	// It adds ExternalNetResourceInjection, as upstream HCO does.
 	ExternalNetResourceInjection bool
 
 	// AIE is true when the HyperConverged carries [DeployAIEAnnotation]
@@ -121,19 +120,19 @@ const (
 )
 
 // OptionsFor returns the options that hc implies (its spec and annotations),
-// with the cluster's KVM emulation and the architectures of its workload
-// nodes (nil while unknown).
-func OptionsFor(hc *hcov1.HyperConverged, kvmEmulation bool, workloadArchitectures []string) Options {
+// with the cluster's KVM emulation, the architectures of its workload
+// nodes (nil while unknown) and whether the network-resources-injector is
+// ready.
+func OptionsFor(hc *hcov1.HyperConverged, kvmEmulation bool, workloadArchitectures []string, injectorReady bool) Options {
 	spec := &hc.Spec
 	return Options{
-		KVMEmulation:            kvmEmulation,
-		ConfigurableHypervisor:  len(spec.Virtualization.Hypervisors) > 0,
-		RoleAggregationStrategy: spec.Virtualization.RoleAggregationStrategy != nil,
-		SecureExecution:         slices.Contains(workloadArchitectures, "s390x"),
-		PasstBinding:            hc.Annotations[DeployPasstNetworkBindingAnnotation] == "true",
-		AIE:                     hc.Annotations[DeployAIEAnnotation] == "true",
-		ExternalNetResourceInjection: ptr.Deref(spec.Deployment.DeployNetworkResourcesInjector, true) &&
-			meta.IsStatusConditionTrue(hc.Status.Conditions, hcov1.ConditionNetworkResourcesInjectorReady),
+		KVMEmulation:                 kvmEmulation,
+		ConfigurableHypervisor:       len(spec.Virtualization.Hypervisors) > 0,
+		RoleAggregationStrategy:      spec.Virtualization.RoleAggregationStrategy != nil,
+		SecureExecution:              slices.Contains(workloadArchitectures, "s390x"),
+		PasstBinding:                 hc.Annotations[DeployPasstNetworkBindingAnnotation] == "true",
+		AIE:                          hc.Annotations[DeployAIEAnnotation] == "true",
+		ExternalNetResourceInjection: ptr.Deref(spec.Deployment.DeployNetworkResourcesInjector, true) && injectorReady,
 	}
 }
 

@@ -137,19 +137,23 @@ func TestKubeVirtBetaIsKubeVirt19(t *testing.T) {
 
 func TestOptionsFor(t *testing.T) {
 	hc := &hcov1.HyperConverged{}
-	assert.Equal(t, featuregates.Options{KVMEmulation: true}, featuregates.OptionsFor(hc, true, nil))
+	assert.Equal(t, featuregates.Options{KVMEmulation: true}, featuregates.OptionsFor(hc, true, nil, false))
 	hc.Annotations = map[string]string{
 		featuregates.DeployPasstNetworkBindingAnnotation: "true",
 		featuregates.DeployAIEAnnotation:                 "true",
 	}
-	got := featuregates.OptionsFor(hc, false, []string{"amd64", "s390x"})
+	got := featuregates.OptionsFor(hc, false, []string{"amd64", "s390x"}, false)
 	assert.True(t, got.PasstBinding)
 	assert.True(t, got.AIE)
 	assert.True(t, got.SecureExecution)
 	hc.Annotations[featuregates.DeployPasstNetworkBindingAnnotation] = "false"
-	got = featuregates.OptionsFor(hc, false, []string{"amd64"})
+	got = featuregates.OptionsFor(hc, false, []string{"amd64"}, false)
 	assert.False(t, got.PasstBinding, "only \"true\" turns it on")
 	assert.False(t, got.SecureExecution)
+	assert.False(t, got.ExternalNetResourceInjection, "the injector not ready")
+	assert.True(t, featuregates.OptionsFor(hc, false, nil, true).ExternalNetResourceInjection, "the injector deployed (the default) and ready")
+	hc.Spec.Deployment.DeployNetworkResourcesInjector = new(false)
+	assert.False(t, featuregates.OptionsFor(hc, false, nil, true).ExternalNetResourceInjection, "the injector not deployed")
 }
 
 func TestPersistentReservationEnabled(t *testing.T) {

@@ -254,7 +254,7 @@ func (r *Reconciler) startWatch(ctx context.Context, k *operandKind) error {
 		_ = r.cache.RemoveInformer(ctx, k.newObject())
 		return fmt.Errorf("watch operand kind %s: %w", k.gvk, err)
 	}
-	if err := r.controller.Watch(source.Kind(r.cache, client.Object(k.newObject()), r.toSingleton())); err != nil {
+	if err := r.controller.Watch(source.Kind(r.cache, client.Object(k.newObject()), r.operandEvents(k.gvk))); err != nil {
 		_ = r.cache.RemoveInformer(ctx, k.newObject())
 		return fmt.Errorf("watch operand kind %s: %w", k.gvk, err)
 	}

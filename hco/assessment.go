@@ -155,26 +155,27 @@ func (a *assessment) record(err error) bool {
 
 // patchStatus is the one status writer: it turns the assessment into the
 // status, patches it only if it differs from the status hc (as the cache
-// has it) carries, and returns the reconcile's result. Operands read the
-// status they reported (the injector's readiness turns on a KubeVirt gate,
-// SSP keeps its schedule there), so after a write the reconcile comes back
-// soon to build from it: the status watch filters out its event. When the
-// cache is behind this operator's last status write, the cached status is
-// not what is stored: nothing is written over the stale copy, and the
-// reconcile comes back soon.
+// has it) carries, and returns the reconcile's result. Nothing reads the
+// status back (facts come from the cluster, hco.Facts), so a status write
+// needs no reconcile after it; the status watch filters out its event. The
+// patch carries hc's resourceVersion: when the cache is behind this
+// operator's last status write, the API server refuses it (a conflict)
+// rather than take a status computed over a stale copy, and the reconcile
+// comes back soon.
 func (r *Reconciler) patchStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (reconcile.Result, error) {
-	switch again, err := r.writeStatus(ctx, hc, a); {
+	stale, err := r.writeStatus(ctx, hc, a)
+	switch {
 	case err != nil || len(a.errs) > 0:
 		return reconcile.Result{}, errors.Join(append(a.errs, err)...)
-	case a.conflicted || again:
+	case a.conflicted || stale:
 		return reconcile.Result{RequeueAfter: conflictRequeue}, nil
 	}
 	return reconcile.Result{RequeueAfter: a.requeueAfter}, nil
 }
 
-// writeStatus writes the status, and says whether the reconcile should come
-// back: it wrote one, or the cache is behind the last one it wrote.
-func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (again bool, err error) {
+// writeStatus writes the status, and says whether the API server refused it
+// as written over a stale copy.
+func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (stale bool, err error) {
 	if a.gone || (!a.full && len(a.Failures) == 0 && a.ProblemReason == "") {
 		return false, nil
 	}
@@ -195,22 +196,20 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		next.Status.ObservedGeneration = hc.Generation
 		next.Status.SystemHealthStatus = hcostatus.SystemHealth(next.Status.Conditions)
 	}
-	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
-	if m, _ := r.applier.recall(key); m.status && m.replaced == hc.ResourceVersion {
-		// The cache is behind this operator's last status write.
-		return true, nil
-	}
 	if equality.Semantic.DeepEqual(hc.Status, next.Status) {
 		return false, nil
+	}
+	err = r.client.Status().Patch(ctx, next, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	switch {
+	case apierrors.IsConflict(err):
+		return true, nil
+	case err != nil:
+		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	}
 	if upgraded {
 		r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
 	}
-	if err := r.client.Status().Patch(ctx, next, client.MergeFrom(base)); err != nil {
-		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
-	}
-	r.applier.statusWritten(key, hc.ResourceVersion)
-	return a.full, nil
+	return false, nil
 }
 
 // fullStatus computes, into st, the status of a reconcile that reached the

@@ -29,7 +29,13 @@
 // its CRD does not know instead of pruning it.
 //
 // The one memory of the server is the applier's memo, documented where it
-// lives (apply.go); the node index (package nodefacts) is its deliberate exception.
+// lives (apply.go); the node index (package nodefacts) is its deliberate
+// exception. Nothing is read back from the status the operator writes: what
+// an operand's build follows is a fact, read from the cluster when the
+// facts are gathered ([Facts.Observed], the operator's cache), or recorded
+// there and handed over explicitly ([Facts.DataImportSchedule]); a status
+// write needs no reconcile after it, and carries the resourceVersion it
+// was computed from, so that a stale cache makes a conflict, not a status.
 //
 // # Follow one field
 //

@@ -2,6 +2,9 @@ package hco
 
 import (
 	ocpconfigv1 "github.com/openshift/api/config/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/nodefacts"
 )
@@ -74,6 +77,30 @@ type Facts struct {
 	// HyperConverged's spec.security.tlsSecurityProfile wins over it
 	// (tlsprofile.Resolve).
 	ClusterTLSProfile *ocpconfigv1.TLSSecurityProfile
+
+	// DataImportSchedule is the golden images' schedule the
+	// HyperConverged's status records (status.dataImportSchedule: upstream
+	// HCO's random pick, adopted, or the one the SSP operand derived),
+	// which the SSP operand keeps; empty when none is recorded.
+	DataImportSchedule string
+
+	// Observed reads an object the operator manages as the cluster holds it
+	// now (the operator's cache: no request), by kind and key; false when
+	// there is none, its kind is not watched, or the facts are offline
+	// (nil). The object is shared: read it, never change it. An operand sees
+	// its own objects in Status; this is for a build that follows another
+	// operand's object, as upstream's do (KubeVirt's
+	// ExternalNetResourceInjection gate follows the network-resources-
+	// injector's readiness).
+	Observed func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool)
+}
+
+// Observe is f.Observed, false when f has none (offline).
+func (f Facts) Observe(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
+	if f.Observed == nil {
+		return nil, false
+	}
+	return f.Observed(gvk, key)
 }
 
 // OfflineFacts are the facts of a render without a cluster: env, nodes

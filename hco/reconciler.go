@@ -14,9 +14,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -154,11 +156,42 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			mgr.GetLogger().Info("operand API not served: its operands wait for it", "kind", k.gvk.String(), "operands", k.operands)
 			continue
 		}
-		b = b.Watches(k.newObject(), r.toSingleton())
+		b = b.Watches(k.newObject(), r.operandEvents(k.gvk))
 	}
 	b = b.Watches(crdMetadata(), r.crdHandler())
 	r.controller, err = b.Build(r)
 	return err
+}
+
+// operandEvents maps an event of an operand object of kind gvk to a
+// reconcile of the singleton, but for the echo of what the applier knows is
+// stored in sync (the memo holds the object at that resourceVersion: the
+// operator's own write coming back, which has nothing to reconcile).
+func (r *Reconciler) operandEvents(gvk schema.GroupVersionKind) handler.EventHandler {
+	echo := func(obj client.Object) bool {
+		return r.applier.inSyncAt(objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)}, obj.GetResourceVersion())
+	}
+	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		q.Add(reconcile.Request{NamespacedName: r.singleton()})
+	}
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if !echo(e.Object) {
+				enqueue(q)
+			}
+		},
+		UpdateFunc: func(_ context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			if !echo(e.ObjectNew) {
+				enqueue(q)
+			}
+		},
+		DeleteFunc: func(_ context.Context, _ event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(q)
+		},
+		GenericFunc: func(_ context.Context, _ event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(q)
+		},
+	}
 }
 
 // toSingleton maps any event to a reconcile of the HyperConverged singleton.
@@ -496,9 +529,25 @@ func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *ope
 // facts gathers what the operands are given besides hc: the environment,
 // the node facts from the node index, and, on OpenShift, the cluster's TLS
 // profile (from the cache).
+// observed is Facts.Observed for the operator's cache: only a kind that is
+// served (so watched) is read, so no read starts an informer.
+func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind, client.ObjectKey) (*unstructured.Unstructured, bool) {
+	return func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
+		k := r.kind(gvk)
+		if k == nil || !k.served.Load() {
+			return nil, false
+		}
+		u := k.newObject()
+		if err := r.cache.Get(ctx, key, u); err != nil {
+			return nil, false
+		}
+		return u, true
+	}
+}
+
 func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts, error) {
 	nodes := r.nodes.Facts(hc.Spec.WorkloadPlacement())
-	f := Facts{Environment: r.env, Nodes: &nodes}
+	f := Facts{Environment: r.env, Nodes: &nodes, DataImportSchedule: hc.Status.DataImportSchedule, Observed: r.observed(ctx)}
 	if r.clusterTLS {
 		p, err := clustertls.Profile(ctx, r.client)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
@@ -130,8 +131,11 @@ func (c *Cluster) DryRunHyperConverged(ctx context.Context, obj *unstructured.Un
 }
 
 // Facts reads the facts the reconciler gives the operands for hc, as it
-// reads them: the nodes' labels (their metadata, one list) and, where the
-// cluster serves OpenShift's APIServer configuration, its TLS profile.
+// reads them: the nodes' labels (their metadata, one list), the golden
+// images' schedule hc's status records, where the cluster serves OpenShift's
+// APIServer configuration its TLS profile, and an operand object another
+// operand's build follows (Facts.Observed: a get each, of the objects with
+// the operator's labels only).
 func (c *Cluster) Facts(ctx context.Context, hc *hcov1.HyperConverged) (hco.Facts, error) {
 	nodes := &metav1.PartialObjectMetadataList{}
 	nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
@@ -139,7 +143,7 @@ func (c *Cluster) Facts(ctx context.Context, hc *hcov1.HyperConverged) (hco.Fact
 		return hco.Facts{}, fmt.Errorf("list the nodes (their labels are the node facts): %w", err)
 	}
 	nf := nodefacts.From(nodes.Items, hc.Spec.WorkloadPlacement())
-	f := hco.Facts{Environment: c.env, Nodes: &nf}
+	f := hco.Facts{Environment: c.env, Nodes: &nf, DataImportSchedule: hc.Status.DataImportSchedule, Observed: c.observed(ctx)}
 	served, err := clustertls.Served(c.mapper)
 	if err != nil {
 		return f, err
@@ -150,6 +154,19 @@ func (c *Cluster) Facts(ctx context.Context, hc *hcov1.HyperConverged) (hco.Fact
 		}
 	}
 	return f, nil
+}
+
+// observed is Facts.Observed read from the cluster: an object that carries
+// the operator's labels, as the reconciler's cache holds only those.
+func (c *Cluster) observed(ctx context.Context) func(schema.GroupVersionKind, client.ObjectKey) (*unstructured.Unstructured, bool) {
+	return func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		if err := c.reader.Get(ctx, key, u); err != nil || !hco.ManagedSelector().Matches(labels.Set(u.GetLabels())) {
+			return nil, false
+		}
+		return u, true
+	}
 }
 
 // kind is an operand kind as the cluster serves it.

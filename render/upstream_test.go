@@ -12,15 +12,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	sspv1beta3 "kubevirt.io/ssp-operator/api/v1beta3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
@@ -28,6 +27,7 @@ import (
 	cnaov1 "github.com/hcokit/hcokit/operands/cnao/api/v1"
 	"github.com/hcokit/hcokit/operands/hpp"
 	"github.com/hcokit/hcokit/operands/kubevirt"
+	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/ssp"
 	"github.com/hcokit/hcokit/render"
 )
@@ -86,7 +86,7 @@ func except(names ...string) []string {
 func only(names ...string) []string { return names }
 
 // upstreamDifferences is every difference that remains, each with the seed
-// or reason that decides it. README.md's "Compatibility with upstream HCO"
+// or reason that decides it. docs/compatibility.md
 // names each path. A difference not listed here fails the test, and so does
 // a listed one that is not found in each of its cases.
 var upstreamDifferences = []upstreamDifference{
@@ -129,12 +129,14 @@ func TestRenderMatchesUpstream(t *testing.T) {
 			require.NoError(t, err)
 			hc, _, err := render.Decode(input)
 			require.NoError(t, err)
+			prepared, env, err := render.Prepare(reg, hc, upstreamEnvironment)
+			require.NoError(t, err)
+			facts := hco.OfflineFacts(env)
 			if caseFacts(t, dir).NetworkResourcesInjectorReady {
-				// What the operator reported before upstream built these.
-				meta.SetStatusCondition(&hc.Status.Conditions, metav1.Condition{
-					Type: hcov1.ConditionNetworkResourcesInjectorReady, Status: metav1.ConditionTrue, Reason: "DeploymentReady"})
+				// The injector's Deployment ready, as the operator observes it.
+				facts.Observed = readyInjector
 			}
-			objs, err := render.Objects(reg, hc, upstreamEnvironment)
+			objs, err := hco.Render(reg, prepared, facts)
 			require.NoError(t, err)
 
 			ours := map[string]map[string]any{}
@@ -159,7 +161,7 @@ func TestRenderMatchesUpstream(t *testing.T) {
 							u.hcokit == d.ours && u.upstream == d.theirs
 					})
 					if i < 0 {
-						t.Errorf("%s %s: hcokit %s, upstream %s: fix it, or list it in upstreamDifferences and README.md with its reason",
+						t.Errorf("%s %s: hcokit %s, upstream %s: fix it, or list it in upstreamDifferences and docs/compatibility.md with its reason",
 							kind, d.path, orAbsent(d.ours), orAbsent(d.theirs))
 						continue
 					}
@@ -174,7 +176,7 @@ func TestRenderMatchesUpstream(t *testing.T) {
 	for i, u := range upstreamDifferences {
 		for _, c := range u.cases {
 			if !seen[i][c] {
-				t.Errorf("listed difference %s %s (hcokit %s, upstream %s) is not found in case %s: remove it there (and from README.md when no case has it)",
+				t.Errorf("listed difference %s %s (hcokit %s, upstream %s) is not found in case %s: remove it there (and from docs/compatibility.md when no case has it)",
 					u.kind, u.path, orAbsent(u.hcokit), orAbsent(u.upstream), c)
 			}
 		}
@@ -185,6 +187,21 @@ func TestRenderMatchesUpstream(t *testing.T) {
 // beyond the default one (README.md there).
 type upstreamCaseFacts struct {
 	NetworkResourcesInjectorReady bool `json:"networkResourcesInjectorReady"`
+}
+
+// readyInjector observes the network-resources-injector's Deployment, all
+// of its one replica ready (hco.Facts.Observed).
+func readyInjector(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
+	if gvk.Kind != "Deployment" || key.Name != netresinjector.DeploymentName {
+		return nil, false
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": key.Name, "namespace": key.Namespace},
+		"spec":     map[string]any{"replicas": int64(1)},
+		"status":   map[string]any{"readyReplicas": int64(1)},
+	}}
+	return u, true
 }
 
 func caseFacts(t *testing.T, dir string) upstreamCaseFacts {
@@ -198,20 +215,14 @@ func caseFacts(t *testing.T, dir string) upstreamCaseFacts {
 	return f
 }
 
-// README.md names every path that still differs, in its compatibility section.
-func TestREADMEListsTheUpstreamDifferences(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
+// docs/compatibility.md names every path that still differs.
+func TestCompatibilityDocListsTheUpstreamDifferences(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "docs", "compatibility.md"))
 	require.NoError(t, err)
-	readme := string(raw)
-	start := strings.Index(readme, "## Compatibility with upstream HCO")
-	require.GreaterOrEqual(t, start, 0, "README.md has its compatibility section")
-	section := readme[start:]
-	if end := strings.Index(section[1:], "\n## "); end >= 0 {
-		section = section[:end+1]
-	}
+	doc := string(raw)
 	for _, u := range upstreamDifferences {
-		if !strings.Contains(section, "`"+u.path+"`") {
-			t.Errorf("README.md's compatibility section does not name %s `%s`", u.kind, u.path)
+		if !strings.Contains(doc, "`"+u.path+"`") {
+			t.Errorf("docs/compatibility.md does not name %s `%s`", u.kind, u.path)
 		}
 	}
 }

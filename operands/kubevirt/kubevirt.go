@@ -19,6 +19,7 @@ import (
 	"github.com/hcokit/hcokit/hostdevices"
 	"github.com/hcokit/hcokit/migration"
 	"github.com/hcokit/hcokit/nodefacts"
+	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/placement"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
@@ -142,7 +143,7 @@ func configuration(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirtCon
 	if err != nil {
 		return nil, err
 	}
-	gates := featuregates.ForKubeVirt(spec.FeatureGates, featuregates.OptionsFor(hc, facts.KVMEmulation, workloadArchitectures(facts.Nodes)))
+	gates := featuregates.ForKubeVirt(spec.FeatureGates, featuregates.OptionsFor(hc, facts.KVMEmulation, workloadArchitectures(facts.Nodes), netresinjector.Ready(facts)))
 	smbios, err := SMBIOS(facts.SMBIOS)
 	if err != nil {
 		return nil, err

@@ -41,10 +41,11 @@
 // HyperConverged, VirtNetworkResourcesInjectorReady (True when every
 // replica is ready; upstream's reasons and messages), present while the
 // injector is deployed and not part of the aggregated conditions. The
-// KubeVirt operand turns on the ExternalNetResourceInjection gate while it
-// is True (featuregates.Options), reading it from the HyperConverged's
-// status as upstream does: the reconcile after the status write that sets
-// it (the reconciler comes back after each status write) updates KubeVirt.
+// KubeVirt operand turns on the ExternalNetResourceInjection gate while the
+// Deployment is ready (featuregates.Options), as upstream does from that
+// condition; it reads the Deployment from the facts (Ready: the operator's
+// cache), not the condition back from the status, so the reconcile that
+// sees the Deployment ready updates KubeVirt too.
 //
 // It only computes; it must not call the API server or read the environment.
 package netresinjector

@@ -12,6 +12,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
@@ -382,6 +383,22 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 		}
 	}
 	return withReadiness(metav1.ConditionFalse, "DeploymentNotFound", "Network resources injector deployment not found")
+}
+
+// Ready reports whether the injector's Deployment, as facts observe it, is
+// ready (StatusFromDeployment's rule); false while it is not observed.
+// KubeVirt's ExternalNetResourceInjection gate follows it, as upstream's
+// follows its VirtNetworkResourcesInjectorReady condition.
+func Ready(facts hco.Facts) bool {
+	u, ok := facts.Observe(appsv1.SchemeGroupVersion.WithKind("Deployment"), client.ObjectKey{Namespace: facts.Namespace, Name: DeploymentName})
+	if !ok {
+		return false
+	}
+	d := &appsv1.Deployment{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, d); err != nil {
+		return false
+	}
+	return StatusFromDeployment(d).Conditions[0].Status == metav1.ConditionTrue
 }
 
 // StatusFromDeployment is Status for the injector's Deployment.

@@ -13,6 +13,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -257,4 +259,30 @@ func TestStatus(t *testing.T) {
 			assert.Equal(t, metav1.ConditionTrue, s.Upgradeable.Status)
 		})
 	}
+}
+
+// Ready reads the injector's Deployment from the facts' observed objects,
+// in the operator namespace, with StatusFromDeployment's rule.
+func TestReady(t *testing.T) {
+	observe := func(replicas, ready int64) func(schema.GroupVersionKind, client.ObjectKey) (*unstructured.Unstructured, bool) {
+		return func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
+			if gvk != appsv1.SchemeGroupVersion.WithKind("Deployment") || key != (client.ObjectKey{Namespace: env.Namespace, Name: netresinjector.DeploymentName}) {
+				return nil, false
+			}
+			return &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": key.Name, "namespace": key.Namespace},
+				"spec": map[string]any{"replicas": replicas}, "status": map[string]any{"readyReplicas": ready},
+			}}, true
+		}
+	}
+	facts := hco.Facts{Environment: env}
+	assert.False(t, netresinjector.Ready(facts), "offline: unknown")
+	facts.Observed = func(schema.GroupVersionKind, client.ObjectKey) (*unstructured.Unstructured, bool) { return nil, false }
+	assert.False(t, netresinjector.Ready(facts), "no Deployment")
+	facts.Observed = observe(2, 1)
+	assert.False(t, netresinjector.Ready(facts), "1/2 replicas ready")
+	facts.Observed = observe(2, 2)
+	assert.True(t, netresinjector.Ready(facts), "2/2 replicas ready")
+	facts.Observed = observe(0, 0)
+	assert.False(t, netresinjector.Ready(facts), "no replicas wanted")
 }

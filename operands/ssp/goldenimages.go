@@ -125,16 +125,17 @@ func ValidateGoldenImages(list []hcov1.DataImportCronTemplate) error {
 }
 
 // DataImportSchedule is the cron schedule of the common golden images for
-// hc: status.dataImportSchedule when set (an object upstream HCO managed
-// keeps upstream's choice), else one derived from hc alone, "M H/12 * * *"
-// with the minute (0-59) and hour (0-11) taken from an FNV-1a hash of
-// metadata.uid (of namespace/name when there is no UID, as in an offline
-// render). Upstream picks the minute and hour at random once and stores
-// them; hcokit's operands do not write status, so the schedule is derived
-// instead: the same for every reconcile of the object, spread over clusters.
-func DataImportSchedule(hc *hcov1.HyperConverged) string {
-	if hc.Status.DataImportSchedule != "" {
-		return hc.Status.DataImportSchedule
+// hc: recorded, the schedule the HyperConverged's status records
+// (hco.Facts.DataImportSchedule: an object upstream HCO managed keeps
+// upstream's choice), when set; else one derived from hc alone,
+// "M H/12 * * *" with the minute (0-59) and hour (0-11) taken from an
+// FNV-1a hash of metadata.uid (of namespace/name when there is no UID, as
+// in an offline render). Upstream picks the minute and hour at random once
+// and stores them; derived, the schedule is the same for every reconcile of
+// the object, spread over clusters.
+func DataImportSchedule(hc *hcov1.HyperConverged, recorded string) string {
+	if recorded != "" {
+		return recorded
 	}
 	seed := string(hc.UID)
 	if seed == "" {
@@ -146,11 +147,21 @@ func DataImportSchedule(hc *hcov1.HyperConverged) string {
 	return fmt.Sprintf("%d %d/12 * * *", sum%60, (sum/60)%12)
 }
 
+// Recorded is what the HyperConverged's status already records of the
+// golden images, handed in by the caller, never read from hc: the schedule
+// (status.dataImportSchedule) and the images
+// (status.dataImportCronTemplates), whose Deployed conditions keep their
+// transition time. The zero value records nothing.
+type Recorded struct {
+	Schedule string
+	Images   []hcov1.DataImportCronTemplateStatus
+}
+
 // GoldenImageStatuses computes the golden images for hc, in the form of
 // status.dataImportCronTemplates, as upstream HCO does:
 //
 //   - the common images (CommonTemplate), with the schedule
-//     DataImportSchedule(hc) and, when spec.workloadSources
+//     DataImportSchedule(hc, recorded.Schedule) and, when spec.workloadSources
 //     .commonBootImageNamespace is set, in that namespace; none when
 //     spec.workloadSources.enableCommonBootImageImport is false;
 //   - an entry of spec.workloadSources.dataImportCronTemplates named as a
@@ -172,11 +183,11 @@ func DataImportSchedule(hc *hcov1.HyperConverged) string {
 //     narrowed.
 //
 // The list is sorted by name. common is not changed. now is the transition
-// time of a Deployed condition that hc.Status.DataImportCronTemplates does
-// not already hold (a held one keeps its time). An error names the entry of
+// time of a Deployed condition that recorded.Images does not already hold
+// (a held one keeps its time). An error names the entry of
 // spec.workloadSources.dataImportCronTemplates to fix: no name, a name used
 // twice, or an enabled entry without a spec.
-func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCronTemplate, workloadArchitectures []string, now metav1.Time) ([]hcov1.DataImportCronTemplateStatus, error) {
+func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCronTemplate, workloadArchitectures []string, recorded Recorded, now metav1.Time) ([]hcov1.DataImportCronTemplateStatus, error) {
 	ws := hc.Spec.WorkloadSources
 	custom := map[string]hcov1.DataImportCronTemplate{}
 	for i, d := range ws.DataImportCronTemplates {
@@ -191,7 +202,7 @@ func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCron
 		custom[d.Name] = d
 	}
 	multiArch := featuregates.MultiArchBootImageImportEnabled(&hc.Spec)
-	schedule := DataImportSchedule(hc)
+	schedule := DataImportSchedule(hc, recorded.Schedule)
 
 	var out []hcov1.DataImportCronTemplateStatus
 	isCommon := map[string]bool{}
@@ -230,7 +241,7 @@ func GoldenImageStatuses(hc *hcov1.HyperConverged, common []hcov1.DataImportCron
 	archs := workloadArchitectures
 	if multiArch && len(archs) > 0 {
 		prev := map[string][]metav1.Condition{}
-		for _, p := range hc.Status.DataImportCronTemplates {
+		for _, p := range recorded.Images {
 			prev[p.Name] = p.Status.Conditions
 		}
 		for i := range out {

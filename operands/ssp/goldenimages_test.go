@@ -97,7 +97,7 @@ func TestGoldenImageStatuses(t *testing.T) {
 			modified, customImage("my-image"), disabled("centos-stream9-image-cron", "false"),
 		}
 	})
-	got, err := ssp.GoldenImageStatuses(hc, common, nil, now)
+	got, err := ssp.GoldenImageStatuses(hc, common, nil, ssp.Recorded{}, now)
 	require.NoError(t, err)
 	type flags struct{ common, modified bool }
 	want := map[string]flags{
@@ -139,7 +139,7 @@ func TestGoldenImageStatusesKeepOneImport(t *testing.T) {
 			customImage("fedora-image-cron"), customImage("my-image"), kept,
 		}
 	})
-	got, err := ssp.GoldenImageStatuses(hc, common, nil, metav1.Now())
+	got, err := ssp.GoldenImageStatuses(hc, common, nil, ssp.Recorded{}, metav1.Now())
 	require.NoError(t, err)
 	require.Len(t, got, len(common)+2)
 	for _, st := range got {
@@ -166,14 +166,14 @@ func TestGoldenImageStatusesMultiArch(t *testing.T) {
 	hc := newV1(func(hc *hcov1.HyperConverged) {
 		hc.Spec.FeatureGates = hcov1.FeatureGates{{Name: ssp.GateMultiArchBootImageImport}}
 		hc.Spec.WorkloadSources.DataImportCronTemplates = []hcov1.DataImportCronTemplate{ownRegistry, sameRegistry}
-		hc.Status.DataImportCronTemplates = []hcov1.DataImportCronTemplateStatus{{
-			DataImportCronTemplate: hcov1.DataImportCronTemplate{ObjectMeta: metav1.ObjectMeta{Name: "centos-stream10-image-cron"}},
-			Status: hcov1.DataImportCronStatus{Conditions: []metav1.Condition{{
-				Type: ssp.ConditionDeployed, Status: metav1.ConditionFalse, Reason: ssp.ReasonUnsupportedArchitectures, LastTransitionTime: then,
-			}}},
-		}}
 	})
-	got, err := ssp.GoldenImageStatuses(hc, common, []string{"ppc64le"}, now)
+	recorded := ssp.Recorded{Images: []hcov1.DataImportCronTemplateStatus{{
+		DataImportCronTemplate: hcov1.DataImportCronTemplate{ObjectMeta: metav1.ObjectMeta{Name: "centos-stream10-image-cron"}},
+		Status: hcov1.DataImportCronStatus{Conditions: []metav1.Condition{{
+			Type: ssp.ConditionDeployed, Status: metav1.ConditionFalse, Reason: ssp.ReasonUnsupportedArchitectures, LastTransitionTime: then,
+		}}},
+	}}}
+	got, err := ssp.GoldenImageStatuses(hc, common, []string{"ppc64le"}, recorded, now)
 	require.NoError(t, err)
 	byName := map[string]hcov1.DataImportCronTemplateStatus{}
 	for _, st := range got {
@@ -201,7 +201,7 @@ func TestGoldenImageStatusesMultiArch(t *testing.T) {
 	assert.Equal(t, []string{"centos-stream9-image-cron"}, names(ssp.ForSSP(got, true)), "images for none of the workload architectures do not reach SSP")
 	assert.Len(t, ssp.ForSSP(got, false), 3, "without the gate nothing is left out")
 
-	got, err = ssp.GoldenImageStatuses(hc, common, nil, now)
+	got, err = ssp.GoldenImageStatuses(hc, common, nil, recorded, now)
 	require.NoError(t, err)
 	for _, st := range got {
 		assert.Empty(t, st.Status.Conditions, "%s: unknown workload architectures narrow nothing", st.Name)
@@ -227,7 +227,7 @@ func TestContributeStatus(t *testing.T) {
 	st := hc.Status.DeepCopy()
 	st.ObservedGeneration = 7
 	require.NoError(t, ssp.New().ContributeStatus(hc, hco.Facts{}, metav1.Now(), st))
-	assert.Equal(t, ssp.DataImportSchedule(hc), st.DataImportSchedule)
+	assert.Equal(t, ssp.DataImportSchedule(hc, ""), st.DataImportSchedule)
 	assert.Len(t, st.DataImportCronTemplates, len(commonNames)+1)
 	assert.Equal(t, int64(7), st.ObservedGeneration, "nothing else changes")
 

@@ -114,7 +114,7 @@ func (o Operand) GoldenImages() ([]hcov1.DataImportCronTemplate, error) {
 // GoldenImageStatuses is GoldenImageStatuses with the operand's common
 // golden images and the workload architectures of facts: what
 // status.dataImportCronTemplates should say.
-func (o Operand) GoldenImageStatuses(hc *hcov1.HyperConverged, facts hco.Facts, now metav1.Time) ([]hcov1.DataImportCronTemplateStatus, error) {
+func (o Operand) GoldenImageStatuses(hc *hcov1.HyperConverged, facts hco.Facts, recorded Recorded, now metav1.Time) ([]hcov1.DataImportCronTemplateStatus, error) {
 	common, err := o.GoldenImages()
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func (o Operand) GoldenImageStatuses(hc *hcov1.HyperConverged, facts hco.Facts, 
 	if facts.Nodes != nil {
 		archs = facts.Nodes.WorkloadArchitectures
 	}
-	return GoldenImageStatuses(hc, common, archs, now)
+	return GoldenImageStatuses(hc, common, archs, recorded, now)
 }
 
 // ContributeStatus sets the HyperConverged status fields that come from
@@ -133,11 +133,11 @@ func (o Operand) GoldenImageStatuses(hc *hcov1.HyperConverged, facts hco.Facts, 
 // in st and nothing on an error. It is meant for an optional capability of
 // package hco, called with the status about to be written.
 func (o Operand) ContributeStatus(hc *hcov1.HyperConverged, facts hco.Facts, now metav1.Time, st *hcov1.HyperConvergedStatus) error {
-	statuses, err := o.GoldenImageStatuses(hc, facts, now)
+	statuses, err := o.GoldenImageStatuses(hc, facts, Recorded{Schedule: facts.DataImportSchedule, Images: st.DataImportCronTemplates}, now)
 	if err != nil {
 		return err
 	}
-	st.DataImportSchedule = DataImportSchedule(hc)
+	st.DataImportSchedule = DataImportSchedule(hc, facts.DataImportSchedule)
 	st.DataImportCronTemplates = statuses
 	return nil
 }
@@ -172,7 +172,7 @@ func (o Operand) Build(hc *hcov1.HyperConverged, facts hco.Facts) (*sspv1beta3.S
 		ns = *hc.Spec.WorkloadSources.CommonTemplatesNamespace
 	}
 	// The transition time of a Deployed condition does not reach SSP.
-	statuses, err := o.GoldenImageStatuses(hc, facts, metav1.Time{})
+	statuses, err := o.GoldenImageStatuses(hc, facts, Recorded{Schedule: facts.DataImportSchedule}, metav1.Time{})
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,7 @@ func TestGoldenImagesFromHyperConverged(t *testing.T) {
 			dicts := got.Spec.CommonTemplates.DataImportCronTemplates
 			assert.Equal(t, commonNames, names(dicts))
 			for _, d := range dicts {
-				assert.Equal(t, ssp.DataImportSchedule(hc), d.Spec.Schedule, d.Name)
+				assert.Equal(t, ssp.DataImportSchedule(hc, ""), d.Spec.Schedule, d.Name)
 				assert.Equal(t, "true", d.Annotations[ssp.ImmediateBindAnnotation], d.Name)
 				assert.NotContains(t, d.Annotations, ssp.ArchitecturesAnnotation, "gate off: %s", d.Name)
 				assert.Empty(t, d.Namespace, d.Name)
@@ -209,7 +209,7 @@ func TestGoldenImagesFromHyperConverged(t *testing.T) {
 			assert.Equal(t, append(commonNames, "my-image"), names(dicts))
 			fedora := find(t, dicts, "fedora-image-cron")
 			assert.Equal(t, "docker://example.com/fedora-image-cron", *fedora.Spec.Template.Spec.Source.Registry.URL)
-			assert.Equal(t, ssp.DataImportSchedule(hc), fedora.Spec.Schedule, "no schedule: the common one")
+			assert.Equal(t, ssp.DataImportSchedule(hc, ""), fedora.Spec.Schedule, "no schedule: the common one")
 			assert.Equal(t, "my-images", fedora.Namespace)
 			assert.Equal(t, "mine", fedora.Annotations["example.com/note"])
 			assert.Equal(t, "true", fedora.Annotations[ssp.ImmediateBindAnnotation], "the common annotations stay")
@@ -354,15 +354,15 @@ func TestInvalidGoldenImagesNameTheField(t *testing.T) {
 func TestDataImportSchedule(t *testing.T) {
 	cron := regexp.MustCompile(`^([0-9]|[1-5][0-9]) ([0-9]|1[01])/12 \* \* \*$`)
 	hc := newV1(nil)
-	s := ssp.DataImportSchedule(hc)
+	s := ssp.DataImportSchedule(hc, "")
 	assert.Regexp(t, cron, s)
-	assert.Equal(t, s, ssp.DataImportSchedule(hc.DeepCopy()), "stable")
+	assert.Equal(t, s, ssp.DataImportSchedule(hc.DeepCopy(), ""), "stable")
 
 	spread := map[string]bool{}
 	for _, uid := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
 		other := hc.DeepCopy()
 		other.UID = types.UID("uid-" + uid)
-		got := ssp.DataImportSchedule(other)
+		got := ssp.DataImportSchedule(other, "")
 		assert.Regexp(t, cron, got)
 		spread[got] = true
 	}
@@ -370,13 +370,11 @@ func TestDataImportSchedule(t *testing.T) {
 
 	noUID := hc.DeepCopy()
 	noUID.UID = ""
-	assert.Regexp(t, cron, ssp.DataImportSchedule(noUID))
-	assert.Equal(t, ssp.DataImportSchedule(noUID), ssp.DataImportSchedule(noUID.DeepCopy()), "namespace/name when no UID")
+	assert.Regexp(t, cron, ssp.DataImportSchedule(noUID, ""))
+	assert.Equal(t, ssp.DataImportSchedule(noUID, ""), ssp.DataImportSchedule(noUID.DeepCopy(), ""), "namespace/name when no UID")
 
-	stored := hc.DeepCopy()
-	stored.Status.DataImportSchedule = "17 3/12 * * *"
-	assert.Equal(t, "17 3/12 * * *", ssp.DataImportSchedule(stored), "upstream's stored choice wins")
-	got, err := ssp.Build(stored, hco.Facts{})
+	assert.Equal(t, "17 3/12 * * *", ssp.DataImportSchedule(hc, "17 3/12 * * *"), "upstream's recorded choice wins")
+	got, err := ssp.Build(hc, hco.Facts{DataImportSchedule: "17 3/12 * * *"})
 	require.NoError(t, err)
 	for _, d := range got.Spec.CommonTemplates.DataImportCronTemplates {
 		assert.Equal(t, "17 3/12 * * *", d.Spec.Schedule, d.Name)
@@ -395,7 +393,7 @@ func TestWithGoldenImages(t *testing.T) {
 	require.NoError(t, err)
 	dicts := objs[0].(*sspv1beta3.SSP).Spec.CommonTemplates.DataImportCronTemplates
 	assert.Equal(t, []string{"distro-image-cron", "fedora-image-cron"}, names(dicts), "the distribution's list replaces the stock one; fedora is now the admin's own")
-	assert.Equal(t, ssp.DataImportSchedule(hc), dicts[0].Spec.Schedule, "a common image gets the stable schedule")
+	assert.Equal(t, ssp.DataImportSchedule(hc, ""), dicts[0].Spec.Schedule, "a common image gets the stable schedule")
 
 	objs, err = ssp.New(ssp.WithGoldenImages(nil)).Desired(newV1(nil), hco.Facts{})
 	require.NoError(t, err)
