@@ -135,7 +135,7 @@ func TestInstallsNeverTouchEachOther(t *testing.T) {
 		for _, ref := range u.GetOwnerReferences() {
 			assert.Contains(t, now.GetOwnerReferences(), ref, "%s %s: upstream's owner reference", u.GetKind(), u.GetName())
 		}
-		// Only what README's rows decide changes; the operator's version
+		// Only what docs/compatibility.md's rows decide changes; the operator's version
 		// (HCO_KV_IO_VERSION, upstream's 1.20.0) stays in the version
 		// labels and KubeVirt's productVersion.
 		for _, p := range contentDifferences(u, now) {
@@ -308,8 +308,8 @@ func upstreamObjects(t *testing.T, hc *hcov1.HyperConverged) []*unstructured.Uns
 var switchReplaces = map[string]bool{"Issuer/selfsigned": true, "Certificate/virt-network-resources-injector-cert": true}
 
 // switchChanges are the fields of upstream's objects the switch changes,
-// by kind and path, each with README's row ("Compatibility with upstream
-// HCO") that decides it. upstream's HyperConverged sets every migration
+// by kind and path, each with the row of docs/compatibility.md that decides
+// it. Upstream's HyperConverged sets every migration
 // default but bandwidthPerMigration, which hcokit's CRD defaults.
 var switchChanges = map[string]map[string]string{
 	"KubeVirt": {"spec.configuration.migrations.bandwidthPerMigration": "seed 003: 64Mi (upstream: unset)"},
