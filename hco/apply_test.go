@@ -136,7 +136,12 @@ func (keepingOperand) KeptFields(gvk schema.GroupVersionKind) [][]string {
 	return WorkloadKeptFields(gvk)
 }
 
-func TestUpdateForIsTheApplierUpdate(t *testing.T) {
+// UpdateFor builds the update over observed: its resourceVersion, the stale
+// label gone and others' kept, the content built, a kept field as found,
+// want untouched; and none once observed holds want. (The applier sends
+// updateOf's result, the function UpdateFor calls; what it sends to a real
+// API server is internal/integration's writepath_test.)
+func TestUpdateFor(t *testing.T) {
 	const owned = `{"f:metadata":{"f:labels":{"f:ours":{},"f:dropped":{}}}}`
 	observed := object(t, map[string]any{
 		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",

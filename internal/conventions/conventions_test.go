@@ -148,7 +148,7 @@ func exportedReceiver(d *ast.FuncDecl) bool {
 func TestTranslatorsArePure(t *testing.T) {
 	forbidden := []string{"os", "log", "log/slog", "k8s.io/klog", "sigs.k8s.io/controller-runtime", "k8s.io/client-go", "github.com/go-logr/logr"}
 	pkgs := packages(t)
-	for _, dir := range []string{"placement", "featuregates", "migration", "hostdevices"} {
+	for _, dir := range []string{"placement", "featuregates", "migration", "hostdevices", "tlsprofile"} {
 		files, ok := pkgs[dir]
 		if !ok {
 			t.Fatalf("translator package %s not found", dir)
@@ -160,17 +160,77 @@ func TestTranslatorsArePure(t *testing.T) {
 					t.Errorf("translator %s imports %s; translators import only API types", dir, path)
 				}
 			}
+		}
+		// A package-level var is a table, read only: no function of the
+		// package assigns it, increments it or takes its address.
+		vars := map[string]bool{}
+		topSpecs := map[*ast.ValueSpec]bool{}
+		for _, f := range files {
 			for _, decl := range f.Decls {
 				if g, ok := decl.(*ast.GenDecl); ok && g.Tok == token.VAR {
 					for _, spec := range g.Specs {
+						topSpecs[spec.(*ast.ValueSpec)] = true
 						for _, n := range spec.(*ast.ValueSpec).Names {
 							if n.Name != "_" {
-								t.Logf("%s: package-level var %s (must never be written)", dir, n.Name)
+								vars[n.Name] = true
 							}
 						}
 					}
 				}
 			}
 		}
+		for _, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				var targets []ast.Expr
+				switch x := n.(type) {
+				case *ast.AssignStmt:
+					targets = x.Lhs
+				case *ast.IncDecStmt:
+					targets = []ast.Expr{x.X}
+				case *ast.UnaryExpr:
+					if x.Op == token.AND {
+						targets = []ast.Expr{x.X}
+					}
+				}
+				for _, e := range targets {
+					if root := rootIdent(e); root != nil && vars[root.Name] && packageLevel(root, topSpecs) {
+						t.Errorf("translator %s writes its package-level var %s: translators keep no state", dir, root.Name)
+					}
+				}
+				return true
+			})
+		}
 	}
+}
+
+// rootIdent is the variable an assignment target starts from (x in x,
+// x.f, x[i], *x), or nil.
+func rootIdent(e ast.Expr) *ast.Ident {
+	for {
+		switch x := e.(type) {
+		case *ast.Ident:
+			return x
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+// packageLevel reports whether id resolves to a package-level var: one of
+// top, or unresolved (the parser resolves a file's own scopes only, so a
+// package-level var of another file is unresolved).
+func packageLevel(id *ast.Ident, top map[*ast.ValueSpec]bool) bool {
+	if id.Obj == nil {
+		return true
+	}
+	spec, ok := id.Obj.Decl.(*ast.ValueSpec)
+	return ok && top[spec]
 }

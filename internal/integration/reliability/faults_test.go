@@ -3,6 +3,7 @@ package reliability
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -146,10 +147,15 @@ func TestConvergesWithEveryThirdWriteFailing(t *testing.T) {
 			t.Errorf("no fault injected into %s", class)
 		}
 	}
+	// The modes read from what was injected, not from the generator's rule.
 	modes := map[faultMode]bool{}
 	for _, class := range injected {
-		for i := range class {
-			modes[faultMode(i%3)] = true
+		for _, what := range class {
+			for _, m := range []faultMode{conflictBefore, serverErrorBefore, serverErrorAfter} {
+				if strings.HasSuffix(what, ": "+m.String()) {
+					modes[m] = true
+				}
+			}
 		}
 	}
 	if len(modes) != 3 {
