@@ -1,8 +1,6 @@
 package aie
 
 import (
-	"strings"
-
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -18,6 +16,7 @@ import (
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
+	"github.com/hcokit/hcokit/operands/workload"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
 
@@ -122,13 +121,7 @@ func Args(hc *hcov1.HyperConverged, clusterProfile *ocpconfigv1.TLSSecurityProfi
 		"--webhook-cert-path=" + certMountPath,
 		"--metrics-cert-path=" + certMountPath,
 	}
-	if spec.MinTLSVersion != "" {
-		args = append(args, "--tls-min-version="+string(spec.MinTLSVersion))
-	}
-	if iana := tlsprofile.IANACiphers(spec.Ciphers); spec.MinTLSVersion < ocpconfigv1.VersionTLS13 && len(iana) > 0 {
-		args = append(args, "--tls-cipher-suites="+strings.Join(iana, ","))
-	}
-	return args
+	return append(args, workload.TLSFlags("--", spec.MinTLSVersion, tlsprofile.IANACiphers(spec.Ciphers))...)
 }
 
 // BuildDeployment returns the webhook's Deployment, upstream's.
@@ -168,14 +161,8 @@ func BuildDeployment(hc *hcov1.HyperConverged, facts hco.Facts, image string) *a
 							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
 							Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
 						},
-						VolumeMounts: []corev1.VolumeMount{{Name: "tls-cert", MountPath: certMountPath, ReadOnly: true}},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: new(false),
-							ReadOnlyRootFilesystem:   new(true),
-							RunAsNonRoot:             new(true),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-							SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-						},
+						VolumeMounts:    []corev1.VolumeMount{{Name: "tls-cert", MountPath: certMountPath, ReadOnly: true}},
+						SecurityContext: workload.RestrictedSecurityContext(),
 					}},
 					Volumes: []corev1.Volume{{Name: "tls-cert", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: SecretName}}}},
 				},

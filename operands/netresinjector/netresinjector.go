@@ -2,7 +2,6 @@ package netresinjector
 
 import (
 	"fmt"
-	"strings"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -22,6 +21,7 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/nodefacts"
+	"github.com/hcokit/hcokit/operands/workload"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
 
@@ -276,13 +276,7 @@ func BuildDeployment(hc *hcov1.HyperConverged, facts hco.Facts, image string) *a
 							corev1.ResourceCPU:    resource.MustParse("10m"),
 							corev1.ResourceMemory: resource.MustParse("50Mi"),
 						}},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: new(false),
-							ReadOnlyRootFilesystem:   new(true),
-							RunAsNonRoot:             new(true),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-							SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-						},
+						SecurityContext:          workload.RestrictedSecurityContext(),
 						TerminationMessagePath:   corev1.TerminationMessagePathDefault,
 						TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
 						VolumeMounts:             []corev1.VolumeMount{{Name: "tls", MountPath: tlsMountPath, ReadOnly: true}},
@@ -310,13 +304,7 @@ func TLSArgs(minVersion ocpconfigv1.TLSProtocolVersion, ianaCiphers []string) []
 		"-logtostderr=true",
 		"-alsologtostderr=true",
 	}
-	if minVersion != "" {
-		args = append(args, "-tls-min-version="+string(minVersion))
-	}
-	if minVersion < ocpconfigv1.VersionTLS13 && len(ianaCiphers) > 0 {
-		args = append(args, "-tls-cipher-suites="+strings.Join(ianaCiphers, ","))
-	}
-	return args
+	return append(args, workload.TLSFlags("-", minVersion, ianaCiphers)...)
 }
 
 // BuildPDB keeps one injector pod available.

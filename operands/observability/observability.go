@@ -17,6 +17,7 @@ import (
 	"github.com/hcokit/hcokit/featuregates"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
+	"github.com/hcokit/hcokit/operands/workload"
 	"github.com/hcokit/hcokit/tlsprofile"
 )
 
@@ -191,13 +192,7 @@ func BuildDeployment(hc *hcov1.HyperConverged, facts hco.Facts, image string) *a
 							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
 							Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")},
 						},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: new(false),
-							ReadOnlyRootFilesystem:   new(true),
-							RunAsNonRoot:             new(true),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-							SeccompProfile:           runtimeDefault,
-						},
+						SecurityContext:          workload.RestrictedSecurityContext(),
 						LivenessProbe:            probe("/healthz", 15, 20),
 						ReadinessProbe:           probe("/readyz", 5, 10),
 						TerminationMessagePath:   corev1.TerminationMessagePathDefault,
