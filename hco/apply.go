@@ -94,8 +94,11 @@ type objectKey struct {
 // built, stored the content the server then held: the same desired again
 // while the server holds stored means "in sync", no request. replaced is the
 // resourceVersion the last write replaced: a cache still showing it is
-// behind that write, whose event is on its way. Contents are copies,
-// compared with equality.Semantic: all
+// behind that write, whose event is on its way. For the HyperConverged,
+// status is set: replaced is the version its last status write replaced
+// (a reconcile that starts before that write's event would otherwise send
+// a status patch the API server refuses). Contents are copies, compared
+// with equality.Semantic: all
 // are decoded by k8s.io/apimachinery's json (integers are int64). Empty
 // after a restart: at most one update per object, which stores nothing.
 // The node index (package nodefacts) is the one other memory, a
@@ -112,6 +115,7 @@ type memo struct {
 	// is in sync without comparing the object.
 	storedRV            string
 	labels, annotations map[string]string
+	status              bool
 	replaced            string
 }
 
@@ -327,6 +331,23 @@ func (a *applier) builtAgain(key objectKey, built *unstructured.Unstructured) {
 		a.memo[key] = m
 	}
 	a.mu.Unlock()
+}
+
+// statusWritten remembers that the HyperConverged's status was written over
+// its version replaced.
+func (a *applier) statusWritten(key objectKey, replaced string) {
+	a.mu.Lock()
+	a.memo[key] = memo{status: true, replaced: replaced}
+	a.mu.Unlock()
+}
+
+// statusBehind reports whether rv is the version the HyperConverged's last
+// status write replaced: a cache showing it is behind that write.
+func (a *applier) statusBehind(key objectKey, rv string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m, ok := a.memo[key]
+	return ok && m.status && m.replaced == rv
 }
 
 // inSyncAt reports whether the memo holds key's object as stored, in sync,

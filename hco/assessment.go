@@ -157,11 +157,14 @@ func (a *assessment) record(err error) bool {
 // status, patches it only if it differs from the status hc (as the cache
 // has it) carries, and returns the reconcile's result. Nothing reads the
 // status back (facts come from the cluster, hco.Facts), so a status write
-// needs no reconcile after it; the status watch filters out its event. The
-// patch carries hc's resourceVersion: when the cache is behind this
-// operator's last status write, the API server refuses it (a conflict)
-// rather than take a status computed over a stale copy, and the reconcile
-// comes back soon.
+// needs no reconcile after it; the status watch filters out its event.
+// When the cache is behind this operator's last status write (the memo
+// holds the version that write replaced), nothing is written over the
+// stale copy and the reconcile comes back soon: a reconcile often starts
+// right after a status write, on an event that arrived meanwhile, before
+// the write's own event, and would otherwise send a patch the API server
+// refuses (the patch carries hc's resourceVersion, so a stale copy can
+// never overwrite a newer status).
 func (r *Reconciler) patchStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (reconcile.Result, error) {
 	stale, err := r.writeStatus(ctx, hc, a)
 	switch {
@@ -173,8 +176,8 @@ func (r *Reconciler) patchStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	return reconcile.Result{RequeueAfter: a.requeueAfter}, nil
 }
 
-// writeStatus writes the status, and says whether the API server refused it
-// as written over a stale copy.
+// writeStatus writes the status, and says whether hc is a stale copy (the
+// memo says so, or the API server did) and the reconcile should come back.
 func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (stale bool, err error) {
 	if a.gone || (!a.full && len(a.Failures) == 0 && a.ProblemReason == "") {
 		return false, nil
@@ -196,6 +199,10 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		next.Status.ObservedGeneration = hc.Generation
 		next.Status.SystemHealthStatus = hcostatus.SystemHealth(next.Status.Conditions)
 	}
+	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
+	if r.applier.statusBehind(key, hc.ResourceVersion) {
+		return true, nil
+	}
 	if equality.Semantic.DeepEqual(hc.Status, next.Status) {
 		return false, nil
 	}
@@ -206,6 +213,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	case err != nil:
 		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	}
+	r.applier.statusWritten(key, hc.ResourceVersion)
 	if upgraded {
 		r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
 	}

@@ -34,8 +34,13 @@
 // an operand's build follows is a fact, read from the cluster when the
 // facts are gathered ([Facts.Observed], the operator's cache), or recorded
 // there and handed over explicitly ([Facts.DataImportSchedule]); a status
-// write needs no reconcile after it, and carries the resourceVersion it
-// was computed from, so that a stale cache makes a conflict, not a status.
+// write needs no reconcile after it. The memo's one entry for the
+// HyperConverged (the version its last status write replaced) keeps a
+// reconcile that starts before that write's event from sending a patch
+// over the stale copy; the patch carries the copy's resourceVersion
+// anyway, so a stale copy never overwrites a newer status. An operand
+// object's event at a version the memo holds in sync (the echo of the
+// operator's own write) reconciles nothing.
 //
 // # Follow one field
 //
