@@ -15,7 +15,7 @@ import (
 // the process environment.
 type Environment struct {
 	// Namespace is the operator's namespace. Only the HyperConverged named
-	// v1beta1.HyperConvergedName in this namespace is reconciled.
+	// hcov1.HyperConvergedName in this namespace is reconciled.
 	Namespace string
 
 	// Version is the operator's own version. It labels every object it

@@ -1,4 +1,4 @@
-// Tests of the five operand modules together, without a cluster.
+// Tests of the stock operand modules together, without a cluster.
 package operands_test
 
 import (

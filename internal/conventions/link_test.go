@@ -13,7 +13,7 @@ const stockBinary = "github.com/hcokit/hcokit/cmd/hco-operator"
 
 // unwanted names the libraries the stock binary must not link, and why: they
 // are what controller-runtime's metrics filter pulled in (binary 51 -> 82 MB,
-// file-backed pages 26 -> 40 MiB; docs/performance.md, issue 23). The
+// file-backed pages 26 -> 40 MiB when it was measured). The
 // metrics endpoints use metricsauth instead.
 var unwanted = []struct{ prefix, why string }{
 	{"k8s.io/apiserver", "the API server's library (an authenticator or authorizer from it?)"},

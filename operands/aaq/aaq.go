@@ -85,9 +85,8 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *aaqv1alpha1.AAQ {
 				CA:     &aaqv1alpha1.CertConfig{Duration: certs.CA.Duration.DeepCopy(), RenewBefore: certs.CA.RenewBefore.DeepCopy()},
 				Server: &aaqv1alpha1.CertConfig{Duration: certs.Server.Duration.DeepCopy(), RenewBefore: certs.Server.RenewBefore.DeepCopy()},
 			},
-			// The cluster's profile (OpenShift's APIServer) is not known to
-			// the Environment yet: unset in the HyperConverged means
-			// Intermediate, as for CDI.
+			// The HyperConverged's profile, else the cluster's (OpenShift's
+			// APIServer), else Intermediate, as for CDI.
 			TLSSecurityProfile: tlsprofile.ForAAQ(tlsprofile.Resolve(spec.Security.TLSSecurityProfile, facts.ClusterTLSProfile)),
 			Infra:              infra,
 			Workloads:          workloads,

@@ -159,8 +159,8 @@ func BuildService(hc *hcov1.HyperConverged, env hco.Environment) *corev1.Service
 	}
 }
 
-// Status implements hco.Operand: the status of the Deployment, the first
-// observed object.
+// Status implements hco.Operand: the status of the Deployment among the
+// observed objects.
 func (Operand) Status(observed []client.Object) hcostatus.Component {
 	for _, o := range observed {
 		if d, ok := o.(*appsv1.Deployment); ok && d != nil && d.Name == ObjectName {

@@ -61,9 +61,8 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *frv1alpha1.FileRestoreOpe
 		},
 		Spec: frv1alpha1.FileRestoreOperatorSpec{
 			ImagePullPolicy: corev1.PullIfNotPresent,
-			// The cluster's profile (OpenShift's APIServer) is not known to
-			// the Environment yet: unset in the HyperConverged means
-			// Intermediate, as for CDI.
+			// The HyperConverged's profile, else the cluster's (OpenShift's
+			// APIServer), else Intermediate, as for CDI.
 			TLSSecurityProfile: tlsprofile.ForFileRestore(tlsprofile.Resolve(hc.Spec.Security.TLSSecurityProfile, facts.ClusterTLSProfile)),
 		},
 	}

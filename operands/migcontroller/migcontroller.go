@@ -63,9 +63,8 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *migv1alpha1.MigController
 		Spec: migv1alpha1.MigControllerSpec{
 			ImagePullPolicy: corev1.PullIfNotPresent,
 			Infra:           placement.ForMigController(hc.Spec.InfraPlacement()),
-			// The cluster's profile (OpenShift's APIServer) is not known to
-			// the Environment yet: unset in the HyperConverged means
-			// Intermediate, as for CDI.
+			// The HyperConverged's profile, else the cluster's (OpenShift's
+			// APIServer), else Intermediate, as for CDI.
 			TLSSecurityProfile: tlsprofile.ForMigController(tlsprofile.Resolve(hc.Spec.Security.TLSSecurityProfile, facts.ClusterTLSProfile)),
 		},
 	}
