@@ -10,8 +10,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -64,6 +67,50 @@ func TestBuiltOncePerInput(t *testing.T) {
 			_, _ = b.desiredObjects(op, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1"}}, facts, jsonPatch{}, nil)
 		})
 	}
+}
+
+// followingOperand reads another operand's Deployment through the facts.
+type followingOperand struct{ countingOperand }
+
+func (f *followingOperand) Desired(hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error) {
+	facts.Observe(appsv1.SchemeGroupVersion.WithKind("Deployment"), client.ObjectKey{Namespace: "ns", Name: "followed"})
+	return f.countingOperand.Desired(hc, facts)
+}
+
+// A build that read an operand object through Facts.Observed is reused while
+// that object keeps its resourceVersion (and stays absent while absent),
+// and built again once it changes, appears or goes.
+func TestBuiltAgainWhenAnObservedObjectChanges(t *testing.T) {
+	op := &followingOperand{countingOperand{namedOperand: "following"}}
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1"}}
+	rv := ""
+	facts := Facts{Observed: func(schema.GroupVersionKind, client.ObjectKey) (*unstructured.Unstructured, bool) {
+		if rv == "" {
+			return nil, false
+		}
+		u := &unstructured.Unstructured{}
+		u.SetResourceVersion(rv)
+		return u, true
+	}}
+	var b builtObjects
+	build := func() {
+		_, err := b.desiredObjects(op, hc, facts, jsonPatch{}, nil)
+		require.NoError(t, err)
+	}
+	build()
+	build()
+	assert.Equal(t, 1, op.builds, "absent, still absent: built once")
+	rv = "7"
+	build()
+	assert.Equal(t, 2, op.builds, "it appeared: built again")
+	build()
+	assert.Equal(t, 2, op.builds, "the same version: reused")
+	rv = "8"
+	build()
+	assert.Equal(t, 3, op.builds, "a new version: built again")
+	rv = ""
+	build()
+	assert.Equal(t, 4, op.builds, "gone: built again")
 }
 
 // slowOperand records how many operands build at once, and in which order.

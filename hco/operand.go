@@ -155,8 +155,9 @@ func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Obje
 }
 
 // builtObjects holds what each operand built last, and from which
-// HyperConverged (its UID and resourceVersion) and facts: a reconcile that
-// an operand object's event brings (an edit to revert, a deletion) builds
+// HyperConverged (its UID and resourceVersion), facts, and operand objects
+// read through Facts.Observed (their resourceVersions): a reconcile that an
+// operand object's event brings (an edit to revert, a deletion) builds
 // nothing again. The objects are shared: read only. (The registry does not
 // change while the reconciler runs, so an operand's name is its identity.)
 type builtObjects struct {
@@ -168,8 +169,11 @@ type built struct {
 	uid   types.UID
 	rv    string
 	facts Facts
-	objs  []*unstructured.Unstructured
-	err   error
+	// observed are the objects the build read through facts.Observed: their
+	// resourceVersion, "" for one that was not there.
+	observed map[objectKey]string
+	objs     []*unstructured.Unstructured
+	err      error
 }
 
 // desiredObjects is desiredObjects, once per operand and input.
@@ -177,15 +181,49 @@ func (b *builtObjects) desiredObjects(op Operand, hc *hcov1.HyperConverged, fact
 	b.mu.Lock()
 	prev, ok := b.byKey[op.Name()]
 	b.mu.Unlock()
-	if ok && prev.uid == hc.UID && prev.rv == hc.ResourceVersion && hc.ResourceVersion != "" && equality.Semantic.DeepEqual(prev.facts, facts) {
+	if ok && prev.uid == hc.UID && prev.rv == hc.ResourceVersion && hc.ResourceVersion != "" && prev.sameInput(facts) {
 		return prev.objs, prev.err
 	}
-	objs, err := desiredObjects(op, hc, facts, p, s)
+	next := built{uid: hc.UID, rv: hc.ResourceVersion, facts: facts}
+	reading := facts
+	if facts.Observed != nil {
+		next.observed = map[objectKey]string{}
+		reading.Observed = func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
+			u, found := facts.Observed(gvk, key)
+			next.observed[objectKey{gvk: gvk, key: key}] = observedVersion(u, found)
+			return u, found
+		}
+	}
+	next.objs, next.err = desiredObjects(op, hc, reading, p, s)
 	b.mu.Lock()
 	if b.byKey == nil {
 		b.byKey = map[string]built{}
 	}
-	b.byKey[op.Name()] = built{uid: hc.UID, rv: hc.ResourceVersion, facts: facts, objs: objs, err: err}
+	b.byKey[op.Name()] = next
 	b.mu.Unlock()
-	return objs, err
+	return next.objs, next.err
+}
+
+// sameInput reports whether facts are the ones b was built from: the same
+// values, and every object the build read at the same resourceVersion.
+func (b built) sameInput(facts Facts) bool {
+	was, is := b.facts, facts
+	was.Observed, is.Observed = nil, nil
+	if !equality.Semantic.DeepEqual(was, is) || (b.facts.Observed == nil) != (facts.Observed == nil) {
+		return false
+	}
+	for k, rv := range b.observed {
+		if observedVersion(facts.Observed(k.gvk, k.key)) != rv {
+			return false
+		}
+	}
+	return true
+}
+
+// observedVersion is an observed object's resourceVersion, "" when not found.
+func observedVersion(u *unstructured.Unstructured, found bool) string {
+	if !found {
+		return ""
+	}
+	return u.GetResourceVersion()
 }
