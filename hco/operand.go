@@ -2,6 +2,7 @@ package hco
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -32,7 +33,9 @@ type Operand interface {
 
 	// Desired returns the objects this operand wants for hc, given the
 	// facts (the environment and what is known of the cluster), fully built:
-	// name, namespace (empty for cluster-scoped kinds), labels and spec. A nil
+	// name, namespace (empty for cluster-scoped kinds), labels and spec. An
+	// object may leave its apiVersion and kind empty when its Go type is
+	// that of exactly one of Kinds: the library sets them from it. A nil
 	// slice with a nil error means the operand wants nothing for this hc. An
 	// error is a problem with hc that the admin must fix; its message names
 	// the field or annotation and ends up in a condition or a webhook denial.
@@ -126,14 +129,38 @@ func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPat
 	if p.err != nil {
 		return nil, p.err
 	}
+	kinds := kindsByType(op)
 	out := make([]*unstructured.Unstructured, len(objs))
 	for i, obj := range objs {
+		if obj.GetObjectKind().GroupVersionKind().Empty() {
+			if gvk, ok := kinds[reflect.TypeOf(obj)]; ok {
+				obj.GetObjectKind().SetGroupVersionKind(gvk)
+			}
+		}
 		if out[i], err = wireForm(obj, s, p); err != nil {
 			return nil, err
 		}
 		p = jsonPatch{} // the patch is the first object's
 	}
 	return out, nil
+}
+
+// kindsByType maps the Go type of each of op's Kinds to its kind; a type
+// that stands for more than one kind (unstructured, say) is left out.
+func kindsByType(op Operand) map[reflect.Type]schema.GroupVersionKind {
+	out := map[reflect.Type]schema.GroupVersionKind{}
+	twice := map[reflect.Type]bool{}
+	for _, k := range op.Kinds() {
+		t := reflect.TypeOf(k)
+		if _, seen := out[t]; seen {
+			twice[t] = true
+		}
+		out[t] = k.GetObjectKind().GroupVersionKind()
+	}
+	for t := range twice {
+		delete(out, t)
+	}
+	return out
 }
 
 // Render returns the desired objects of every enabled operand in reg, in

@@ -135,7 +135,9 @@ func TestDefaultsProduceTheFourDefaultCRs(t *testing.T) {
 
 func TestKindsMatchDesired(t *testing.T) {
 	for _, op := range registry(t).Operands() {
-		objs, err := op.Desired(fullHC(), env)
+		// As the library builds them: the kind of a typed object left
+		// without one comes from Kinds, by its Go type.
+		objs, err := hco.DesiredObjects(op, fullHC(), env)
 		require.NoError(t, err)
 		require.NotEmpty(t, objs, op.Name())
 		kinds := op.Kinds()

@@ -40,11 +40,7 @@ func (Operand) Name() string { return Name }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
-	return []client.Object{&aaqv1alpha1.AAQ{TypeMeta: typeMeta()}}
-}
-
-func typeMeta() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: aaqv1alpha1.GroupVersion.String(), Kind: "AAQ"}
+	return []client.Object{&aaqv1alpha1.AAQ{TypeMeta: metav1.TypeMeta{APIVersion: aaqv1alpha1.GroupVersion.String(), Kind: "AAQ"}}}
 }
 
 // Desired implements hco.Operand. It returns nothing unless hc sets
@@ -73,7 +69,6 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *aaqv1alpha1.AAQ {
 	priority := aaqv1alpha1.AAQPriorityClass(priorityclass.ObjectName)
 	infra, workloads := placement.ForAAQ(spec.InfraPlacement(), spec.WorkloadPlacement())
 	out := &aaqv1alpha1.AAQ{
-		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   CRName,
 			Labels: hco.Labels(hc, facts.Environment, Component),

@@ -117,8 +117,6 @@ func TestDesired(t *testing.T) {
 			require.Len(t, objs, 1)
 			a, ok := objs[0].(*aaqv1alpha1.AAQ)
 			require.True(t, ok, "%T", objs[0])
-			assert.Equal(t, "aaq.kubevirt.io/v1alpha1", a.APIVersion)
-			assert.Equal(t, "AAQ", a.Kind)
 			assert.Equal(t, "aaq-kubevirt-hyperconverged", a.Name)
 			assert.Empty(t, a.Namespace)
 			assert.Equal(t, "quota-management", a.Labels[hco.LabelComponent])

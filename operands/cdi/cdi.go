@@ -46,10 +46,8 @@ func (Operand) Name() string { return Name }
 func (Operand) JSONPatchAnnotation() string { return hcov1.CDIJSONPatchAnnotation }
 
 // Kinds implements hco.Operand.
-func (Operand) Kinds() []client.Object { return []client.Object{&cdiv1beta1.CDI{TypeMeta: typeMeta()}} }
-
-func typeMeta() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: cdiv1beta1.SchemeGroupVersion.String(), Kind: "CDI"}
+func (Operand) Kinds() []client.Object {
+	return []client.Object{&cdiv1beta1.CDI{TypeMeta: metav1.TypeMeta{APIVersion: cdiv1beta1.SchemeGroupVersion.String(), Kind: "CDI"}}}
 }
 
 // Desired implements hco.Operand.
@@ -87,7 +85,6 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) *cdiv1beta1.CDI {
 	}
 
 	cdi := &cdiv1beta1.CDI{
-		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        CRName,
 			Labels:      hco.Labels(hc, facts.Environment, hco.ComponentStorage),

@@ -43,11 +43,7 @@ func (Operand) JSONPatchAnnotation() string { return hcov1.CNAOJSONPatchAnnotati
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
-	return []client.Object{&cnaov1.NetworkAddonsConfig{TypeMeta: typeMeta()}}
-}
-
-func typeMeta() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: cnaov1.GroupVersion.String(), Kind: "NetworkAddonsConfig"}
+	return []client.Object{&cnaov1.NetworkAddonsConfig{TypeMeta: metav1.TypeMeta{APIVersion: cnaov1.GroupVersion.String(), Kind: "NetworkAddonsConfig"}}}
 }
 
 // DeploysOVS reports whether hc asks for the OvS CNI.
@@ -82,7 +78,6 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*cnaov1.NetworkAddonsConf
 
 	certs := &spec.Security.CertConfig
 	nac := &cnaov1.NetworkAddonsConfig{
-		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   CRName,
 			Labels: hco.Labels(hc, facts.Environment, hco.ComponentNetwork),

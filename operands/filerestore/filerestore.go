@@ -38,11 +38,7 @@ func (Operand) Name() string { return Name }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
-	return []client.Object{&frv1alpha1.FileRestoreOperator{TypeMeta: typeMeta()}}
-}
-
-func typeMeta() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: frv1alpha1.GroupVersion.String(), Kind: "FileRestoreOperator"}
+	return []client.Object{&frv1alpha1.FileRestoreOperator{TypeMeta: metav1.TypeMeta{APIVersion: frv1alpha1.GroupVersion.String(), Kind: "FileRestoreOperator"}}}
 }
 
 // Desired implements hco.Operand.
@@ -53,7 +49,6 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 // Build returns the FileRestoreOperator for hc, in facts.Namespace.
 func Build(hc *hcov1.HyperConverged, facts hco.Facts) *frv1alpha1.FileRestoreOperator {
 	return &frv1alpha1.FileRestoreOperator{
-		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      CRName,
 			Namespace: facts.Namespace,

@@ -74,8 +74,6 @@ func TestDesired(t *testing.T) {
 			require.Len(t, objs, 1)
 			f, ok := objs[0].(*frv1alpha1.FileRestoreOperator)
 			require.True(t, ok, "%T", objs[0])
-			assert.Equal(t, "filerestore.kubevirt.io/v1alpha1", f.APIVersion)
-			assert.Equal(t, "FileRestoreOperator", f.Kind)
 			assert.Equal(t, "vm-file-restore-kubevirt-hyperconverged", f.Name)
 			assert.Equal(t, "my-ns", f.Namespace)
 			assert.Equal(t, "vm-file-restore", f.Labels[hco.LabelComponent])

@@ -36,11 +36,7 @@ func (Operand) JSONPatchAnnotation() string { return hcov1.HPPJSONPatchAnnotatio
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
-	return []client.Object{&hppv1beta1.HostPathProvisioner{TypeMeta: typeMeta()}}
-}
-
-func typeMeta() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: hppv1beta1.GroupVersion.String(), Kind: "HostPathProvisioner"}
+	return []client.Object{&hppv1beta1.HostPathProvisioner{TypeMeta: metav1.TypeMeta{APIVersion: hppv1beta1.GroupVersion.String(), Kind: "HostPathProvisioner"}}}
 }
 
 // Desired implements hco.Operand. It returns nothing when hc does not set
@@ -69,7 +65,6 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment) *hppv1beta1.HostPathPr
 		pull = "IfNotPresent"
 	}
 	return &hppv1beta1.HostPathProvisioner{
-		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   CRName,
 			Labels: hco.Labels(hc, env, hco.ComponentStorage),

@@ -67,11 +67,7 @@ func (Operand) JSONPatchAnnotation() string { return hcov1.KubeVirtJSONPatchAnno
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
-	return []client.Object{&kvv1.KubeVirt{TypeMeta: typeMeta()}}
-}
-
-func typeMeta() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: kvv1.GroupVersion.String(), Kind: "KubeVirt"}
+	return []client.Object{&kvv1.KubeVirt{TypeMeta: metav1.TypeMeta{APIVersion: kvv1.GroupVersion.String(), Kind: "KubeVirt"}}}
 }
 
 // Desired implements hco.Operand.
@@ -95,7 +91,6 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirt, error) {
 	infra = InfraForControlPlane(infra, facts.Nodes)
 
 	kv := &kvv1.KubeVirt{
-		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        CRName,
 			Namespace:   hc.Namespace,

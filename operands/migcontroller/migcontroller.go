@@ -39,11 +39,7 @@ func (Operand) Name() string { return Name }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
-	return []client.Object{&migv1alpha1.MigController{TypeMeta: typeMeta()}}
-}
-
-func typeMeta() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: migv1alpha1.GroupVersion.String(), Kind: "MigController"}
+	return []client.Object{&migv1alpha1.MigController{TypeMeta: metav1.TypeMeta{APIVersion: migv1alpha1.GroupVersion.String(), Kind: "MigController"}}}
 }
 
 // Desired implements hco.Operand.
@@ -54,7 +50,6 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 // Build returns the MigController for hc, in facts.Namespace.
 func Build(hc *hcov1.HyperConverged, facts hco.Facts) *migv1alpha1.MigController {
 	return &migv1alpha1.MigController{
-		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      CRName,
 			Namespace: facts.Namespace,

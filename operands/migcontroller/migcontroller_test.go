@@ -94,8 +94,6 @@ func TestDesired(t *testing.T) {
 				tc.set(hc)
 			}
 			m := desired(t, hc)
-			assert.Equal(t, "migrations.kubevirt.io/v1alpha1", m.APIVersion)
-			assert.Equal(t, "MigController", m.Kind)
 			assert.Equal(t, "migcontroller-kubevirt-hyperconverged", m.Name)
 			assert.Equal(t, "my-ns", m.Namespace)
 			assert.Equal(t, "migration", m.Labels[hco.LabelComponent])

@@ -39,11 +39,7 @@ func (Operand) Name() string { return Name }
 
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
-	return []client.Object{&schedulingv1.PriorityClass{TypeMeta: typeMeta()}}
-}
-
-func typeMeta() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: schedulingv1.SchemeGroupVersion.String(), Kind: "PriorityClass"}
+	return []client.Object{&schedulingv1.PriorityClass{TypeMeta: metav1.TypeMeta{APIVersion: schedulingv1.SchemeGroupVersion.String(), Kind: "PriorityClass"}}}
 }
 
 // Desired implements hco.Operand.
@@ -55,7 +51,6 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 // compute component.
 func Build(hc *hcov1.HyperConverged, facts hco.Facts) *schedulingv1.PriorityClass {
 	return &schedulingv1.PriorityClass{
-		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   ObjectName,
 			Labels: hco.Labels(hc, facts.Environment, hco.ComponentCompute),

@@ -32,8 +32,6 @@ func TestDesiredIsUpstreams(t *testing.T) {
 	require.Len(t, objs, 1)
 	pc, ok := objs[0].(*schedulingv1.PriorityClass)
 	require.True(t, ok, "%T", objs[0])
-	assert.Equal(t, "scheduling.k8s.io/v1", pc.APIVersion)
-	assert.Equal(t, "PriorityClass", pc.Kind)
 	assert.Equal(t, "kubevirt-cluster-critical", pc.Name)
 	assert.Empty(t, pc.Namespace)
 	assert.Equal(t, int32(1000000000), pc.Value)

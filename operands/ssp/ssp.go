@@ -84,10 +84,8 @@ func (Operand) Name() string { return Name }
 func (Operand) JSONPatchAnnotation() string { return hcov1.SSPJSONPatchAnnotation }
 
 // Kinds implements hco.Operand.
-func (Operand) Kinds() []client.Object { return []client.Object{&sspv1beta3.SSP{TypeMeta: typeMeta()}} }
-
-func typeMeta() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: sspv1beta3.GroupVersion.String(), Kind: "SSP"}
+func (Operand) Kinds() []client.Object {
+	return []client.Object{&sspv1beta3.SSP{TypeMeta: metav1.TypeMeta{APIVersion: sspv1beta3.GroupVersion.String(), Kind: "SSP"}}}
 }
 
 // Desired implements hco.Operand.
@@ -178,7 +176,6 @@ func (o Operand) Build(hc *hcov1.HyperConverged, facts hco.Facts) (*sspv1beta3.S
 	}
 	multiArch := featuregates.Enabled(hc.Spec.FeatureGates, GateMultiArchBootImageImport)
 	ssp := &sspv1beta3.SSP{
-		TypeMeta: typeMeta(),
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      CRName,
 			Namespace: hc.Namespace,
