@@ -95,6 +95,29 @@ type ContentKeeper interface {
 	KeptFields(gvk schema.GroupVersionKind) [][]string
 }
 
+// SchemeAdder is an optional capability: an operand whose objects are of
+// types a scheme must register (its component's custom resources) adds
+// them. A binary builds its scheme from its operands' (operands.AddToScheme
+// for the stock ones).
+type SchemeAdder interface {
+	AddToScheme(s *runtime.Scheme) error
+}
+
+// Imager is an optional capability: an operand that deploys a workload of
+// its own names the image it needs. A binary gives every Imager of its
+// registry a flag and an environment variable for it (the stock binary:
+// upstream's variable names), and passes the value as
+// Environment.Images[Image().Key]; without one, the operand wants nothing.
+type Imager interface {
+	Image() Image
+}
+
+// Image is what an Imager needs: the Environment.Images key, and the flag,
+// the environment variable and the help text a binary offers for it.
+type Image struct {
+	Key, Flag, Variable, Usage string
+}
+
 // DeletionOrderer is an optional capability: operands are deleted on
 // uninstall in ascending DeletionOrder (default 0), each group gone before
 // the next starts.

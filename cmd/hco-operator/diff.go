@@ -210,9 +210,9 @@ func parseDiff(args []string, base config, stderr io.Writer) (diffOptions, confi
 	fs.StringVar(&c.env.Version, "operator-version", c.env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_KV_IO_VERSION, or its alias HCO_VERSION).")
 	// The image flags default to base's images, whatever set them.
 	addImageFlags(fs, &c.env, func(variable string) string {
-		for _, img := range operandImages {
-			if img.variable == variable {
-				return base.env.Images[img.key]
+		for _, img := range operandImages() {
+			if img.Variable == variable {
+				return base.env.Images[img.Key]
 			}
 		}
 		return ""

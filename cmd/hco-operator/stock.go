@@ -19,9 +19,6 @@ import (
 
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
-	"github.com/hcokit/hcokit/operands/aie"
-	"github.com/hcokit/hcokit/operands/clidownload"
-	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/stock"
 )
@@ -154,44 +151,42 @@ func restConfigFor(kubeconfig string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// Image variables: upstream's names for the injector's, the AIE webhook's
-// and the observability controller's (deploy/operator.yaml at 03da3cf),
-// hcokit's for the CLI download's.
-const (
-	cliDownloadImageEnv    = "CLI_DOWNLOAD_IMAGE"
-	netResInjectorImageEnv = "NETWORK_RESOURCES_INJECTOR_IMAGE"
-	observabilityImageEnv  = "OBSERVABILITY_CONTROLLER_IMAGE"
-	aieImageEnv            = "AIE_WEBHOOK_IMAGE"
-)
+// operandImage is an image a stock operand needs (hco.Imager), and which.
+type operandImage struct {
+	hco.Image
+	operand string
+}
 
-// operandImages are the images of the operands that deploy workloads
-// themselves: the flag, the environment variable it defaults to, the
-// Environment.Images key and the operand that needs it.
-var operandImages = []struct{ flag, variable, key, operand, usage string }{
-	{"cli-download-image", cliDownloadImageEnv, clidownload.ImageKey, clidownload.Name, "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand"},
-	{"network-resources-injector-image", netResInjectorImageEnv, netresinjector.ImageKey, netresinjector.Name, "Image of the network-resources-injector webhook; empty disables the netresinjector operand"},
-	{"aie-webhook-image", aieImageEnv, aie.ImageKey, aie.Name, "Image of the AI-workload (AIE) webhook, deployed while the HyperConverged carries hco.kubevirt.io/deployAIE: \"true\"; empty disables the aie operand"},
-	{"observability-controller-image", observabilityImageEnv, observability.ImageKey, observability.Name, "Image of the virt-observability-controller (deployed while the deployObservabilityController gate is enabled and the Prometheus operator's API is served); empty disables the observability operand"},
+// operandImages are the images the stock operands need, in registry order:
+// each gets a flag and reads its variable.
+func operandImages() []operandImage {
+	var out []operandImage
+	for _, op := range stock.Operands() {
+		if im, ok := op.(hco.Imager); ok {
+			out = append(out, operandImage{Image: im.Image(), operand: op.Name()})
+		}
+	}
+	return out
 }
 
 // addImageFlags registers the image flags, each defaulting to its
 // environment variable and setting one env.Images entry: empty leaves the
 // entry out, which disables the operand that needs it.
 func addImageFlags(fs *flag.FlagSet, env *hco.Environment, getenv func(string) string) {
-	for _, img := range operandImages {
+	for _, img := range operandImages() {
 		set := func(image string) error {
 			if env.Images == nil {
 				env.Images = map[string]string{}
 			}
 			if image == "" {
-				delete(env.Images, img.key)
+				delete(env.Images, img.Key)
 				return nil
 			}
-			env.Images[img.key] = image
+			env.Images[img.Key] = image
 			return nil
 		}
-		_ = set(getenv(img.variable))
-		fs.Func(img.flag, img.usage+" (env "+img.variable+").", set)
+		_ = set(getenv(img.Variable))
+		fs.Func(img.Flag, img.Usage+" (env "+img.Variable+").", set)
 	}
 }
 
@@ -199,9 +194,9 @@ func addImageFlags(fs *flag.FlagSet, env *hco.Environment, getenv func(string) s
 // want of their image, and the variable that would give it, in pairs.
 func withoutImage(names []string, env hco.Environment) []string {
 	var out []string
-	for _, img := range operandImages {
-		if slices.Contains(names, img.operand) && env.Images[img.key] == "" {
-			out = append(out, img.operand, img.variable)
+	for _, img := range operandImages() {
+		if slices.Contains(names, img.operand) && env.Images[img.Key] == "" {
+			out = append(out, img.operand, img.Variable)
 		}
 	}
 	return out

@@ -219,3 +219,10 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 	}
 	return hcostatus.NotFound(StatusKind)
 }
+
+// Image implements hco.Imager: the flag aie-webhook-image and the variable AIE_WEBHOOK_IMAGE
+// (upstream's variable (deploy/operator.yaml at 03da3cf)).
+func (Operand) Image() hco.Image {
+	return hco.Image{Key: ImageKey, Flag: "aie-webhook-image", Variable: "AIE_WEBHOOK_IMAGE",
+		Usage: "Image of the AI-workload (AIE) webhook, deployed while the HyperConverged carries hco.kubevirt.io/deployAIE: \"true\"; empty disables the aie operand"}
+}

@@ -2,6 +2,7 @@ package cdi
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -126,3 +127,6 @@ func copyPtr[T any](p *T) *T {
 
 // DeletionOrder implements hco.DeletionOrderer: CDI goes last.
 func (Operand) DeletionOrder() int { return 20 }
+
+// AddToScheme implements hco.SchemeAdder: CDI's types.
+func (Operand) AddToScheme(s *runtime.Scheme) error { return cdiv1beta1.AddToScheme(s) }

@@ -2,6 +2,7 @@ package cnao
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -177,3 +178,6 @@ func (Operand) Adopt(hc *hcov1.HyperConverged, observed []client.Object) bool {
 	}
 	return false
 }
+
+// AddToScheme implements hco.SchemeAdder: the NetworkAddonsConfig mirror's types.
+func (Operand) AddToScheme(s *runtime.Scheme) error { return cnaov1.AddToScheme(s) }

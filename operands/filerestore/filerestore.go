@@ -3,6 +3,7 @@ package filerestore
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -78,3 +79,6 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 	}
 	return hcostatus.NotFound(StatusKind)
 }
+
+// AddToScheme implements hco.SchemeAdder: the FileRestoreOperator mirror's types.
+func (Operand) AddToScheme(s *runtime.Scheme) error { return frv1alpha1.AddToScheme(s) }

@@ -2,6 +2,7 @@ package hpp
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -88,3 +89,6 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 	}
 	return hcostatus.FromConditionsV1("HostPathProvisioner", hpp.Status.Conditions, hpp.Status.ObservedVersion)
 }
+
+// AddToScheme implements hco.SchemeAdder: the HostPathProvisioner mirror's types.
+func (Operand) AddToScheme(s *runtime.Scheme) error { return hppv1beta1.AddToScheme(s) }

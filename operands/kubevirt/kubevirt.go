@@ -3,6 +3,7 @@ package kubevirt
 import (
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"slices"
 	"strings"
 
@@ -499,3 +500,6 @@ func workloadArchitectures(nodes *nodefacts.Facts) []string {
 	}
 	return nodes.WorkloadArchitectures
 }
+
+// AddToScheme implements hco.SchemeAdder: kubevirt.io/v1 types.
+func (Operand) AddToScheme(s *runtime.Scheme) error { return kvv1.AddToScheme(s) }

@@ -3,6 +3,7 @@ package migcontroller
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -76,3 +77,6 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 	}
 	return hcostatus.NotFound(StatusKind)
 }
+
+// AddToScheme implements hco.SchemeAdder: the MigController mirror's types.
+func (Operand) AddToScheme(s *runtime.Scheme) error { return migv1alpha1.AddToScheme(s) }

@@ -403,3 +403,10 @@ func withReadiness(status metav1.ConditionStatus, reason, message string) hcosta
 	s.Conditions = []metav1.Condition{{Type: hcov1.ConditionNetworkResourcesInjectorReady, Status: status, Reason: reason, Message: message}}
 	return s
 }
+
+// Image implements hco.Imager: the flag network-resources-injector-image and the variable NETWORK_RESOURCES_INJECTOR_IMAGE
+// (upstream's variable (deploy/operator.yaml at 03da3cf)).
+func (Operand) Image() hco.Image {
+	return hco.Image{Key: ImageKey, Flag: "network-resources-injector-image", Variable: "NETWORK_RESOURCES_INJECTOR_IMAGE",
+		Usage: "Image of the network-resources-injector webhook; empty disables the netresinjector operand"}
+}

@@ -2,6 +2,7 @@ package ssp
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -239,3 +240,6 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 	}
 	return hcostatus.FromConditionsV1("SSP", ssp.Status.Conditions, ssp.Status.ObservedVersion)
 }
+
+// AddToScheme implements hco.SchemeAdder: SSP's types.
+func (Operand) AddToScheme(s *runtime.Scheme) error { return sspv1beta3.AddToScheme(s) }
