@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/hcokit/hcokit/internal/restmapping"
+	"github.com/hcokit/hcokit/hco/internal/restmapping"
 )
 
 // countingMapper finds only ConfigMaps, and counts what it is asked.
