@@ -123,8 +123,15 @@ func Register(mgr manager.Manager, opts Options) error {
 	return nil
 }
 
+// MaxConversionBytes bounds a conversion request's body, as
+// controller-runtime bounds an admission request's: past it the request is
+// refused (413) before anything is decoded, so that a large body cannot
+// take the webhook's memory.
+const MaxConversionBytes = 7 << 20
+
 // ConversionHandler returns controller-runtime's conversion webhook for the
-// HyperConverged: v1 is the hub, v1beta1 converts through it.
+// HyperConverged (v1 is the hub, v1beta1 converts through it), its request
+// bodies bounded by MaxConversionBytes.
 func ConversionHandler() (http.Handler, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{hcov1.AddToScheme, v1beta1.AddToScheme} {
@@ -132,7 +139,15 @@ func ConversionHandler() (http.Handler, error) {
 			return nil, fmt.Errorf("building the conversion scheme: %w", err)
 		}
 	}
-	return conversion.NewWebhookHandler(scheme, conversion.NewRegistry()), nil
+	convert := conversion.NewWebhookHandler(scheme, conversion.NewRegistry())
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > MaxConversionBytes {
+			http.Error(w, fmt.Sprintf("request entity is too large; limit is %d bytes", MaxConversionBytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxConversionBytes)
+		convert.ServeHTTP(w, r)
+	}), nil
 }
 
 // Handle implements admission.Handler. It allows, denies with a message naming

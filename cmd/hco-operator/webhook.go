@@ -88,7 +88,10 @@ func runWebhook(args []string, getenv func(string) string) error {
 	// exists once the manager does; the first handshake comes after start.
 	var serveTLSProfile func(*tls.Config)
 	followProfile := func(cfg *tls.Config) { serveTLSProfile(cfg) }
-	server := crwebhook.Options{Port: c.port, CertDir: c.certDir, CertName: c.certName, KeyName: c.keyName, TLSOpts: []func(*tls.Config){followProfile}}
+	// HTTP/1.1 only: the API server speaks it to webhooks, and HTTP/2's
+	// streams would let one client hold many requests open at once.
+	http1 := func(cfg *tls.Config) { cfg.NextProtos = []string{"http/1.1"} }
+	server := crwebhook.Options{Port: c.port, CertDir: c.certDir, CertName: c.certName, KeyName: c.keyName, TLSOpts: []func(*tls.Config){followProfile, http1}}
 	metricsOpts.TLSOpts = append(metricsOpts.TLSOpts, followProfile)
 	opts := ctrl.Options{
 		Scheme:                 scheme,
