@@ -85,3 +85,20 @@ func TestStatusWriterWhileTheCacheIsBehind(t *testing.T) {
 type discardEvents struct{}
 
 func (discardEvents) Eventf(runtime.Object, runtime.Object, string, string, string, string, ...any) {}
+
+// A deletion in progress is checked every uninstallPoll until it is
+// reported blocked, then after a tenth of the time waited, at most
+// maxUninstallPoll.
+func TestUninstallPollBacksOffOnceBlocked(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	r := &Reconciler{now: func() time.Time { return now }, DeletionTimeout: 5 * time.Minute}
+	for waited, want := range map[time.Duration]time.Duration{
+		0:               uninstallPoll,
+		5 * time.Minute: uninstallPoll,
+		6 * time.Minute: 36 * time.Second,
+		time.Hour:       maxUninstallPoll,
+		24 * time.Hour:  maxUninstallPoll,
+	} {
+		assert.Equal(t, want, r.uninstallPollAfter(now.Add(-waited)), "waited %s", waited)
+	}
+}

@@ -27,8 +27,26 @@ import (
 )
 
 // uninstallPoll is how often a deletion in progress is checked besides the
-// watch events of the objects going away.
-const uninstallPoll = 2 * time.Second
+// watch events of the objects going away; maxUninstallPoll bounds the
+// interval once it is reported blocked (see uninstallPollAfter).
+const (
+	uninstallPoll    = 2 * time.Second
+	maxUninstallPoll = 5 * time.Minute
+)
+
+// uninstallPollAfter is when a deletion in progress, requested at deleted,
+// is checked again (each check lists past the cache): every uninstallPoll
+// while it may still be progressing, then, once it is reported blocked
+// (DeletionTimeout), after a tenth of the time waited so far, at most
+// maxUninstallPoll. The watch events of the objects going away bring a
+// check at once either way.
+func (r *Reconciler) uninstallPollAfter(deleted time.Time) time.Duration {
+	waited := r.now().Sub(deleted)
+	if waited <= r.DeletionTimeout {
+		return uninstallPoll
+	}
+	return min(max(waited/10, uninstallPoll), maxUninstallPoll)
+}
 
 // uninstall deletes everything this operator manages for hc, found by
 // label past the cache, group by group (see DeletionOrderer), waits until
@@ -45,7 +63,7 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, ow
 	}
 	if len(remaining) > 0 {
 		r.reportUninstall(hc, remaining, a)
-		a.requeueAfter = uninstallPoll
+		a.requeueAfter = r.uninstallPollAfter(hc.DeletionTimestamp.Time)
 		return
 	}
 	moved, err := r.removeFinalizer(ctx, hc)
