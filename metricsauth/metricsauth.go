@@ -3,12 +3,15 @@ package metricsauth
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/sync/singleflight"
+	"golang.org/x/time/rate"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +32,10 @@ const (
 	DefaultCacheSize = 1024
 	// DefaultTimeout bounds the reviews of one request.
 	DefaultTimeout = 10 * time.Second
+	// DefaultReviewsPerSecond and DefaultReviewBurst bound the reviews made
+	// for tokens not remembered: past them a request is refused with 429.
+	DefaultReviewsPerSecond = 10
+	DefaultReviewBurst      = 20
 )
 
 // Options tune the filter; the zero value means the defaults.
@@ -39,9 +46,17 @@ type Options struct {
 	// DenyTTL is how long a refused decision is remembered (DefaultDenyTTL
 	// when 0): a new permission takes up to this long to apply.
 	DenyTTL time.Duration
-	// CacheSize is the most decisions remembered; the least recently used
-	// goes first (DefaultCacheSize when 0).
+	// CacheSize is the most decisions remembered of each kind, allowed and
+	// refused, apart (so that refused tokens never push out an allowed
+	// one); the least recently used goes first (DefaultCacheSize when 0).
 	CacheSize int
+	// ReviewsPerSecond and ReviewBurst bound the reviews of tokens not
+	// remembered (a token bucket; DefaultReviewsPerSecond and
+	// DefaultReviewBurst when 0): a request past them is refused with 429
+	// without a review, so that a flood of made-up tokens costs the API
+	// server a bounded number of reviews.
+	ReviewsPerSecond float64
+	ReviewBurst      int
 	// Timeout bounds the TokenReview and SubjectAccessReview of one request
 	// together (DefaultTimeout when 0).
 	Timeout time.Duration
@@ -59,6 +74,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.ReviewsPerSecond <= 0 {
+		o.ReviewsPerSecond = DefaultReviewsPerSecond
+	}
+	if o.ReviewBurst <= 0 {
+		o.ReviewBurst = DefaultReviewBurst
 	}
 	return o
 }
@@ -90,20 +111,28 @@ func New(tokens authenticationv1client.TokenReviewInterface, access authorizatio
 
 // reviewer makes and remembers the decisions of one filter.
 type reviewer struct {
-	tokens    authenticationv1client.TokenReviewInterface
-	access    authorizationv1client.SubjectAccessReviewInterface
-	opts      Options
-	decisions *cache.LRUExpireCache
+	tokens authenticationv1client.TokenReviewInterface
+	access authorizationv1client.SubjectAccessReviewInterface
+	opts   Options
+	// allowed and refused remember the decisions of each kind apart.
+	allowed, refused *cache.LRUExpireCache
+	// inFlight merges the concurrent reviews of one key.
+	inFlight singleflight.Group
+	// limit bounds the reviews made.
+	limit *rate.Limiter
 }
 
 // newReviewer uses clock for the expiry of decisions, the real one when nil.
 func newReviewer(tokens authenticationv1client.TokenReviewInterface, access authorizationv1client.SubjectAccessReviewInterface, o Options, clock cache.Clock) *reviewer {
 	o = o.withDefaults()
-	decisions := cache.NewLRUExpireCache(o.CacheSize)
-	if clock != nil {
-		decisions = cache.NewLRUExpireCacheWithClock(o.CacheSize, clock)
+	newCache := func() *cache.LRUExpireCache {
+		if clock != nil {
+			return cache.NewLRUExpireCacheWithClock(o.CacheSize, clock)
+		}
+		return cache.NewLRUExpireCache(o.CacheSize)
 	}
-	return &reviewer{tokens: tokens, access: access, opts: o, decisions: decisions}
+	return &reviewer{tokens: tokens, access: access, opts: o, allowed: newCache(), refused: newCache(),
+		limit: rate.NewLimiter(rate.Limit(o.ReviewsPerSecond), o.ReviewBurst)}
 }
 
 // key identifies a decision: the token's SHA-256 (never the token) and the
@@ -131,6 +160,12 @@ func (r *reviewer) filter(log logr.Logger, next http.Handler) (http.Handler, err
 			return
 		}
 		d, err := r.decide(req.Context(), token, strings.ToLower(req.Method), req.URL.Path)
+		if errors.Is(err, errTooManyReviews) {
+			log.V(4).Info("Metrics request refused: too many reviews", "path", req.URL.Path)
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "Too Many Requests", http.StatusTooManyRequests)
+			return
+		}
 		if err != nil {
 			log.Error(err, "Metrics request not reviewed", "path", req.URL.Path)
 			http.Error(w, "Internal Server Error: the request could not be reviewed", http.StatusInternalServerError)
@@ -165,23 +200,40 @@ func bearerToken(req *http.Request) (string, bool) {
 	return token, token != ""
 }
 
+// errTooManyReviews is decide's answer past the review rate.
+var errTooManyReviews = errors.New("too many reviews")
+
 // decide returns the remembered decision for token, verb and path, or
 // reviews them and remembers the outcome; an error is not remembered.
+// Concurrent requests of one key share one review; a new review past the
+// rate limit is errTooManyReviews.
 func (r *reviewer) decide(ctx context.Context, token, verb, path string) (decision, error) {
 	k := key{token: sha256.Sum256([]byte(token)), verb: verb, path: path}
-	if d, ok := r.decisions.Get(k); ok {
+	if d, ok := r.allowed.Get(k); ok {
 		return d.(decision), nil
 	}
-	d, err := r.review(ctx, token, verb, path)
+	if d, ok := r.refused.Get(k); ok {
+		return d.(decision), nil
+	}
+	v, err, _ := r.inFlight.Do(string(k.token[:])+" "+verb+" "+path, func() (any, error) {
+		if !r.limit.Allow() {
+			return decision{}, errTooManyReviews
+		}
+		d, err := r.review(ctx, token, verb, path)
+		if err != nil {
+			return decision{}, err
+		}
+		if d.status == http.StatusOK {
+			r.allowed.Add(k, d, r.opts.AllowTTL)
+		} else {
+			r.refused.Add(k, d, r.opts.DenyTTL)
+		}
+		return d, nil
+	})
 	if err != nil {
 		return decision{}, err
 	}
-	ttl := r.opts.DenyTTL
-	if d.status == http.StatusOK {
-		ttl = r.opts.AllowTTL
-	}
-	r.decisions.Add(k, d, ttl)
-	return d, nil
+	return v.(decision), nil
 }
 
 // review asks the API server who token belongs to (TokenReview, with the

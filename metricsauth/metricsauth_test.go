@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -231,7 +233,7 @@ func TestDecisionsExpire(t *testing.T) {
 				scrapeAt(time.Duration(i)*(tc.ttl-time.Millisecond)/9, 1)
 			}
 			scrapeAt(tc.ttl+time.Millisecond, 2)
-			for _, k := range f.r.decisions.Keys() {
+			for _, k := range append(f.r.allowed.Keys(), f.r.refused.Keys()...) {
 				hash := k.(key).token
 				if strings.Contains(fmt.Sprintf("%v %s", k, hash[:]), tc.token) {
 					t.Errorf("the cache key %v holds the token", k)
@@ -241,19 +243,85 @@ func TestDecisionsExpire(t *testing.T) {
 	}
 }
 
-// The cache holds at most CacheSize decisions; the least recently used goes.
+// Each cache holds at most CacheSize decisions; the least recently used
+// goes. Refused decisions never push out allowed ones.
 func TestCacheIsBounded(t *testing.T) {
 	f := newFixture(t, Options{CacheSize: 2})
-	for _, token := range []string{"scraper-token", "stranger-token", "made-up"} {
+	for _, token := range []string{"stranger-token", "made-up", "made-up-too"} {
 		f.do(http.MethodGet, "/metrics", "Bearer "+token)
 	}
-	if n := len(f.r.decisions.Keys()); n != 2 {
-		t.Errorf("%d decisions cached, want 2", n)
+	if n := len(f.r.refused.Keys()); n != 2 {
+		t.Errorf("%d refused decisions cached, want 2", n)
 	}
-	f.do(http.MethodGet, "/metrics", "Bearer scraper-token")
+	f.do(http.MethodGet, "/metrics", "Bearer stranger-token")
 	if f.api.tokenReviews != 4 {
 		t.Errorf("%d TokenReviews, want 4: the oldest decision should have gone", f.api.tokenReviews)
 	}
+}
+
+// A flood of made-up tokens neither evicts an allowed decision nor costs
+// more reviews than the rate allows: past it, 429 without a review.
+func TestFloodOfTokens(t *testing.T) {
+	f := newFixture(t, Options{CacheSize: 8, ReviewsPerSecond: 0.001, ReviewBurst: 5})
+	if code, _ := f.do(http.MethodGet, "/metrics", "Bearer scraper-token"); code != http.StatusOK {
+		t.Fatalf("the scraper got %d", code)
+	}
+	statuses := map[int]int{}
+	for i := range 100 {
+		code, _ := f.do(http.MethodGet, "/metrics", fmt.Sprintf("Bearer random-%d", i))
+		statuses[code]++
+	}
+	if f.api.tokenReviews != 5 {
+		t.Errorf("%d TokenReviews for 101 tokens, want the burst's 5", f.api.tokenReviews)
+	}
+	if statuses[http.StatusUnauthorized] != 4 || statuses[http.StatusTooManyRequests] != 96 {
+		t.Errorf("answers %v, want 4 × 401 (reviewed) and 96 × 429", statuses)
+	}
+	if code, _ := f.do(http.MethodGet, "/metrics", "Bearer scraper-token"); code != http.StatusOK || f.api.tokenReviews != 5 {
+		t.Errorf("the scraper got %d after the flood, %d TokenReviews: its decision should still be remembered", code, f.api.tokenReviews)
+	}
+}
+
+// Concurrent requests with one token share one review.
+func TestConcurrentReviewsAreMerged(t *testing.T) {
+	f := newFixture(t, Options{})
+	gate := &gatedTokenReviews{release: make(chan struct{}), started: make(chan struct{})}
+	f.r.tokens = gate
+	var wg sync.WaitGroup
+	codes := make([]int, 10)
+	for i := range codes {
+		wg.Go(func() { codes[i], _ = f.do(http.MethodGet, "/metrics", "Bearer some-token") })
+	}
+	<-gate.started
+	time.Sleep(50 * time.Millisecond) // the others join the review in flight
+	close(gate.release)
+	wg.Wait()
+	if n := gate.n.Load(); n != 1 {
+		t.Errorf("%d TokenReviews for 10 concurrent requests with one token, want 1", n)
+	}
+	for _, c := range codes {
+		if c != http.StatusUnauthorized {
+			t.Errorf("answers %v, want each the one review's 401", codes)
+			break
+		}
+	}
+}
+
+// gatedTokenReviews answers "not authenticated" once release is closed,
+// counting the reviews; started is closed by the first.
+type gatedTokenReviews struct {
+	release, started chan struct{}
+	once             sync.Once
+	n                atomic.Int32
+}
+
+func (g *gatedTokenReviews) Create(_ context.Context, tr *authenticationv1.TokenReview, _ metav1.CreateOptions) (*authenticationv1.TokenReview, error) {
+	g.n.Add(1)
+	g.once.Do(func() { close(g.started) })
+	<-g.release
+	out := tr.DeepCopy()
+	out.Status.Error = "invalid bearer token"
+	return out, nil
 }
 
 // A review that does not answer in time is a 500, not a hang.
