@@ -60,6 +60,19 @@
 //     very same update as a dry run);
 //  6. patchStatus, deferred in Reconcile, reports the outcome.
 //
+// # The plan
+//
+// [NewPlan] (and [PlanOperand], one operand's part) is what the operator
+// does for a HyperConverged, decided without a request from a [View] of the
+// cluster: each object to create, update (the update [UpdateFor] builds),
+// keep or delete, the operands waiting for their API, the ones that cannot
+// build. `hco-operator diff` (package preview) sends its steps as
+// server-side dry runs; the webhook dry-runs the updates of the
+// components' CRs. The reconciler's applier takes the same decision per
+// object (updateOf, Owner.Claims, the same served kinds and jsonpatch),
+// with its memo besides (what the API server stored, its defaults
+// included), object by object as each operand's turn comes.
+//
 // # Whose object
 //
 // The labels are upstream HCO's, so another install on the cluster

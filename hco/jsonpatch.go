@@ -27,3 +27,13 @@ func jsonPatchOf(op Operand, hc *hcov1.HyperConverged) jsonPatch {
 	ops, err := jsonpatch.Parse(key, value)
 	return jsonPatch{annotation: key, set: jsonpatch.IsSet(value), ops: ops, err: err}
 }
+
+// JSONPatchInEffect names op's jsonpatch annotation when hc sets it and it
+// parses, with its number of operations; "" and 0 otherwise.
+func JSONPatchInEffect(op Operand, hc *hcov1.HyperConverged) (string, int) {
+	p := jsonPatchOf(op, hc)
+	if !p.set || p.err != nil {
+		return "", 0
+	}
+	return p.annotation, len(p.ops)
+}

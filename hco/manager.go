@@ -28,8 +28,8 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/clustertls"
-	"github.com/hcokit/hcokit/hcometrics"
 	"github.com/hcokit/hcokit/hco/internal/restmapping"
+	"github.com/hcokit/hcokit/hcometrics"
 )
 
 // NewScheme returns a scheme with the client-go types, the HyperConverged

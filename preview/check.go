@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -25,16 +26,18 @@ const checkConflictRetries = 3
 // CheckOperands asks the API server whether it takes what the operator
 // would write for hc to the component CR of every enabled operand that has
 // one (an hco.JSONPatcher's first object: the KubeVirt, the CDI, the
-// NetworkAddonsConfig, the SSP, the HostPathProvisioner): the update
-// hco.UpdateFor builds, the one the reconciler and
-// Changes send, sent as a server-side dry run, so that a component's own
-// admission (its webhook, an admission policy) refuses a bad change when the
-// HyperConverged is written, as upstream HCO's webhook does, rather than as
+// NetworkAddonsConfig, the SSP, the HostPathProvisioner): the update of the
+// operator's plan (hco.PlanOperand, the one Changes sends), sent as a
+// server-side dry run, so that a component's own admission (its webhook, an
+// admission policy) refuses a bad change when the HyperConverged is
+// written, as upstream HCO's webhook does, rather than as
 // InvalidConfiguration later. Skipped: an operand whose API is not served,
 // whose CR does not exist yet, belongs to another install (hco.Owner) or
 // may not be read by the caller (the webhook's roles name the CRs it
-// checks), and one the operator would not write. The first refusal is
-// the error, naming the operand and the object. CheckTimeout bounds it all.
+// checks, by name: the view gets, it never lists), one that cannot be built
+// (the webhook's own validation says why), and one the operator would not
+// write. The first refusal is the error, naming the operand and the object.
+// CheckTimeout bounds it all.
 func (c *Cluster) CheckOperands(ctx context.Context, hc *hcov1.HyperConverged, facts hco.Facts) error {
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()
@@ -48,53 +51,73 @@ func (c *Cluster) CheckOperands(ctx context.Context, hc *hcov1.HyperConverged, f
 			// KubeVirt, CDI, NetworkAddonsConfig, SSP).
 			continue
 		}
-		want, err := hco.DesiredObjects(op, hc, facts)
-		if err != nil {
-			// The webhook's own validation reports what the HyperConverged
-			// gets wrong; nothing to send.
-			continue
-		}
-		if len(want) == 0 {
-			continue
-		}
-		if err := c.checkOne(ctx, op, owner, want[0]); err != nil {
+		if err := c.checkOne(ctx, op, hc, facts, owner); err != nil {
 			return fmt.Errorf("operand %s: %w", op.Name(), err)
 		}
 	}
 	return nil
 }
 
-// checkOne dry-runs the update of one operand object.
-func (c *Cluster) checkOne(ctx context.Context, op hco.Operand, owner hco.Owner, want *unstructured.Unstructured) error {
-	gvk := want.GroupVersionKind()
-	name := displayName(want)
+// checkOne dry-runs the update of one operand's CR, planned again when the
+// CR changed under the dry run.
+func (c *Cluster) checkOne(ctx context.Context, op hco.Operand, hc *hcov1.HyperConverged, facts hco.Facts, owner hco.Owner) error {
 	for range checkConflictRetries {
-		live := &unstructured.Unstructured{}
-		live.SetGroupVersionKind(gvk)
-		err := c.reader.Get(ctx, client.ObjectKeyFromObject(want), live)
+		v := &getView{ctx: ctx, c: c}
+		steps, waiting, err := hco.PlanOperand(op, hc, facts, v, owner)
 		switch {
-		case meta.IsNoMatchError(err), apierrors.IsNotFound(err), apierrors.IsForbidden(err):
-			return nil // not served, not made yet, or not granted to this checker
-		case err != nil:
-			return fmt.Errorf("read %s %s: %w", gvk.Kind, name, err)
-		}
-		if claimed, _ := owner.Claims(live); !claimed {
+		case v.err != nil:
+			return v.err
+		case err != nil, waiting != "", len(steps) == 0 || steps[0].Verb != hco.VerbUpdate:
+			// Not buildable (the webhook's validation says why), another
+			// install's, not served, not made yet, or nothing to write.
 			return nil
 		}
-		update, write := hco.UpdateFor(op, live, want)
-		if !write {
-			return nil
-		}
-		err = c.dryRun.Update(ctx, update, strict, client.FieldOwner(hco.FieldOwner))
+		s := steps[0]
+		err = c.dryRun.Update(ctx, s.Send, strict, client.FieldOwner(hco.FieldOwner))
 		switch {
 		case err == nil:
 			return nil
 		case apierrors.IsConflict(err):
 			continue
 		}
-		return fmt.Errorf("the API server refuses the update of %s %s that this HyperConverged gives: %w", gvk.Kind, name, err)
+		return fmt.Errorf("the API server refuses the update of %s %s that this HyperConverged gives: %w", s.GVK.Kind, displayName(s.Send), err)
 	}
-	return fmt.Errorf("%s %s changed under %d dry runs of its update; try again", gvk.Kind, name, checkConflictRetries)
+	return fmt.Errorf("%s changed under %d dry runs of its update; try again", op.Name(), checkConflictRetries)
+}
+
+// getView is hco.View by gets only, by name, whatever the object's labels
+// (as the reconciler's create finds one whose labels were edited away): an
+// object the caller may not read, or whose kind is not served, is not
+// there; any other failure is err. It lists nothing.
+type getView struct {
+	ctx context.Context
+	c   *Cluster
+	err error
+}
+
+func (v *getView) Served(gvk schema.GroupVersionKind) bool {
+	_, err := v.c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return err == nil
+}
+
+func (v *getView) Live(gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
+	live := &unstructured.Unstructured{}
+	live.SetGroupVersionKind(gvk)
+	err := v.c.reader.Get(v.ctx, key, live)
+	switch {
+	case err == nil:
+		return live
+	case meta.IsNoMatchError(err), apierrors.IsNotFound(err), apierrors.IsForbidden(err):
+	default:
+		if v.err == nil {
+			v.err = fmt.Errorf("read %s %s: %w", gvk.Kind, key, err)
+		}
+	}
+	return nil
+}
+
+func (v *getView) Managed(schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
+	return nil, nil
 }
 
 // displayName is an object's name, with its namespace when it has one.

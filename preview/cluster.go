@@ -14,13 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hco"
-	"github.com/hcokit/hcokit/jsonpatch"
 	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/render"
 )
@@ -173,23 +171,111 @@ func (c *Cluster) observed(ctx context.Context) func(schema.GroupVersionKind, cl
 type kind struct {
 	gvk                schema.GroupVersionKind
 	served, namespaced bool
-	operands           []string
 	// managed are the objects of the kind the operator manages, listed
 	// once, by namespace/name.
 	managed map[client.ObjectKey]*unstructured.Unstructured
 	listed  bool
+	err     error
 }
 
-// Changes returns every operand object of hc, as Objects: each desired
-// object built as the reconciler builds it with facts, and what the API
-// server answers to its write, sent as the reconciler would send it (a
-// create, or the update hco.UpdateFor builds; none when the object holds
-// what is desired already) as a server-side dry run; then the managed
-// objects the reconciler would prune, as deleted. notes say what the
-// reconciler would leave alone (an operand waiting for its API). An
-// operand that cannot build its objects (an invalid HyperConverged) and a
-// refused dry run are errors, all of them joined, naming the operand and
-// the object.
+// view is hco.View of the cluster, read once per Changes: the served kinds
+// from the REST mapper, the managed objects of each listed as the
+// reconciler's cache holds them.
+type view struct {
+	ctx   context.Context
+	c     *Cluster
+	owner hco.Owner
+	kinds map[schema.GroupVersionKind]*kind
+}
+
+var _ hco.View = (*view)(nil)
+
+func (v *view) kind(gvk schema.GroupVersionKind) *kind {
+	if k := v.kinds[gvk]; k != nil {
+		return k
+	}
+	k := &kind{gvk: gvk}
+	m, err := v.c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	switch {
+	case meta.IsNoMatchError(err):
+	case err != nil:
+		k.err = fmt.Errorf("look up the API of %s: %w", gvk, err)
+	default:
+		k.served, k.namespaced = true, m.Scope.Name() == meta.RESTScopeNameNamespace
+	}
+	v.kinds[gvk] = k
+	return k
+}
+
+// Served implements hco.View. A kind whose API could not be looked up is
+// taken as served: its list then reports the error.
+func (v *view) Served(gvk schema.GroupVersionKind) bool {
+	k := v.kind(gvk)
+	return k.served || k.err != nil
+}
+
+// Live implements hco.View: the managed object at key; nil also when the
+// list failed (Managed, asked for the deletions, reports the error).
+func (v *view) Live(gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
+	k := v.kind(gvk)
+	if v.list(k) != nil {
+		return nil
+	}
+	return k.managed[key]
+}
+
+// Managed implements hco.View.
+func (v *view) Managed(gvk schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
+	k := v.kind(gvk)
+	if err := v.list(k); err != nil {
+		return nil, err
+	}
+	out := make([]*unstructured.Unstructured, 0, len(k.managed))
+	for _, u := range k.managed {
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// list lists the objects of k that the owner's HyperConverged manages, once:
+// as the reconciler's cache holds them (the managed-by and app labels;
+// namespaced kinds in its namespace only), and only those the owner claims
+// (another install's are not the operator's to update or prune).
+func (v *view) list(k *kind) error {
+	if k.err != nil || k.listed {
+		return k.err
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
+	opts := []client.ListOption{client.MatchingLabels{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: v.owner.Name}}
+	if k.namespaced {
+		opts = append(opts, client.InNamespace(v.owner.Namespace))
+	}
+	if err := v.c.reader.List(v.ctx, list, opts...); err != nil {
+		k.err = fmt.Errorf("list %s: %w", k.gvk.Kind, err)
+		return k.err
+	}
+	k.managed = make(map[client.ObjectKey]*unstructured.Unstructured, len(list.Items))
+	for i := range list.Items {
+		u := &list.Items[i]
+		if claimed, _ := v.owner.Claims(u); !claimed {
+			continue
+		}
+		u.SetGroupVersionKind(k.gvk)
+		k.managed[client.ObjectKeyFromObject(u)] = u
+	}
+	k.listed = true
+	return nil
+}
+
+// Changes returns every operand object of hc, as Objects: the plan the
+// operator follows (hco.NewPlan with facts, over what the cluster holds),
+// each create and update sent as a server-side dry run with what the API
+// server answers to it, and the objects it would prune, as deleted. notes
+// say what the reconciler would leave alone (an operand waiting for its
+// API). An operand that cannot build its objects (an invalid
+// HyperConverged) and a refused dry run are errors, all of them joined,
+// naming the operand and the object.
 //
 // Requests: one list per served operand kind and at most one dry run per
 // desired object (none for one in sync), except for an object whose
@@ -197,107 +283,83 @@ type kind struct {
 // create finds it, as the reconciler's create does, and a get and a dry-run
 // update follow.
 func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts hco.Facts) (objs []Object, notes []string, err error) {
-	kinds, ordered, err := c.kinds()
-	if err != nil {
-		return nil, nil, err
-	}
 	owner, err := hco.OwnerFor(ctx, c.reader, hc)
 	if err != nil {
 		return nil, nil, err
 	}
-	desired := map[schema.GroupVersionKind]map[client.ObjectKey]bool{}
-	protected := map[schema.GroupVersionKind]bool{}
-	var errs []error
-	for _, op := range c.reg.Operands() {
-		want, err := hco.DesiredObjects(op, hc, facts)
+	v := &view{ctx: ctx, c: c, owner: owner, kinds: map[schema.GroupVersionKind]*kind{}}
+	plan, err := hco.NewPlan(c.reg, hc, facts, v, owner)
+	if err != nil {
+		return nil, plan.Waiting, err
+	}
+	errs := plan.Errors
+	failed := map[string]bool{}
+	for _, s := range plan.Steps {
+		if failed[s.Operand] {
+			continue
+		}
+		o, err := c.send(ctx, v, owner, s)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("operand %s: %w", op.Name(), err))
-			protect(protected, kinds, op.Name())
+			errs = append(errs, fmt.Errorf("operand %s: %w", s.Operand, err))
+			failed[s.Operand] = true
 			continue
 		}
-		if missing := notServed(want, kinds); len(missing) > 0 {
-			notes = append(notes, fmt.Sprintf("operand %s waits for its API (%v is not served): the operator writes none of its objects and deletes none until the CRD is installed", op.Name(), missing))
-			protect(protected, kinds, op.Name())
-			continue
-		}
-		patch, ops := patchOf(op, hc)
-		for i, w := range want {
-			k := kinds[w.GroupVersionKind()]
-			key := client.ObjectKeyFromObject(w)
-			if desired[k.gvk] == nil {
-				desired[k.gvk] = map[client.ObjectKey]bool{}
-			}
-			desired[k.gvk][key] = true
-			o, err := c.write(ctx, op, k, owner, w)
-			if err != nil {
-				if i == 0 && patch != "" && (apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)) {
-					err = fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", patch, err)
-				}
-				errs = append(errs, fmt.Errorf("operand %s: %w", op.Name(), err))
-				protect(protected, kinds, op.Name())
-				continue
-			}
-			if i == 0 && patch != "" {
-				o.JSONPatch, o.JSONPatchOps = patch, ops
-			}
-			objs = append(objs, o)
-		}
+		objs = append(objs, o)
 	}
 	if len(errs) > 0 {
-		return nil, notes, errors.Join(errs...)
+		return nil, plan.Waiting, errors.Join(errs...)
 	}
-	for _, k := range ordered {
-		if !k.served || protected[k.gvk] {
-			continue
-		}
-		if err := c.list(ctx, k, owner); err != nil {
-			return nil, notes, err
-		}
-		for key, live := range k.managed {
-			if desired[k.gvk][key] || !live.GetDeletionTimestamp().IsZero() {
-				continue
-			}
-			labels, annotations := hco.OwnedMetadata(live)
-			objs = append(objs, Object{GVK: k.gvk, Namespace: key.Namespace, Name: key.Name,
-				Live: document(live, metadataKeys{labels: labels, annotations: annotations})})
-		}
-	}
-	return objs, notes, nil
+	return objs, plan.Waiting, nil
 }
 
-// write sends want as the reconciler would, as a dry run, and returns the
-// object before and after.
-func (c *Cluster) write(ctx context.Context, op hco.Operand, k *kind, owner hco.Owner, want *unstructured.Unstructured) (Object, error) {
-	o := Object{GVK: k.gvk, Namespace: want.GetNamespace(), Name: want.GetName()}
-	if err := c.list(ctx, k, owner); err != nil {
-		return o, err
+// send sends a step of the plan as a dry run, and returns the object
+// before and after.
+func (c *Cluster) send(ctx context.Context, v *view, owner hco.Owner, s hco.Step) (Object, error) {
+	o := Object{GVK: s.GVK, Namespace: s.Key.Namespace, Name: s.Key.Name, JSONPatch: s.JSONPatch, JSONPatchOps: s.JSONPatchOps}
+	if s.Verb != hco.VerbDelete && v.list(v.kind(s.GVK)) != nil {
+		return o, v.list(v.kind(s.GVK))
 	}
-	key := client.ObjectKeyFromObject(want)
-	live := k.managed[key]
-	if live == nil {
-		created := want.DeepCopy()
+	refused := func(verb string, err error) error {
+		if s.JSONPatch != "" && (apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)) {
+			return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", s.JSONPatch, err)
+		}
+		return fmt.Errorf("dry run of the %s of %s: %w", verb, o, err)
+	}
+	live, update := s.Live, s.Send
+	switch s.Verb {
+	case hco.VerbDelete:
+		o.Live = document(s.Live, ownedKeys(s.Live))
+		return o, nil
+	case hco.VerbCreate:
+		created := s.Send.DeepCopy()
 		err := c.dryRun.Create(ctx, created, strict, client.FieldOwner(hco.FieldOwner))
 		if err == nil {
 			o.Merged = document(created, ownedKeys(created))
 			return o, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
-			return o, fmt.Errorf("dry run of the create of %s: %w", o, err)
+			return o, refused("create", err)
 		}
 		// It exists without the labels the operator lists by (edited away).
 		live = &unstructured.Unstructured{}
-		live.SetGroupVersionKind(k.gvk)
-		if err := c.reader.Get(ctx, key, live); err != nil {
+		live.SetGroupVersionKind(s.GVK)
+		if err := c.reader.Get(ctx, s.Key, live); err != nil {
 			return o, fmt.Errorf("get %s: %w", o, err)
 		}
 		if claimed, by := owner.Claims(live); !claimed {
 			return o, fmt.Errorf("%s belongs to %s: the operator leaves it as it is and reports the conflict", o, by)
 		}
+		update = nil
+		if op, ok := c.reg.Get(s.Operand); ok {
+			if u, write := hco.UpdateFor(op, live, s.Desired); write {
+				update = u
+			}
+		}
 	}
 	merged := live
-	if update, write := hco.UpdateFor(op, live, want); write {
+	if update != nil {
 		if err := c.dryRun.Update(ctx, update, strict, client.FieldOwner(hco.FieldOwner)); err != nil {
-			return o, fmt.Errorf("dry run of the update of %s: %w", o, err)
+			return o, refused("update", err)
 		}
 		merged = update
 	}
@@ -310,102 +372,4 @@ func (c *Cluster) write(ctx context.Context, op hco.Operand, k *kind, owner hco.
 func ownedKeys(u *unstructured.Unstructured) metadataKeys {
 	labels, annotations := hco.OwnedMetadata(u)
 	return metadataKeys{labels: labels, annotations: annotations}
-}
-
-// list lists the objects of k that owner's HyperConverged manages, once: as
-// the reconciler's cache holds them (the managed-by and app labels;
-// namespaced kinds in its namespace only), and only those owner claims
-// (another install's are not the operator's to update or prune).
-func (c *Cluster) list(ctx context.Context, k *kind, owner hco.Owner) error {
-	if k.listed {
-		return nil
-	}
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
-	opts := []client.ListOption{client.MatchingLabels{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: owner.Name}}
-	if k.namespaced {
-		opts = append(opts, client.InNamespace(owner.Namespace))
-	}
-	if err := c.reader.List(ctx, list, opts...); err != nil {
-		return fmt.Errorf("list %s: %w", k.gvk.Kind, err)
-	}
-	k.managed = make(map[client.ObjectKey]*unstructured.Unstructured, len(list.Items))
-	for i := range list.Items {
-		u := &list.Items[i]
-		if claimed, _ := owner.Claims(u); !claimed {
-			continue
-		}
-		u.SetGroupVersionKind(k.gvk)
-		k.managed[client.ObjectKeyFromObject(u)] = u
-	}
-	k.listed = true
-	return nil
-}
-
-// kinds returns the enabled operands' kinds, with whether and how the
-// cluster serves them, by kind and in registry order.
-func (c *Cluster) kinds() (map[schema.GroupVersionKind]*kind, []*kind, error) {
-	out := map[schema.GroupVersionKind]*kind{}
-	var ordered []*kind
-	for _, op := range c.reg.Operands() {
-		for _, obj := range op.Kinds() {
-			gvk, err := apiutil.GVKForObject(obj, c.dryRun.Scheme())
-			if err != nil {
-				return nil, nil, fmt.Errorf("operand %s: %w", op.Name(), err)
-			}
-			k := out[gvk]
-			if k == nil {
-				k = &kind{gvk: gvk}
-				m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-				switch {
-				case meta.IsNoMatchError(err):
-				case err != nil:
-					return nil, nil, fmt.Errorf("look up the API of %s: %w", gvk, err)
-				default:
-					k.served, k.namespaced = true, m.Scope.Name() == meta.RESTScopeNameNamespace
-				}
-				out[gvk] = k
-				ordered = append(ordered, k)
-			}
-			k.operands = append(k.operands, op.Name())
-		}
-	}
-	return out, ordered, nil
-}
-
-// protect keeps every kind of the operand named from being pruned, as the
-// reconciler does for an operand that fails or waits.
-func protect(protected map[schema.GroupVersionKind]bool, kinds map[schema.GroupVersionKind]*kind, operand string) {
-	for gvk, k := range kinds {
-		for _, name := range k.operands {
-			if name == operand {
-				protected[gvk] = true
-			}
-		}
-	}
-}
-
-// notServed lists the kinds of objs the cluster does not serve.
-func notServed(objs []*unstructured.Unstructured, kinds map[schema.GroupVersionKind]*kind) []string {
-	var out []string
-	for _, o := range objs {
-		if k := kinds[o.GroupVersionKind()]; k == nil || !k.served {
-			out = append(out, o.GroupVersionKind().String())
-		}
-	}
-	return out
-}
-
-// patchOf returns op's jsonpatch annotation in effect on hc and its number
-// of operations; "" when none.
-func patchOf(op hco.Operand, hc *hcov1.HyperConverged) (string, int) {
-	p, ok := op.(hco.JSONPatcher)
-	if !ok || !jsonpatch.IsSet(hc.GetAnnotations()[p.JSONPatchAnnotation()]) {
-		return "", 0
-	}
-	ops, err := jsonpatch.Parse(p.JSONPatchAnnotation(), hc.GetAnnotations()[p.JSONPatchAnnotation()])
-	if err != nil {
-		return "", 0
-	}
-	return p.JSONPatchAnnotation(), len(ops)
 }

@@ -85,7 +85,7 @@ func rendered(reg *hco.Registry, hc *hcov1.HyperConverged, env hco.Environment) 
 		if err != nil {
 			return renderedSet{}, fmt.Errorf("operand %s: %w", op.Name(), err)
 		}
-		patch, ops := patchOf(op, hc)
+		patch, ops := hco.JSONPatchInEffect(op, hc)
 		for i, u := range objs {
 			r := &renderedObject{key: objectKey{gvk: u.GroupVersionKind(), key: client.ObjectKeyFromObject(u)}, obj: u}
 			if i == 0 {
