@@ -12,7 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/hcokit/hcokit/internal/testenv"
@@ -51,15 +50,7 @@ func TestMisconfiguredDeschedulerIsReported(t *testing.T) {
 	_, err = envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{Paths: []string{filepath.Join(root, "internal/integration/testdata/descheduler")}})
 	require.NoError(t, err)
 	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "kubedeschedulers.operator.openshift.io"}}
-	t.Cleanup(func() {
-		require.NoError(t, client.IgnoreNotFound(k.Delete(ctx, crd)))
-		testenv.Eventually(t, "the KubeDescheduler CRD gone", func() error {
-			if err := k.Get(ctx, client.ObjectKeyFromObject(crd), crd); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("still there: %v", err)
-			}
-			return nil
-		})
-	})
+	t.Cleanup(func() { testenv.DeleteAndWait(t, k, crd.DeepCopy()) })
 	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "openshift-kube-descheduler-operator"}}
 	if err := k.Create(ctx, namespace); err != nil && !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)

@@ -17,7 +17,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -177,20 +176,10 @@ func createHC(t testing.TB, mutate func(*v1beta1.HyperConverged)) *v1beta1.Hyper
 	return hc
 }
 
+// deleteHC deletes the HyperConverged and waits until it is gone.
 func deleteHC(t testing.TB) {
 	t.Helper()
-	ctx := context.Background()
-	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns}}
-	if err := k.Delete(ctx, hc); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatalf("delete HyperConverged: %v", err)
-	}
-	testenv.Eventually(t, "HyperConverged gone", func() error {
-		err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("still there (finalizers %v): %v", hc.Finalizers, err)
-	})
+	testenv.DeleteAndWait(t, k, &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns}})
 }
 
 // getHC reads the HyperConverged.

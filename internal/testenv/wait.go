@@ -1,8 +1,13 @@
 package testenv
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // EventuallyTimeout and EventuallyPoll bound Eventually: long enough for a
@@ -27,4 +32,23 @@ func Eventually(t testing.TB, what string, f func() error) {
 		}
 		time.Sleep(EventuallyPoll)
 	}
+}
+
+// DeleteAndWait deletes obj (its kind set, or known to c's scheme) and
+// waits until the API server no longer has it: its finalizers done (a
+// HyperConverged's: the operator's uninstall). One already gone is fine.
+func DeleteAndWait(t testing.TB, c client.Client, obj client.Object) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.Delete(ctx, obj); client.IgnoreNotFound(err) != nil {
+		t.Fatalf("delete %T %s: %v", obj, client.ObjectKeyFromObject(obj), err)
+	}
+	Eventually(t, fmt.Sprintf("%T %s gone", obj, client.ObjectKeyFromObject(obj)), func() error {
+		probe := obj.DeepCopyObject().(client.Object)
+		err := c.Get(ctx, client.ObjectKeyFromObject(obj), probe)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (finalizers %v): %v", probe.GetFinalizers(), err)
+	})
 }

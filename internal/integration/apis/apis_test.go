@@ -148,17 +148,7 @@ func installSSPCRD(t *testing.T) {
 // uninstallSSPCRD removes the SSP CRD and waits until it is gone.
 func uninstallSSPCRD(t *testing.T) {
 	t.Helper()
-	crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "ssps.ssp.kubevirt.io"}}
-	if err := k.Delete(context.Background(), crd); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatalf("delete the SSP CRD: %v", err)
-	}
-	testenv.Eventually(t, "SSP CRD gone", func() error {
-		err := k.Get(context.Background(), client.ObjectKeyFromObject(crd), crd)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("still there: %v", err)
-	})
+	testenv.DeleteAndWait(t, k, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "ssps.ssp.kubevirt.io"}})
 }
 
 // createHC creates the HyperConverged and deletes it, waiting until it is

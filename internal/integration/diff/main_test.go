@@ -367,18 +367,7 @@ func waitReconciled(t *testing.T) {
 // deleteHC deletes the HyperConverged and waits until it is gone.
 func deleteHC(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hcov1.HyperConvergedName}}
-	if err := k.Delete(ctx, hc); client.IgnoreNotFound(err) != nil {
-		t.Errorf("delete HyperConverged: %v", err)
-		return
-	}
-	testenv.Eventually(t, "HyperConverged finalized", func() error {
-		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc); !apierrors.IsNotFound(err) {
-			return fmt.Errorf("still there: %v", err)
-		}
-		return nil
-	})
+	testenv.DeleteAndWait(t, k, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hcov1.HyperConvergedName}})
 }
 
 // decodeHC reads a HyperConverged manifest of either version.

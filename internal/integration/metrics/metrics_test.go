@@ -13,7 +13,6 @@ import (
 	"time"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -174,20 +173,10 @@ func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
 	})
 }
 
+// deleteHC deletes the HyperConverged and waits for the operator's uninstall.
 func deleteHC(t *testing.T, hc *v1beta1.HyperConverged) {
 	t.Helper()
-	ctx := context.Background()
-	if err := k.Delete(ctx, hc); client.IgnoreNotFound(err) != nil {
-		t.Errorf("delete HyperConverged: %v", err)
-		return
-	}
-	testenv.Eventually(t, "HyperConverged gone (the operator's uninstall)", func() error {
-		err := k.Get(ctx, client.ObjectKeyFromObject(hc), &v1beta1.HyperConverged{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("still there: %v", err)
-	})
+	testenv.DeleteAndWait(t, k, hc.DeepCopy())
 }
 
 // The webhook's metrics, served as its ServiceAccount with the shipped RBAC,

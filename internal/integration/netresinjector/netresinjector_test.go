@@ -46,15 +46,7 @@ func createHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) {
 		mutate(hc)
 	}
 	require.NoError(t, k.Create(ctx, hc))
-	t.Cleanup(func() {
-		_ = k.Delete(ctx, hc)
-		testenv.Eventually(t, "HyperConverged gone", func() error {
-			if err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc); !apierrors.IsNotFound(err) {
-				return fmt.Errorf("still there: %v", err)
-			}
-			return nil
-		})
-	})
+	t.Cleanup(func() { testenv.DeleteAndWait(t, k, hc) })
 }
 
 func updateHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) {

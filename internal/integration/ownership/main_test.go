@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -124,16 +123,5 @@ func writes(t *testing.T, offset int64) []testenv.AuditEvent {
 // gone (its operator's uninstall ran).
 func deleteHC(t *testing.T, namespace string) {
 	t.Helper()
-	ctx := context.Background()
-	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: namespace}}
-	if err := k.Delete(ctx, hc); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatalf("delete HyperConverged %s: %v", namespace, err)
-	}
-	testenv.Eventually(t, "HyperConverged "+namespace+" gone", func() error {
-		err := k.Get(ctx, client.ObjectKeyFromObject(hc), hc)
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("still there (finalizers %v): %v", hc.Finalizers, err)
-	})
+	testenv.DeleteAndWait(t, k, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: namespace}})
 }

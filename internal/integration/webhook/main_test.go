@@ -178,17 +178,7 @@ func createHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) *v1beta1.Hyper
 // finalized it.
 func deleteHC(t *testing.T, hc *v1beta1.HyperConverged) {
 	t.Helper()
-	if err := k.Delete(context.Background(), hc); err != nil && !apierrors.IsNotFound(err) {
-		t.Errorf("delete HyperConverged %s: %v", client.ObjectKeyFromObject(hc), err)
-		return
-	}
-	testenv.Eventually(t, "HyperConverged finalized", func() error {
-		err := k.Get(context.Background(), client.ObjectKeyFromObject(hc), &v1beta1.HyperConverged{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("still there: %v", err)
-	})
+	testenv.DeleteAndWait(t, k, hc.DeepCopy())
 }
 
 // updateHC applies mutate to the current HyperConverged and updates it,
