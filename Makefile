@@ -10,6 +10,10 @@ BUNDLE_VERSION ?= 0.1.0
 # BUNDLE_IMAGE is the operator image repository the bundle installs (the
 # committed bundle: the default).
 BUNDLE_IMAGE ?= quay.io/hcokit/hco-operator
+# IMAGE_DIGEST, when set (sha256:...), names the operator image by digest in
+# `make manifests` and `make bundle` instead of by tag: what the image build
+# printed; nothing is pulled to learn it.
+IMAGE_DIGEST ?=
 K8S_BIN := $(BIN)/k8s
 export KUBEBUILDER_ASSETS ?= $(K8S_BIN)
 
@@ -55,7 +59,7 @@ generate:
 
 ## bundle: regenerate the OLM bundle (bundle/, bundle.Dockerfile) from config/overlays/olm at BUNDLE_VERSION; see docs/olm.md.
 bundle:
-	cd tools/bundle && $(GO) run ./cmd/bundle -root ../.. -version $(BUNDLE_VERSION) -image $(BUNDLE_IMAGE)
+	cd tools/bundle && $(GO) run ./cmd/bundle -root ../.. -version $(BUNDLE_VERSION) -image $(BUNDLE_IMAGE) -digest "$(IMAGE_DIGEST)"
 
 ## verify: fail when generated files (the OLM bundle too) are stale, or code is not gofmt-clean or vet-clean.
 verify:
@@ -64,10 +68,11 @@ verify:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
-## manifests: make config/ install VERSION (make manifests VERSION=1.2.3): the image tag of both
-## Deployments and the operator's HCO_KV_IO_VERSION (docs/install.md).
+## manifests: make config/ install VERSION (make manifests VERSION=1.2.3): the image of both
+## Deployments (tagged VERSION, or by IMAGE_DIGEST when set) and the operator's HCO_KV_IO_VERSION (docs/install.md).
 manifests:
-	sed -i -e 's|image: quay.io/hcokit/hco-operator:.*|image: quay.io/hcokit/hco-operator:$(VERSION)|' config/manager/manager.yaml config/webhook/deployment.yaml
+	@case "$(IMAGE_DIGEST)" in ""|sha256:????????????????????????????????????????????????????????????????) ;; *) echo "IMAGE_DIGEST=$(IMAGE_DIGEST): want sha256: and 64 hex digits"; exit 1;; esac
+	sed -i -E -e 's#image: quay.io/hcokit/hco-operator[:@].*#image: quay.io/hcokit/hco-operator$(if $(IMAGE_DIGEST),@$(IMAGE_DIGEST),:$(VERSION))#' config/manager/manager.yaml config/webhook/deployment.yaml
 	sed -i -e '/name: HCO_KV_IO_VERSION/{n;s|value: .*|value: "$(VERSION)"|}' config/manager/manager.yaml
 
 ## bench: one table: pure costs, and the stock binary on a local control plane (latencies and requests from the audit log, RSS). See docs/performance.md.

@@ -30,8 +30,12 @@ type Metadata struct {
 	Channel string
 	// Image is the operator image's repository (no tag): every container
 	// image of that repository, or of ImageFrom when set, becomes Image
-	// tagged with Version.
+	// tagged with Version, or, when Digest is set, Image@Digest.
 	Image, ImageFrom string
+	// Digest, when set, is the operator image's digest ("sha256:..."): the
+	// Deployments and relatedImages name the image by it, as a bundle that
+	// must run what was tested does (nothing is pulled to learn it).
+	Digest string
 	// VersionEnv names the container environment variable that carries the
 	// operator's version; where a container sets it, it is set to Version.
 	VersionEnv string
@@ -329,7 +333,7 @@ func (g *generator) readDeployments(objs []Object) error {
 			for i := range cs {
 				c := &cs[i]
 				if r := repository(c.Image); r == g.md.Image || (g.md.ImageFrom != "" && r == g.md.ImageFrom) {
-					c.Image = g.md.Image + ":" + g.md.Version
+					c.Image = g.operatorImage()
 				}
 				for j := range c.Env {
 					if c.Env[j].Name == g.md.VersionEnv && c.Env[j].ValueFrom == nil {
@@ -423,6 +427,9 @@ func repository(image string) string {
 }
 
 func (g *generator) operatorImage() string {
+	if g.md.Digest != "" {
+		return g.md.Image + "@" + g.md.Digest
+	}
 	return g.md.Image + ":" + g.md.Version
 }
 

@@ -443,3 +443,30 @@ func TestGenerateDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// With a digest, the Deployments and relatedImages name the operator image
+// by it; a malformed digest is refused, naming the form wanted.
+func TestBuildDigest(t *testing.T) {
+	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	b, err := bundle.BuildDigest(root, "1.2.3", bundle.DefaultImage, digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bundle.DefaultImage + "@" + digest
+	for _, d := range b.CSV.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if c.Image != want {
+				t.Errorf("Deployment %s container %s image %s: want %s", d.Name, c.Name, c.Image, want)
+			}
+		}
+	}
+	if !slices.ContainsFunc(b.CSV.Spec.RelatedImages, func(r v1alpha1.RelatedImage) bool { return r.Image == want }) {
+		t.Errorf("relatedImages %v lack %s", b.CSV.Spec.RelatedImages, want)
+	}
+	if b.CSV.Annotations["containerImage"] != want {
+		t.Errorf("containerImage %q: want %s", b.CSV.Annotations["containerImage"], want)
+	}
+	if _, err := bundle.BuildDigest(root, "1.2.3", bundle.DefaultImage, "sha256:nothex"); err == nil || !strings.Contains(err.Error(), "64 lower-case hex digits") {
+		t.Errorf("a malformed digest: %v, want it refused", err)
+	}
+}

@@ -27,8 +27,18 @@ const DefaultImage = "quay.io/hcokit/hco-operator"
 // examples/v1beta1/hyperconverged.yaml.
 // image is the operator image's repository (DefaultImage for the committed
 // bundle): the Deployments' images of DefaultImage are replaced by it, and
-// all are tagged with version.
+// all are tagged with version, or named by digest when one is given
+// (BuildDigest).
 func Build(root, version, image string) (*Bundle, error) {
+	return BuildDigest(root, version, image, "")
+}
+
+// BuildDigest is Build with the operator image named by digest
+// ("sha256:<64 hex digits>"; empty: by the version's tag).
+func BuildDigest(root, version, image, digest string) (*Bundle, error) {
+	if digest != "" && !validDigest(digest) {
+		return nil, fmt.Errorf("image digest %q: want sha256: and 64 lower-case hex digits, as `docker buildx imagetools inspect` or `crane digest` print it", digest)
+	}
 	objs, err := Kustomize(root, filepath.Join(root, OverlayDir))
 	if err != nil {
 		return nil, err
@@ -37,8 +47,14 @@ func Build(root, version, image string) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	md.ImageFrom, md.Image = DefaultImage, image
+	md.ImageFrom, md.Image, md.Digest = DefaultImage, image, digest
 	return Generate(objs, md)
+}
+
+// validDigest reports whether d is a sha256 image digest.
+func validDigest(d string) bool {
+	hex, ok := strings.CutPrefix(d, "sha256:")
+	return ok && len(hex) == 64 && strings.Trim(hex, "0123456789abcdef") == ""
 }
 
 // HcokitMetadata is the Metadata of the stock hco-operator at version.

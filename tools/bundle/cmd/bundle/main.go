@@ -25,6 +25,7 @@ func run(args []string) error {
 	root := fs.String("root", "../..", "The repository root.")
 	version := fs.String("version", "", "The operator version (semver, such as 0.1.0): the CSV is hcokit-operator.v<version> and the operator image is tagged <version>. Required.")
 	image := fs.String("image", bundle.DefaultImage, "The operator image's repository, without tag; the committed bundle uses the default.")
+	digest := fs.String("digest", "", "The operator image's digest (sha256:...): the Deployments and relatedImages name the image by it instead of the version's tag. Nothing is pulled: the digest is what the image build printed.")
 	check := fs.Bool("check", false, "Write nothing; fail when the committed bundle is stale.")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -32,7 +33,7 @@ func run(args []string) error {
 	if *version == "" {
 		return fmt.Errorf("-version is required (make bundle passes BUNDLE_VERSION)")
 	}
-	b, err := bundle.Build(*root, strings.TrimPrefix(*version, "v"), *image)
+	b, err := bundle.BuildDigest(*root, strings.TrimPrefix(*version, "v"), *image, *digest)
 	if err != nil {
 		return err
 	}
