@@ -43,7 +43,9 @@ func (p planOperand) Desired(hc *hcov1.HyperConverged, _ Facts) ([]client.Object
 
 func (planOperand) JSONPatchAnnotation() string { return "test.kubevirt.io/jsonpatch" }
 
-func (planOperand) KeptFields(schema.GroupVersionKind) [][]string { return [][]string{{"data", "kept"}} }
+func (planOperand) KeptFields(schema.GroupVersionKind) [][]string {
+	return [][]string{{"data", "kept"}}
+}
 
 // fakeView holds objects by name; served says whether ConfigMaps are.
 type fakeView struct {
