@@ -1,0 +1,97 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/operands/netresinjector"
+)
+
+// The install's admission policy (config/guard) lets the operator's service
+// account write only its operands' own cluster-scoped RBAC, webhook
+// configurations and PriorityClass: asked as that account, with every RBAC
+// grant (so that only the policy can refuse), the API server refuses a
+// binding to cluster-admin, a Pod-mutating webhook of another name or one
+// sent outside the operator's namespace, and another PriorityClass, and
+// takes the injector's own objects.
+func TestOperatorWritesAreGuarded(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	const ns = "hco-guard"
+	for _, u := range render(t, ".", ns) {
+		if u.GetKind() != "ValidatingAdmissionPolicy" && u.GetKind() != "ValidatingAdmissionPolicyBinding" || u.GetName() != "hco-operator-writes" {
+			continue
+		}
+		existing := &unstructured.Unstructured{}
+		existing.SetGroupVersionKind(u.GroupVersionKind())
+		existed := env.Client.Get(ctx, client.ObjectKeyFromObject(u), existing) == nil
+		u.SetNamespace("")
+		require.NoError(t, env.Client.Patch(ctx, u, client.Apply, client.FieldOwner("guard-test"), client.ForceOwnership))
+		if !existed {
+			t.Cleanup(func() { _ = env.Client.Delete(ctx, u) })
+		}
+	}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":hco-operator", Groups: []string{"system:masters"}}
+	operator, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
+	require.NoError(t, err)
+	dryRun := client.DryRunAll
+
+	webhook := func(name, namespace string) *admissionregistrationv1.MutatingWebhookConfiguration {
+		return &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Webhooks: []admissionregistrationv1.MutatingWebhook{{
+				Name: "pods.example.com", AdmissionReviewVersions: []string{"v1"}, SideEffects: ptr.To(admissionregistrationv1.SideEffectClassNone),
+				ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{Namespace: namespace, Name: "svc"}},
+				Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}},
+			}}}
+	}
+	binding := func(name, role string) *rbacv1.ClusterRoleBinding {
+		return &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "x", Namespace: ns}}}
+	}
+	refused := map[string]client.Object{
+		"a binding of another name":                binding("mine", "cluster-admin"),
+		"the injector's binding, to cluster-admin": binding(netresinjector.ClusterRoleBindingName, "cluster-admin"),
+		"a webhook of another name":                webhook("mine", ns),
+		"the injector's webhook, elsewhere":        webhook(netresinjector.WebhookConfigName, "default"),
+		"another PriorityClass":                    &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
+	}
+	// A new policy takes effect once the API server has loaded it.
+	waitFor(t, "the policy in effect", func() error {
+		err := operator.Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Value: 1}, dryRun)
+		if err == nil {
+			return fmt.Errorf("another PriorityClass still taken")
+		}
+		return nil
+	})
+	for what, obj := range refused {
+		err := operator.Create(ctx, obj, dryRun)
+		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
+		if err != nil {
+			assert.Contains(t, err.Error(), "hco-operator-writes", what)
+		}
+	}
+	for what, obj := range map[string]client.Object{
+		"the injector's binding": binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName),
+		"the injector's webhook": webhook(netresinjector.WebhookConfigName, ns),
+	} {
+		assert.NoError(t, operator.Create(ctx, obj, dryRun), what)
+	}
+	// Others are not bound by it.
+	assert.NoError(t, env.Client.Create(ctx, binding("mine", "cluster-admin"), dryRun), "the admin")
+}
