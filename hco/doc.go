@@ -45,20 +45,32 @@
 // # Follow one field
 //
 // From spec.virtualization.liveMigrationConfig.parallelMigrationsPerCluster
-// to the API server:
+// to the API server, every function of ours on the way (a spec change's
+// reconcile; the goroutine is reconcileOperands' one per operand):
 //
-//  1. [Reconciler.Reconcile] reads the HyperConverged, gathers the [Facts];
-//  2. reconcileOperand (reconcileOperands runs it for each operand,
-//     concurrently) parses the operand's jsonpatch annotation, once;
-//  3. desiredObjects calls the operand's Desired (kubevirt.Build, where
-//     migration.ForKubeVirt translates the field);
-//  4. wireForm turns the object into its wire form, once, applying the
-//     jsonpatch ([jsonpatch.Apply]);
-//  5. applier.apply compares that with the cached object and the memo, and
-//     Updates (or Creates) it, the update built by updateOf (which
-//     [UpdateFor] exports, so that a preview, hco-operator diff, sends the
-//     very same update as a dry run);
-//  6. patchStatus, deferred in Reconcile, reports the outcome.
+//  1. [Reconciler.Reconcile] reads the HyperConverged from the cache and
+//     defers patchStatus;
+//  2. Reconciler.facts gathers the [Facts] (the node index, the observed
+//     objects, the cluster's TLS profile);
+//  3. reconcileOperands starts each operand's reconcileOperand in turn, in
+//     registry order;
+//  4. reconcileOperand parses the jsonpatch annotation once (jsonPatchOf)
+//     and asks builtObjects.desiredObjects, which builds only when its input
+//     changed;
+//  5. desiredObjects calls the operand's Desired: kubevirt.Operand.Desired,
+//     kubevirt.Build, kubevirt.configuration, where
+//     [migration.ForKubeVirt] translates the field;
+//  6. wireForm turns the KubeVirt into its wire form, applying the jsonpatch
+//     ([jsonpatch.Apply]) when one is set;
+//  7. applier.apply reads the cached object and the memo, keeps what others
+//     fill in (keepObserved), and builds the update with updateOf
+//     (staleMetadata, merged), then client.Update;
+//  8. applier.remember records what was stored, typedForm gives the operand's
+//     Status its typed object;
+//  9. patchStatus (writeStatus, fullStatus) reports the outcome, once.
+//
+// Four changes of form: the HyperConverged (typed) → the KubeVirt (typed) →
+// its wire form (unstructured, written) → the typed form for Status.
 //
 // # The plan
 //
