@@ -132,9 +132,10 @@ func leftoverOf(owner Owner, obj metav1.Object) bool {
 }
 
 // removeLeftovers deletes the objects an earlier version left (upgradeSteps,
-// switchLeftovers) that are this HyperConverged's, saying why in an Event: they carry upstream's managed-by label and
-// owner claims them (an object of that name someone else made stays). Read
-// past the cache, each deleted only if still the object read.
+// switchLeftovers) that are this HyperConverged's, saying why in an Event:
+// they carry upstream's managed-by label and owner claims them (an object of
+// that name someone else made stays). Read past the cache, each deleted only
+// if still the object read.
 func (r *Reconciler) removeLeftovers(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, gone []leftover, why string) error {
 	for _, l := range gone {
 		obj := &unstructured.Unstructured{}

@@ -94,10 +94,16 @@ func TestOperandWaitsForItsAPIAndStartsWhenItAppears(t *testing.T) {
 	// The CRD goes: the operand waits again, and the operator stays quiet.
 	uninstallSSPCRD(t)
 	testenv.Eventually(t, "Degraded names the SSP operand's API again", waiting)
+	// What remains is the discovery of the group the CRD change marked, again
+	// with a growing delay (0.5 s doubling to 8 s) until the change is 30 s
+	// old: at most 7 requests in all, and a status write; a list, watch or
+	// reconcile in a loop would be hundreds.
 	before := requests.Load()
 	time.Sleep(30 * time.Second)
-	if n := requests.Load() - before; n > 5 {
-		t.Errorf("the operator made %d requests in 30 s with an operand waiting for its API; want at most 5 (no list, watch or reconcile in a loop)", n)
+	n := requests.Load() - before
+	t.Logf("%d requests in 30 s while waiting", n)
+	if n > 8 {
+		t.Errorf("the operator made %d requests in 30 s with an operand waiting for its API; want at most 8 (no list, watch or reconcile in a loop)", n)
 	}
 
 	// And it still reconciles the others.
