@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -301,4 +302,47 @@ func TestObservabilityComponent(t *testing.T) {
 	var b rbacv1.ClusterRoleBinding
 	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-observability"), &b)
 	assert.Equal(t, "virt-elsewhere", b.Subjects[0].Namespace)
+}
+
+// Each install's NetworkPolicies select the operator's and the webhook's
+// pods and open exactly the ports their containers serve: a port renamed or
+// added in a Deployment is not silently closed.
+func TestNetworkPoliciesOpenTheServedPorts(t *testing.T) {
+	for _, dir := range kustomizations {
+		objs := render(t, dir, defaultNamespace)
+		served := map[string][]string{} // by pod label app.kubernetes.io/name
+		for _, u := range objs {
+			if u.GetKind() != "Deployment" {
+				continue
+			}
+			var d appsv1.Deployment
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &d))
+			name := d.Spec.Template.Labels["app.kubernetes.io/name"]
+			for _, c := range d.Spec.Template.Spec.Containers {
+				for _, p := range c.Ports {
+					served[name] = append(served[name], p.Name)
+				}
+			}
+		}
+		policies := 0
+		for _, u := range objs {
+			if u.GetKind() != "NetworkPolicy" {
+				continue
+			}
+			policies++
+			var np networkingv1.NetworkPolicy
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &np))
+			pods := np.Spec.PodSelector.MatchLabels["app.kubernetes.io/name"]
+			require.Contains(t, served, pods, "%s: NetworkPolicy %s selects no Deployment's pods", dir, np.Name)
+			var open []string
+			for _, rule := range np.Spec.Ingress {
+				assert.Empty(t, rule.From, "%s: NetworkPolicy %s: the ports are open to any source (the API server's and Prometheus' addresses are not known here)", dir, np.Name)
+				for _, p := range rule.Ports {
+					open = append(open, p.Port.String())
+				}
+			}
+			assert.ElementsMatch(t, served[pods], open, "%s: NetworkPolicy %s opens %v, the pods serve %v", dir, np.Name, open, served[pods])
+		}
+		assert.Equal(t, 2, policies, "%s: one NetworkPolicy for the operator's pods and one for the webhook's", dir)
+	}
 }
