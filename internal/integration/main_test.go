@@ -169,10 +169,7 @@ func createHC(t testing.TB, mutate func(*v1beta1.HyperConverged)) *v1beta1.Hyper
 	if mutate != nil {
 		mutate(hc)
 	}
-	if err := k.Create(context.Background(), hc); err != nil {
-		t.Fatalf("create HyperConverged: %v", err)
-	}
-	t.Cleanup(func() { deleteHC(t) })
+	testenv.CreateForTest(t, k, hc)
 	return hc
 }
 

@@ -52,3 +52,14 @@ func DeleteAndWait(t testing.TB, c client.Client, obj client.Object) {
 		return fmt.Errorf("still there (finalizers %v): %v", probe.GetFinalizers(), err)
 	})
 }
+
+// CreateForTest creates obj and, when the test ends, deletes it and waits
+// until it is gone (DeleteAndWait); cleanups registered after this one run
+// first.
+func CreateForTest(t testing.TB, c client.Client, obj client.Object) {
+	t.Helper()
+	if err := c.Create(context.Background(), obj); err != nil {
+		t.Fatalf("create %T %s: %v", obj, client.ObjectKeyFromObject(obj), err)
+	}
+	t.Cleanup(func() { DeleteAndWait(t, c, obj.DeepCopyObject().(client.Object)) })
+}

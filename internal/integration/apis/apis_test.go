@@ -10,7 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -161,22 +160,7 @@ func uninstallSSPCRD(t *testing.T) {
 // gone, when the test ends.
 func createHC(t *testing.T) {
 	t.Helper()
-	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns}}
-	if err := k.Create(context.Background(), hc); err != nil {
-		t.Fatalf("create HyperConverged: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := k.Delete(context.Background(), hc); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("delete HyperConverged: %v", err)
-		}
-		testenv.Eventually(t, "HyperConverged gone", func() error {
-			err := k.Get(context.Background(), client.ObjectKeyFromObject(hc), hc)
-			if apierrors.IsNotFound(err) {
-				return nil
-			}
-			return fmt.Errorf("still there (finalizers %v): %v", hc.Finalizers, err)
-		})
-	})
+	testenv.CreateForTest(t, k, &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns}})
 }
 
 func getHC(t *testing.T) *hcov1.HyperConverged {

@@ -40,13 +40,11 @@ var (
 // when the test ends.
 func createHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) {
 	t.Helper()
-	ctx := context.Background()
 	hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: v1beta1.HyperConvergedName, Namespace: ns}}
 	if mutate != nil {
 		mutate(hc)
 	}
-	require.NoError(t, k.Create(ctx, hc))
-	t.Cleanup(func() { testenv.DeleteAndWait(t, k, hc) })
+	testenv.CreateForTest(t, k, hc)
 }
 
 func updateHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) {

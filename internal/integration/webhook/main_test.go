@@ -167,10 +167,7 @@ func newHC(mutate func(*v1beta1.HyperConverged)) *v1beta1.HyperConverged {
 func createHC(t *testing.T, mutate func(*v1beta1.HyperConverged)) *v1beta1.HyperConverged {
 	t.Helper()
 	hc := newHC(mutate)
-	if err := k.Create(context.Background(), hc); err != nil {
-		t.Fatalf("create HyperConverged: %v", err)
-	}
-	t.Cleanup(func() { deleteHC(t, hc) })
+	testenv.CreateForTest(t, k, hc)
 	return hc
 }
 
