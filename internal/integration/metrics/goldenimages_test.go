@@ -3,7 +3,6 @@ package metrics
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -31,13 +30,7 @@ func TestGoldenImageGauges(t *testing.T) {
 		}
 		t.Cleanup(func() { testenv.DeleteAndWait(t, k, node) })
 	}
-	tokens := newScrapers(t)
-	installRBAC(t)
-	port := freePort(t)
-	run(t, "operator", "--kubeconfig="+serviceAccountKubeconfig(t, operatorNamespace, "hco-operator"), "--namespace="+operatorNamespace,
-		"--leader-elect=false", "--health-probe-bind-address=0", "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port))
-	s := newScraper(port, nil)
-	s.waitServing(t)
+	s, tokens := startOperator(t)
 
 	hc := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "hco.kubevirt.io/v1", "kind": "HyperConverged",

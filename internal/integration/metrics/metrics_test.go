@@ -72,8 +72,11 @@ func checkAccess(t *testing.T, s scraper, tokens scrapers, reviewer string) stri
 // HyperConverged's existence (before, while and after it exists), the health
 // status, and once a HyperConverged is reconciled, the memory overcommit and
 // the unsafe modifications per annotation.
-func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
-	env.Require(t)
+// startOperator runs the stock binary as the install's operator service
+// account, under the shipped RBAC, until the test ends, and returns a
+// scraper of its metrics endpoint, serving, and the scrapers' tokens.
+func startOperator(t *testing.T) (scraper, scrapers) {
+	t.Helper()
 	tokens := newScrapers(t)
 	installRBAC(t)
 	port := freePort(t)
@@ -81,6 +84,12 @@ func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
 		"--leader-elect=false", "--health-probe-bind-address=0", "--metrics-bind-address=127.0.0.1:"+strconv.Itoa(port))
 	s := newScraper(port, nil)
 	s.waitServing(t)
+	return s, tokens
+}
+
+func TestOperatorMetricsNeedAnAllowedToken(t *testing.T) {
+	env.Require(t)
+	s, tokens := startOperator(t)
 
 	checkAccess(t, s, tokens, "system:serviceaccount:"+operatorNamespace+":hco-operator")
 	// The HyperConverged's metrics come from the operator's cache: they
