@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -269,19 +268,6 @@ func (r *Reconciler) stopWatch(ctx context.Context, k *operandKind) {
 	k.served.Store(false)
 	_ = r.cache.RemoveInformer(ctx, k.newObject())
 	r.applier.forgetKind(k.gvk)
-}
-
-// waitingFor returns the kinds among objs that the API server does not
-// serve, as "group/version Kind".
-func (r *Reconciler) waitingFor(objs []*unstructured.Unstructured) []string {
-	var out []string
-	for _, obj := range objs {
-		gvk := obj.GroupVersionKind()
-		if k := r.kind(gvk); k != nil && !k.served.Load() {
-			out = append(out, gvk.GroupVersion().String()+" "+gvk.Kind)
-		}
-	}
-	return out
 }
 
 // announceWaiting makes an Event and a log line when an operand is found

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
@@ -38,6 +39,9 @@ const (
 	ResultUpdated     ApplyResult = "updated"
 	ResultOverwritten ApplyResult = "overwritten"
 )
+
+// resultDeleted: a step deleted its object.
+const resultDeleted ApplyResult = "deleted"
 
 // applier is the one path that creates and updates operand objects. It
 // works on their wire form (unstructured), so that no field is lost because
@@ -128,101 +132,124 @@ func newApplier(c client.Client, cache, reader client.Reader) *applier {
 	return &applier{client: c, cache: cache, reader: reader, memo: map[objectKey]memo{}, typed: map[objectKey]typedObject{}}
 }
 
-// apply makes the cluster hold want, a wire form (see wireForm), and
-// returns the object as stored; the values at the paths keep that want
-// lacks are kept as observed (ContentKeeper). want is only read. An object
-// that owner does not claim (another install's, see Owner) is left as it
-// is: the error is an *ownedElsewhere. What apply writes carries owner's
-// record; an object adopted without one gets it with the next write it
-// needs anyway, not by a write of its own. wait is called before each
-// request to the API server.
-func (a *applier) apply(ctx context.Context, want *unstructured.Unstructured, keep [][]string, owner Owner, wait func()) (*unstructured.Unstructured, ApplyResult, error) {
-	gvk := want.GroupVersionKind()
-	key := objectKey{gvk: gvk, key: client.ObjectKeyFromObject(want)}
-	built, wantContent := want, content(want)
-
-	observed := &unstructured.Unstructured{}
-	observed.SetGroupVersionKind(gvk)
-	err := a.cache.Get(ctx, key.key, observed)
-	if apierrors.IsNotFound(err) {
-		created := want.DeepCopy()
-		owner.record(created)
+// execute carries out s, a step of an operand's plan (planObject over the
+// cache, this applier its memory), and returns the object as stored. wait
+// is called before each request to the API server.
+//
+//   - create: a create; when the object exists after all (its labels, which
+//     the cache selects by, were edited away), it is read past the cache and
+//     planned again over what is there (Step.Over).
+//   - update: the update, after a server-side dry run when the memo does not
+//     know the object and its content differs only by what the operator does
+//     not set (the difference may be the API server's defaults: then nothing
+//     is written).
+//   - keep: nothing sent; the memo records the object in sync.
+//   - delete: a delete with a UID precondition; an object replaced meanwhile
+//     (conflict) or gone is not an error.
+func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructured.Unstructured, ApplyResult, error) {
+	key := objectKey{gvk: s.GVK, key: s.Key}
+	switch s.Verb {
+	case VerbCreate:
 		wait()
-		err = a.client.Create(ctx, created, strict)
+		err := a.client.Create(ctx, s.Send, strict)
 		if err == nil {
-			a.remember(key, want, wantContent, created, "")
-			return created, ResultCreated, nil
+			a.remember(key, s.Desired, content(s.Desired), s.Send, "")
+			return s.Send, ResultCreated, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
-			return nil, "", fmt.Errorf("create %s %s: %w", gvk.Kind, displayName(key.key), err)
+			return nil, "", fmt.Errorf("create %s %s: %w", s.GVK.Kind, displayName(s.Key), err)
 		}
-		// It exists but the cache does not show it: its labels were edited.
+		live := &unstructured.Unstructured{}
+		live.SetGroupVersionKind(s.GVK)
 		wait()
-		err = a.reader.Get(ctx, key.key, observed)
+		if err := a.reader.Get(ctx, s.Key, live); err != nil {
+			return nil, "", fmt.Errorf("get %s %s: %w", s.GVK.Kind, displayName(s.Key), err)
+		}
+		if s, err = s.Over(live); err != nil {
+			return nil, "", err
+		}
+		return a.execute(ctx, s, wait)
+	case VerbKeep:
+		switch {
+		case !s.recalled.fast:
+			a.remember(key, s.want, content(s.want), s.Live, "")
+		case s.recalled.rebuilt:
+			a.builtAgain(key, s.Desired)
+		}
+		return s.Live, ResultUnchanged, nil
+	case VerbDelete:
+		wait()
+		err := a.client.Delete(ctx, s.Live, client.Preconditions{UID: ptr.To(s.Live.GetUID())})
+		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			return s.Live, ResultUnchanged, nil
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("delete %s %s: %w", s.GVK.Kind, displayName(s.Key), err)
+		}
+		a.forget(s.GVK, s.Key)
+		return s.Live, resultDeleted, nil
 	}
-	if err != nil {
-		return nil, "", fmt.Errorf("get %s %s: %w", gvk.Kind, displayName(key.key), err)
-	}
-	if claimed, by := owner.Claims(observed); !claimed {
-		return nil, "", &ownedElsewhere{kind: gvk.Kind, name: displayName(key.key), by: by}
-	}
-	if len(keep) > 0 {
-		// want is shared between reconciles (built once per input): keep
-		// into a copy.
-		if kept := want.DeepCopy(); keepObserved(kept, observed, keep) {
-			want, wantContent = kept, content(kept)
+	update, wantContent := s.Send, content(s.want)
+	if !s.recalled.known && within(wantContent, content(s.Live)) {
+		wait()
+		inSync, err := a.storesAsIs(ctx, update, s.Live)
+		if err != nil {
+			return nil, "", fmt.Errorf("update %s %s (dry run): %w", s.GVK.Kind, displayName(s.Key), err)
+		}
+		if inSync {
+			var write bool
+			if update, write = updateOf(s.Live, s.want, true); !write {
+				a.remember(key, s.want, wantContent, s.Live, "")
+				return s.Live, ResultUnchanged, nil
+			}
+			s.owner.record(update)
 		}
 	}
+	wait()
+	if err := a.client.Update(ctx, update, strict); err != nil {
+		return nil, "", fmt.Errorf("update %s %s: %w", s.GVK.Kind, displayName(s.Key), err)
+	}
+	a.remember(key, s.want, wantContent, update, s.Live.GetResourceVersion())
+	switch {
+	case update.GetResourceVersion() == s.Live.GetResourceVersion():
+		// The server stored nothing new: what differed was only its own
+		// defaults, which the memory now knows (after a restart, say).
+		return update, ResultUnchanged, nil
+	case s.recalled.sameDesired:
+		// The desired state did not change since it was last in sync, so
+		// somebody else changed the object.
+		return update, ResultOverwritten, nil
+	}
+	return update, ResultUpdated, nil
+}
 
-	prev, known := a.recall(key)
+// recall is the applier's memory for planObject (see memory): what it
+// remembers of the object at key, built as built (want with the values
+// kept, built itself when none), against live.
+func (a *applier) recall(key objectKey, built, want, live *unstructured.Unstructured) recalled {
+	a.mu.Lock()
+	prev, known := a.memo[key]
+	a.mu.Unlock()
+	if !known || prev.status {
+		return recalled{}
+	}
 	// The same object built (nothing kept into a copy, then and now) is the
 	// same content without comparing it.
-	sameDesired := known && ((want == built && prev.built == built) || equality.Semantic.DeepEqual(prev.desired, wantContent))
-	if rv := observed.GetResourceVersion(); sameDesired && (rv == prev.replaced ||
-		(rv == prev.storedRV && maps.Equal(prev.labels, want.GetLabels()) && maps.Equal(prev.annotations, want.GetAnnotations()))) {
+	r := recalled{known: true, sameDesired: (want == built && prev.built == built) || equality.Semantic.DeepEqual(prev.desired, content(want))}
+	if !r.sameDesired {
+		return r
+	}
+	if rv := live.GetResourceVersion(); rv == prev.replaced ||
+		(rv == prev.storedRV && maps.Equal(prev.labels, want.GetLabels()) && maps.Equal(prev.annotations, want.GetAnnotations())) {
 		// The cache has not caught up with our own update yet, or nothing
 		// moved on either side since the object was last in sync.
-		if want == built && prev.built != built {
-			a.builtAgain(key, built)
-		}
-		return observed, ResultUnchanged, nil
+		r.fast, r.rebuilt = true, want == built && prev.built != built
+		return r
 	}
 	// In sync though the content differs from want's: the server holds what
 	// it stored from want, its defaults included.
-	inSync := sameDesired && equality.Semantic.DeepEqual(prev.stored, content(observed))
-	updated, write := updateOf(observed, want, inSync)
-	if write && !known && within(wantContent, content(observed)) {
-		// Nothing remembered (another manager made the object, or this
-		// process has not written it yet) and everything want sets is there:
-		// what differs may be only the server's defaults. A dry run says,
-		// and the memo keeps its answer.
-		wait()
-		if inSync, err = a.storesAsIs(ctx, updated, observed); err != nil {
-			return nil, "", fmt.Errorf("update %s %s (dry run): %w", gvk.Kind, displayName(key.key), err)
-		}
-		updated, write = updateOf(observed, want, inSync)
-	}
-	if !write {
-		a.remember(key, want, wantContent, observed, "")
-		return observed, ResultUnchanged, nil
-	}
-	owner.record(updated)
-	wait()
-	if err := a.client.Update(ctx, updated, strict); err != nil {
-		return nil, "", fmt.Errorf("update %s %s: %w", gvk.Kind, displayName(key.key), err)
-	}
-	a.remember(key, want, wantContent, updated, observed.GetResourceVersion())
-	switch {
-	case updated.GetResourceVersion() == observed.GetResourceVersion():
-		// The server stored nothing new: what differed was only its own
-		// defaults, which the memory now knows (after a restart, say).
-		return updated, ResultUnchanged, nil
-	case sameDesired:
-		// The desired state did not change since it was last in sync, so
-		// somebody else changed the object.
-		return updated, ResultOverwritten, nil
-	}
-	return updated, ResultUpdated, nil
+	r.inSync = equality.Semantic.DeepEqual(prev.stored, content(live))
+	return r
 }
 
 // storesAsIs reports whether the API server, sent update (observed with the
@@ -266,28 +293,6 @@ func within(want, have any) bool {
 		return true
 	}
 	return equality.Semantic.DeepEqual(want, have)
-}
-
-// UpdateFor returns the update the reconciler sends to make observed (an
-// operand object as the API server holds it, managedFields included) hold
-// want (one of op's DesiredObjects), and true; or nil and false when
-// observed holds want already and the reconciler sends nothing. The update
-// is observed with want's content in place of its own, the values others
-// fill in kept as found (op's ContentKeeper paths), want's labels and
-// annotations laid over observed's and the ones the operator set and no
-// longer builds removed; observed's resourceVersion is its precondition.
-// want and observed are not changed.
-//
-// The reconciler's applier decides and builds its updates through the same
-// steps (updateOf), and knows one thing more: the defaults the API server
-// added since its last write (its memo), which make an object in sync
-// although its content differs from want's. Without that memory, UpdateFor
-// returns an update there, which the API server stores as nothing new. A
-// preview (hco-operator diff) sends it as a server-side dry run.
-func UpdateFor(op Operand, observed, want *unstructured.Unstructured) (*unstructured.Unstructured, bool) {
-	want = want.DeepCopy()
-	keepObserved(want, observed, keptFields(op, want))
-	return updateOf(observed, want, false)
 }
 
 // updateOf returns what the operator writes over observed to make it hold
@@ -357,13 +362,6 @@ func (a *applier) inSyncAt(key objectKey, rv string) bool {
 	defer a.mu.Unlock()
 	m, ok := a.memo[key]
 	return ok && rv != "" && m.storedRV == rv
-}
-
-func (a *applier) recall(key objectKey) (memo, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	m, ok := a.memo[key]
-	return m, ok
 }
 
 func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) {

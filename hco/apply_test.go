@@ -130,18 +130,18 @@ func TestVersionsWaitOnlyForReportingOperands(t *testing.T) {
 }
 
 // keepingOperand keeps a webhook configuration's caBundles (ContentKeeper).
-type keepingOperand struct{ Operand }
+type keepingOperand struct{ namedOperand }
 
 func (keepingOperand) KeptFields(gvk schema.GroupVersionKind) [][]string {
 	return WorkloadKeptFields(gvk)
 }
 
-// UpdateFor builds the update over observed: its resourceVersion, the stale
-// label gone and others' kept, the content built, a kept field as found,
-// want untouched; and none once observed holds want. (The applier sends
-// updateOf's result, the function UpdateFor calls; what it sends to a real
-// API server is internal/integration's writepath_test.)
-func TestUpdateFor(t *testing.T) {
+// planObject builds the update over observed: its resourceVersion, the
+// stale label gone and others' kept, the content built, a kept field as
+// found, want untouched; and keeps the object once observed holds want.
+// (What the applier sends to a real API server is internal/integration's
+// writepath_test.)
+func TestPlanObjectBuildsTheUpdate(t *testing.T) {
 	const owned = `{"f:metadata":{"f:labels":{"f:ours":{},"f:dropped":{}}}}`
 	observed := object(t, map[string]any{
 		"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
@@ -161,8 +161,11 @@ func TestUpdateFor(t *testing.T) {
 	assert.Equal(t, []string{"dropped", "ours"}, labels, "the keys the operator's managedFields entry holds")
 	assert.Empty(t, annotations)
 
-	update, write := UpdateFor(op, observed, want)
-	require.True(t, write)
+	owner := Owner{Name: "hc", Namespace: "ns", AdoptsUnrecorded: true}
+	s, err := planObject(op, want, observed, nil, owner)
+	require.NoError(t, err)
+	require.Equal(t, VerbUpdate, s.Verb)
+	update := s.Send
 	assert.Equal(t, "5", update.GetResourceVersion(), "observed's version is the precondition")
 	assert.Equal(t, map[string]string{"ours": "1", "theirs": "1"}, update.GetLabels(), "the stale label goes, others' stay")
 	hook := update.Object["webhooks"].([]any)[0].(map[string]any)
@@ -173,6 +176,7 @@ func TestUpdateFor(t *testing.T) {
 	// Once stored, nothing more is written.
 	stored := update.DeepCopy()
 	stored.SetManagedFields([]metav1.ManagedFieldsEntry{managedBy(FieldOwner, `{"f:metadata":{"f:labels":{"f:ours":{}}}}`)})
-	_, write = UpdateFor(op, stored, want)
-	assert.False(t, write, "observed holds want: no write")
+	s, err = planObject(op, want, stored, nil, owner)
+	require.NoError(t, err)
+	assert.Equal(t, VerbKeep, s.Verb, "observed holds want: no write")
 }

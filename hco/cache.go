@@ -25,7 +25,7 @@ func ManagedSelector() labels.Selector {
 
 // CacheOptions restricts the manager's cache to what the operator manages:
 // objects carrying the managed-by label (the operand kinds, whichever are
-// served, now or later: see waitingFor), namespaced ones in namespace only,
+// served, now or later: see notServed), namespaced ones in namespace only,
 // held in their wire form (unstructured, so that no field is lost because a
 // Go type lacks it) with only the operator's own managedFields entries
 // (they say which labels and annotations it set); the HyperConverged, from
@@ -89,7 +89,7 @@ type operandKind struct {
 	// operands that return this kind, by name, in registry order.
 	operands []string
 	// served is whether the API server serves the kind: only then is it
-	// watched, cached, read and written (see waitingFor).
+	// watched, cached, read and written (see notServed).
 	served atomic.Bool
 	// announced is true once an operand was reported waiting for the kind,
 	// until it is served again. Only the reconcile reads and writes it.

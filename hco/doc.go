@@ -62,11 +62,12 @@
 //     [migration.ForKubeVirt] translates the field;
 //  6. wireForm turns the KubeVirt into its wire form, applying the jsonpatch
 //     ([jsonpatch.Apply]) when one is set;
-//  7. applier.apply reads the cached object and the memo, keeps what others
-//     fill in (keepObserved), and builds the update with updateOf
-//     (staleMetadata, merged), then client.Update;
-//  8. applier.remember records what was stored, typedForm gives the operand's
-//     Status its typed object;
+//  7. planObjects plans the operand's objects over the cache (cacheView)
+//     and planObject plans the KubeVirt: applier.recall asks the memo, keeps
+//     what others fill in (keepObserved) and builds the update with updateOf
+//     (staleMetadata, merged);
+//  8. applier.execute sends it (client.Update) and records what was stored
+//     (remember); typedForm gives the operand's Status its typed object;
 //  9. patchStatus (writeStatus, fullStatus) reports the outcome, once.
 //
 // Four changes of form: the HyperConverged (typed) → the KubeVirt (typed) →
@@ -76,14 +77,15 @@
 //
 // [NewPlan] (and [PlanOperand], one operand's part) is what the operator
 // does for a HyperConverged, decided without a request from a [View] of the
-// cluster: each object to create, update (the update [UpdateFor] builds),
-// keep or delete, the operands waiting for their API, the ones that cannot
-// build. `hco-operator diff` (package preview) sends its steps as
-// server-side dry runs; the webhook dry-runs the updates of the
-// components' CRs. The reconciler's applier takes the same decision per
-// object (updateOf, Owner.Claims, the same served kinds and jsonpatch),
-// with its memo besides (what the API server stored, its defaults
-// included), object by object as each operand's turn comes.
+// cluster: each object to create, update (with the update to send), keep
+// or delete, the operands waiting for their API, the ones that cannot
+// build. The reconciler plans each operand the same way (planObjects over
+// its cache, with the memo as the View's memory) and executes the steps
+// (applier.execute), and prunes the plan's deletions; `hco-operator diff`
+// (package preview) sends the steps as server-side dry runs; the webhook
+// dry-runs the updates of the components' CRs. One implementation of the
+// decision, the listing, the protection of waiting operands' kinds and the
+// jsonpatch serves all three.
 //
 // # Whose object
 //

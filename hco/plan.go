@@ -2,6 +2,7 @@ package hco
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -54,6 +55,13 @@ type Step struct {
 	// on this object (the operand's first), with its number of operations.
 	JSONPatch    string
 	JSONPatchOps int
+
+	// want is Desired with the values kept as found (Desired itself when
+	// nothing is kept); op and owner planned the step (see Over).
+	want     *unstructured.Unstructured
+	op       Operand
+	owner    Owner
+	recalled recalled
 }
 
 // View is what a plan reads of the cluster, as the operator sees it.
@@ -76,6 +84,9 @@ type Plan struct {
 	// Waiting say which operands wait for an API the cluster does not serve:
 	// none of their objects is written or deleted.
 	Waiting []string
+	// Skipped say which operands on by default only where their API is
+	// served (Registry.OnlyWhereServed) are skipped, and why.
+	Skipped []string
 	// Errors are the operands that cannot build their objects (an invalid
 	// HyperConverged) or whose object belongs to another install, each naming
 	// the operand: none of their objects is written or deleted.
@@ -83,39 +94,29 @@ type Plan struct {
 }
 
 // NewPlan plans the operands of reg for hc: each operand's desired objects
-// (DesiredObjects with facts), compared with what view holds (the update
-// UpdateFor builds, kept values included), and the managed objects of the
-// served kinds no operand builds any more, to delete. An operand that
-// cannot build, waits for its API, or finds one of its objects owned by
-// another install (owner does not claim it) keeps every object of its kinds
-// as it is: none of them is deleted.
+// (DesiredObjects with facts), compared with what view holds, and the
+// managed objects of the served kinds no operand builds any more, to
+// delete. An operand that cannot build, waits for its API, or finds one of
+// its objects owned by another install (owner does not claim it) keeps
+// every object of its kinds as it is: none of them is deleted.
 func NewPlan(reg *Registry, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) (Plan, error) {
 	var p Plan
 	desired := map[objectKey]bool{}
 	protected := map[schema.GroupVersionKind]bool{}
-	protect := func(op Operand) {
-		for _, k := range op.Kinds() {
-			protected[k.GetObjectKind().GroupVersionKind()] = true
-		}
-	}
-	var kinds []schema.GroupVersionKind
-	seen := map[schema.GroupVersionKind]bool{}
 	for _, op := range reg.Operands() {
-		for _, k := range op.Kinds() {
-			if gvk := k.GetObjectKind().GroupVersionKind(); !seen[gvk] {
-				seen[gvk] = true
-				kinds = append(kinds, gvk)
-			}
-		}
-		steps, waiting, err := PlanOperand(op, hc, facts, view, owner)
+		steps, missing, err := PlanOperand(op, hc, facts, view, owner)
 		switch {
 		case err != nil:
 			p.Errors = append(p.Errors, fmt.Errorf("operand %s: %w", op.Name(), err))
-			protect(op)
-			continue
-		case waiting != "":
-			p.Waiting = append(p.Waiting, waiting)
-			protect(op)
+		case len(missing) > 0 && reg.WhereServed(op.Name()):
+			p.Skipped = append(p.Skipped, skippedMessage(op, missing))
+		case len(missing) > 0:
+			p.Waiting = append(p.Waiting, waitingMessage(op, missing))
+		}
+		if err != nil || len(missing) > 0 {
+			for _, k := range op.Kinds() {
+				protected[k.GetObjectKind().GroupVersionKind()] = true
+			}
 			continue
 		}
 		for _, s := range steps {
@@ -123,82 +124,166 @@ func NewPlan(reg *Registry, hc *hcov1.HyperConverged, facts Facts, view View, ow
 		}
 		p.Steps = append(p.Steps, steps...)
 	}
-	for _, gvk := range kinds {
-		if protected[gvk] || !view.Served(gvk) {
-			continue
-		}
-		managed, err := view.Managed(gvk)
-		if err != nil {
-			return p, err
-		}
-		for _, live := range managed {
-			key := client.ObjectKeyFromObject(live)
-			if desired[objectKey{gvk: gvk, key: key}] || !live.GetDeletionTimestamp().IsZero() {
-				continue
-			}
-			if claimed, _ := owner.Claims(live); !claimed {
-				continue
-			}
-			p.Steps = append(p.Steps, Step{Operand: operandOf(reg, gvk), Verb: VerbDelete, GVK: gvk, Key: key, Live: live})
-		}
-	}
-	return p, nil
+	deletes, err := deletions(reg, view, owner, func(k objectKey) bool { return desired[k] || protected[k.gvk] })
+	p.Steps = append(p.Steps, deletes...)
+	return p, err
 }
 
-// PlanOperand plans one operand of NewPlan: the steps of its objects, or
-// why it waits for an API, or why it cannot be planned (its objects cannot
-// be built, or one is another install's). It asks view for the operand's
-// kinds and objects only, never for a list.
-func PlanOperand(op Operand, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) ([]Step, string, error) {
+// deletions are the steps that delete the objects view manages of the
+// served kinds of reg's operands that owner claims and keep does not keep:
+// what the operator prunes. keep is asked about each object (its key) and
+// about each kind (a key with the kind only, kept whole when true).
+func deletions(reg *Registry, view View, owner Owner, keep func(objectKey) bool) ([]Step, error) {
+	var out []Step
+	seen := map[schema.GroupVersionKind]bool{}
+	for _, op := range reg.Operands() {
+		for _, k := range op.Kinds() {
+			gvk := k.GetObjectKind().GroupVersionKind()
+			if seen[gvk] {
+				continue
+			}
+			seen[gvk] = true
+			if keep(objectKey{gvk: gvk}) || !view.Served(gvk) {
+				continue
+			}
+			managed, err := view.Managed(gvk)
+			if err != nil {
+				return out, err
+			}
+			for _, live := range managed {
+				key := client.ObjectKeyFromObject(live)
+				if keep(objectKey{gvk: gvk, key: key}) || !live.GetDeletionTimestamp().IsZero() {
+					continue
+				}
+				if claimed, _ := owner.Claims(live); !claimed {
+					continue
+				}
+				out = append(out, Step{Operand: op.Name(), Verb: VerbDelete, GVK: gvk, Key: key, Live: live, owner: owner})
+			}
+		}
+	}
+	return out, nil
+}
+
+// PlanOperand plans one operand of NewPlan: the steps of its objects; or
+// the APIs it waits for (not served: it has no steps); or why it cannot be
+// planned (its objects cannot be built, or one is another install's). It
+// asks view for the operand's kinds and objects only, never for a list.
+func PlanOperand(op Operand, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) ([]Step, []string, error) {
 	patch := jsonPatchOf(op, hc)
 	want, err := desiredObjects(op, hc, facts, patch, nil)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	var missing []string
-	for _, w := range want {
-		if gvk := w.GroupVersionKind(); !view.Served(gvk) {
-			missing = append(missing, gvk.String())
+	if missing := notServed(want, view.Served); len(missing) > 0 {
+		return nil, missing, nil
+	}
+	steps, err := planObjects(op, want, patch, view, owner)
+	return steps, nil, err
+}
+
+// notServed names the kinds of objs that served says are not served
+// ("group/version Kind"), each once.
+func notServed(objs []*unstructured.Unstructured, served func(schema.GroupVersionKind) bool) []string {
+	var out []string
+	for _, obj := range objs {
+		gvk := obj.GroupVersionKind()
+		if name := gvk.GroupVersion().String() + " " + gvk.Kind; !served(gvk) && !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
-	if len(missing) > 0 {
-		return nil, fmt.Sprintf("operand %s waits for its API (%v is not served): the operator writes none of its objects and deletes none until the CRD is installed", op.Name(), missing), nil
-	}
+	return out
+}
+
+// planObjects plans op's objects want (built with patch, which names the
+// first): one step each, in order; the first object another install owns
+// is the error, and then there are no steps.
+func planObjects(op Operand, want []*unstructured.Unstructured, patch jsonPatch, view View, owner Owner) ([]Step, error) {
 	steps := make([]Step, 0, len(want))
 	for i, w := range want {
-		s := Step{Operand: op.Name(), GVK: w.GroupVersionKind(), Key: client.ObjectKeyFromObject(w), Desired: w}
+		s, err := planObject(op, w, view.Live(w.GroupVersionKind(), client.ObjectKeyFromObject(w)), view, owner)
+		if err != nil {
+			return nil, err
+		}
 		if i == 0 && patch.set && patch.err == nil {
 			s.JSONPatch, s.JSONPatchOps = patch.annotation, len(patch.ops)
 		}
-		s.Live = view.Live(s.GVK, s.Key)
-		switch {
-		case s.Live == nil:
-			s.Verb, s.Send = VerbCreate, w.DeepCopy()
-			owner.record(s.Send)
-		default:
-			if claimed, by := owner.Claims(s.Live); !claimed {
-				return nil, "", &ownedElsewhere{kind: s.GVK.Kind, name: displayName(s.Key), by: by}
-			}
-			if update, write := UpdateFor(op, s.Live, w); write {
-				owner.record(update)
-				s.Verb, s.Send = VerbUpdate, update
-			} else {
-				s.Verb = VerbKeep
-			}
-		}
 		steps = append(steps, s)
 	}
-	return steps, "", nil
+	return steps, nil
 }
 
-// operandOf names the first operand of reg that builds objects of gvk.
-func operandOf(reg *Registry, gvk schema.GroupVersionKind) string {
-	for _, op := range reg.Operands() {
-		for _, k := range op.Kinds() {
-			if k.GetObjectKind().GroupVersionKind() == gvk {
-				return op.Name()
-			}
+// planObject plans one object: w, built by op, over live (nil: the cluster
+// does not hold it). What others fill in at op's kept paths is kept as
+// found (into a copy: w is shared between reconciles). A View that
+// remembers (the reconciler's, see memory) may say live holds w without a
+// comparison, or that its content is what the API server stored from w.
+func planObject(op Operand, w, live *unstructured.Unstructured, view View, owner Owner) (Step, error) {
+	s := Step{Operand: op.Name(), GVK: w.GroupVersionKind(), Key: client.ObjectKeyFromObject(w), Desired: w, Live: live, want: w, op: op, owner: owner}
+	if live == nil {
+		s.Verb, s.Send = VerbCreate, w.DeepCopy()
+		owner.record(s.Send)
+		return s, nil
+	}
+	if claimed, by := owner.Claims(live); !claimed {
+		return s, &ownedElsewhere{kind: s.GVK.Kind, name: displayName(s.Key), by: by}
+	}
+	if keep := keptFields(op, w); len(keep) > 0 {
+		if kept := w.DeepCopy(); keepObserved(kept, live, keep) {
+			s.want = kept
 		}
 	}
-	return ""
+	if m, ok := view.(memory); ok {
+		s.recalled = m.recall(objectKey{gvk: s.GVK, key: s.Key}, w, s.want, live)
+		if s.recalled.fast {
+			s.Verb = VerbKeep
+			return s, nil
+		}
+	}
+	update, write := updateOf(live, s.want, s.recalled.inSync)
+	if !write {
+		s.Verb = VerbKeep
+		return s, nil
+	}
+	owner.record(update)
+	s.Verb, s.Send = VerbUpdate, update
+	return s, nil
+}
+
+// Over plans s again over live, the object the cluster holds at s's key:
+// for a create that found the object there (its labels, which the operator
+// lists by, edited away). The error is an *ownedElsewhere when live is
+// another install's.
+func (s Step) Over(live *unstructured.Unstructured) (Step, error) {
+	if s.op == nil || s.Desired == nil {
+		return s, fmt.Errorf("%s %s: a step of a plan can be planned again over an object only for an object an operand builds", s.GVK.Kind, displayName(s.Key))
+	}
+	again, err := planObject(s.op, s.Desired, live, nil, s.owner)
+	again.JSONPatch, again.JSONPatchOps = s.JSONPatch, s.JSONPatchOps
+	return again, err
+}
+
+// memory is what a View may know besides the cluster: the reconciler's,
+// the applier's memo of what the API server stored from what it was sent.
+type memory interface {
+	recall(key objectKey, built, want, live *unstructured.Unstructured) recalled
+}
+
+// recalled is what a memory says of an object built as built, want with
+// kept values (built itself when none), and live, as the cluster holds it.
+type recalled struct {
+	// known: the memory holds the object (else the first update of an
+	// object whose content differs only by what want does not set is a
+	// dry run first: the difference may be the API server's defaults).
+	known bool
+	// sameDesired: want is what was desired when last in sync.
+	sameDesired bool
+	// fast: live holds want with no comparison: nothing moved on either
+	// side since last in sync, or the cache is behind the operator's own
+	// write.
+	fast bool
+	// rebuilt: fast, and built is a new build of the content remembered.
+	rebuilt bool
+	// inSync: live's content is what the API server stored from want.
+	inSync bool
 }

@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -380,7 +379,8 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		// The operand wants nothing for this HyperConverged: it has no status to report.
 		return o, ResultUnchanged
 	}
-	if apis := r.waitingFor(desired); len(apis) > 0 {
+	v := &cacheView{ctx: ctx, r: r, owner: owner}
+	if apis := notServed(desired, v.Served); len(apis) > 0 {
 		if r.registry.WhereServed(op.Name()) {
 			o.skipped = skippedMessage(op, apis)
 			return o, resultSkipped
@@ -388,27 +388,21 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		o.waiting = waitingMessage(op, apis)
 		return o, resultWaiting
 	}
+	steps, err := planObjects(op, desired, o.patch, v, owner)
+	if err == nil {
+		err = v.err
+	}
 	result := ResultUnchanged
-	observed := make([]client.Object, 0, len(desired))
-	for i, d := range desired {
-		obj, res, err := r.applier.apply(ctx, d, keptFields(op, d), owner, yield)
-		if err != nil {
-			existing()
-			if elsewhere := (*ownedElsewhere)(nil); errors.As(err, &elsewhere) {
-				o.err = err
-				return o, resultOwnedElsewhere
-			}
+	observed := make([]client.Object, 0, len(steps))
+	for i := 0; err == nil && i < len(steps); i++ {
+		obj, res, applyErr := r.applier.execute(ctx, steps[i], yield)
+		if err = applyErr; err != nil {
 			if blamed := refusedPatch(o.patch, i, err); blamed != nil {
 				// The API server refuses what the HyperConverged's jsonpatch
 				// asks for: the admin must fix it, retrying will not.
-				o.err = &invalidConfig{err: blamed}
-				return o, "invalid"
+				err = &invalidConfig{err: blamed}
 			}
-			// Anything else (an operand CRD older than the operator, an
-			// admission webhook of the component refusing during its own
-			// upgrade) may pass later: an error, retried with backoff.
-			o.err = err
-			return o, "error"
+			break
 		}
 		gvk := obj.GroupVersionKind()
 		o.keys = append(o.keys, objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)})
@@ -419,8 +413,74 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 			result = res
 		}
 	}
-	o.status = op.Status(observed)
+	var elsewhere *ownedElsewhere
+	var invalid *invalidConfig
+	switch {
+	case err == nil:
+		o.status = op.Status(observed)
+		return o, result
+	case errors.As(err, &elsewhere):
+		result = resultOwnedElsewhere
+	case errors.As(err, &invalid):
+		result = "invalid"
+	default:
+		// Anything else (an operand CRD older than the operator, an
+		// admission webhook of the component refusing during its own
+		// upgrade) may pass later: an error, retried with backoff.
+		result = "error"
+	}
+	existing()
+	o.err = err
 	return o, result
+}
+
+// cacheView is the reconciler's View of the cluster for one operand's
+// plan: the operand objects as the cache holds them (shared with it: read
+// only), the served kinds as apis.go learns them, and the applier's memo
+// (memory). A read that fails for another reason than the object's absence
+// is err.
+type cacheView struct {
+	ctx   context.Context
+	r     *Reconciler
+	owner Owner
+	err   error
+}
+
+// Served: a kind no operand names among its Kinds is taken as served (the
+// cache watches it when first read).
+func (v *cacheView) Served(gvk schema.GroupVersionKind) bool {
+	k := v.r.kind(gvk)
+	return k == nil || k.served.Load()
+}
+
+func (v *cacheView) Live(gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	err := v.r.cache.Get(v.ctx, key, u)
+	switch {
+	case err == nil:
+		return u
+	case !apierrors.IsNotFound(err) && v.err == nil:
+		v.err = fmt.Errorf("get %s %s: %w", gvk.Kind, displayName(key), err)
+	}
+	return nil
+}
+
+func (v *cacheView) Managed(gvk schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
+	k := v.r.kind(gvk)
+	if k == nil {
+		return nil, nil
+	}
+	items, err := v.r.listOwned(v.ctx, v.r.cache, k, v.owner)
+	out := make([]*unstructured.Unstructured, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out, err
+}
+
+func (v *cacheView) recall(key objectKey, built, want, live *unstructured.Unstructured) recalled {
+	return v.r.applier.recall(key, built, want, live)
 }
 
 // refusedPatch returns the API server's refusal of an object a jsonpatch
@@ -463,34 +523,20 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 // prune deletes owner's objects of the enabled operands' kinds that no
 // operand wants any more (e.g. the HostPathProvisioner once
 // spec.storage.hostpathProvisioner is removed), each only if it is still
-// the object listed (its UID). A key with an empty name protects a whole kind.
+// the object listed (its UID): the deletions of the plan (see deletions). A
+// key with an empty name protects a whole kind.
 func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, desired map[objectKey]bool) error {
-	for _, k := range r.servedKinds() {
-		if desired[objectKey{gvk: k.gvk}] {
-			continue
+	steps, err := deletions(r.registry, &cacheView{ctx: ctx, r: r, owner: owner}, owner, func(k objectKey) bool { return desired[k] })
+	for _, s := range steps {
+		_, res, delErr := r.applier.execute(ctx, s, func() {})
+		if delErr != nil {
+			return errors.Join(err, delErr)
 		}
-		items, err := r.listOwned(ctx, r.cache, k, owner)
-		if err != nil {
-			return err
-		}
-		for i := range items {
-			obj := &items[i]
-			key := objectKey{gvk: k.gvk, key: client.ObjectKeyFromObject(obj)}
-			if desired[key] || !obj.GetDeletionTimestamp().IsZero() {
-				continue
-			}
-			err := r.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
-			if apierrors.IsConflict(err) {
-				continue // replaced meanwhile: not the object listed
-			}
-			if client.IgnoreNotFound(err) != nil {
-				return fmt.Errorf("delete %s %s: %w", k.gvk.Kind, key.key, err)
-			}
-			r.applier.forget(k.gvk, key.key)
-			r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: no longer desired", k.gvk.Kind, obj.GetName())
+		if res == resultDeleted {
+			r.events.Eventf(hc, s.Live, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: no longer desired", s.GVK.Kind, s.Live.GetName())
 		}
 	}
-	return nil
+	return err
 }
 
 // listOwned lists, from reader (the cache, or past it), the objects of one

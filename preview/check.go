@@ -67,7 +67,7 @@ func (c *Cluster) checkOne(ctx context.Context, op hco.Operand, hc *hcov1.HyperC
 		switch {
 		case v.err != nil:
 			return v.err
-		case err != nil, waiting != "", len(steps) == 0 || steps[0].Verb != hco.VerbUpdate:
+		case err != nil, len(waiting) > 0, len(steps) == 0 || steps[0].Verb != hco.VerbUpdate:
 			// Not buildable (the webhook's validation says why), another
 			// install's, not served, not made yet, or nothing to write.
 			return nil

@@ -289,8 +289,9 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 	}
 	v := &view{ctx: ctx, c: c, owner: owner, kinds: map[schema.GroupVersionKind]*kind{}}
 	plan, err := hco.NewPlan(c.reg, hc, facts, v, owner)
+	notes = append(plan.Waiting, plan.Skipped...)
 	if err != nil {
-		return nil, plan.Waiting, err
+		return nil, notes, err
 	}
 	errs := plan.Errors
 	failed := map[string]bool{}
@@ -298,7 +299,7 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 		if failed[s.Operand] {
 			continue
 		}
-		o, err := c.send(ctx, v, owner, s)
+		o, err := c.send(ctx, v, s)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("operand %s: %w", s.Operand, err))
 			failed[s.Operand] = true
@@ -307,14 +308,14 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 		objs = append(objs, o)
 	}
 	if len(errs) > 0 {
-		return nil, plan.Waiting, errors.Join(errs...)
+		return nil, notes, errors.Join(errs...)
 	}
-	return objs, plan.Waiting, nil
+	return objs, notes, nil
 }
 
 // send sends a step of the plan as a dry run, and returns the object
 // before and after.
-func (c *Cluster) send(ctx context.Context, v *view, owner hco.Owner, s hco.Step) (Object, error) {
+func (c *Cluster) send(ctx context.Context, v *view, s hco.Step) (Object, error) {
 	o := Object{GVK: s.GVK, Namespace: s.Key.Namespace, Name: s.Key.Name, JSONPatch: s.JSONPatch, JSONPatchOps: s.JSONPatchOps}
 	if s.Verb != hco.VerbDelete && v.list(v.kind(s.GVK)) != nil {
 		return o, v.list(v.kind(s.GVK))
@@ -346,15 +347,11 @@ func (c *Cluster) send(ctx context.Context, v *view, owner hco.Owner, s hco.Step
 		if err := c.reader.Get(ctx, s.Key, live); err != nil {
 			return o, fmt.Errorf("get %s: %w", o, err)
 		}
-		if claimed, by := owner.Claims(live); !claimed {
-			return o, fmt.Errorf("%s belongs to %s: the operator leaves it as it is and reports the conflict", o, by)
+		again, err := s.Over(live)
+		if err != nil {
+			return o, err
 		}
-		update = nil
-		if op, ok := c.reg.Get(s.Operand); ok {
-			if u, write := hco.UpdateFor(op, live, s.Desired); write {
-				update = u
-			}
-		}
+		update = again.Send
 	}
 	merged := live
 	if update != nil {

@@ -10,8 +10,8 @@
 // exactly as the reconciler builds it ([hco.DesiredObjects], jsonpatch
 // annotation included), from the facts the reconciler would read (the
 // nodes' labels, the cluster's TLS profile), and sent as the reconciler
-// would write it ([hco.UpdateFor] for an object that exists, a create for
-// one that does not) with its field manager, as a server-side dry run, so
+// would write it (the update of the plan's [hco.Step] for an object that
+// exists, a create for one that does not) with its field manager, as a server-side dry run, so
 // that the operand CRDs' defaults and the admission webhooks apply. What the
 // reconciler would prune is listed as deleted. Offline ([Offline]), the two
 // HyperConvergeds are rendered as render does, with no cluster.
