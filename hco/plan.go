@@ -188,7 +188,10 @@ func notServed(objs []*unstructured.Unstructured, served func(schema.GroupVersio
 	var out []string
 	for _, obj := range objs {
 		gvk := obj.GroupVersionKind()
-		if name := gvk.GroupVersion().String() + " " + gvk.Kind; !served(gvk) && !slices.Contains(out, name) {
+		if served(gvk) {
+			continue
+		}
+		if name := gvk.GroupVersion().String() + " " + gvk.Kind; !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}
