@@ -37,10 +37,21 @@ package main
 
 // Verbs: operand objects are read from the cache (list, watch), and past
 // it (get) only when a create finds one whose labels were edited; they are
-// created, updated and deleted, never patched. The HyperConverged is patched
+// created, updated and deleted, never patched. A cluster-scoped kind whose
+// names are fixed is granted get, update and delete of those names only
+// (RBAC cannot limit list, watch or create by name; config/guard's
+// admission policy limits create), so that the operator's account cannot
+// change or delete anybody else's object of the kind: a webhook, a
+// PriorityClass, an admission policy (which no admission policy guards).
+// TestRBACNamesTheOperandObjects checks the names against what the stock
+// operands build. The HyperConverged is patched
 // (finalizer, metadata) and its status patched; get is the check past the
 // cache that it still exists. Events are created, and patched when they
 // repeat. The Lease is what leader election uses.
+
+// The HyperConverged CRD read at start, and its storedVersions set once
+// every HyperConverged is stored as v1 (hco.MigrateStoredVersions, which
+// patches the HyperConvergeds: the patch above).
 
 // Upstream's leftovers (hco/upgradepatches.go), by name: read and deleted
 // once, when upgrading from an upstream version that made them.
@@ -49,20 +60,30 @@ package main
 // +kubebuilder:rbac:groups=security.openshift.io,resources=securitycontextconstraints,resourceNames=passt-binding-cni;iommufd-device-plugin,verbs=get;delete
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/status,verbs=patch
-// +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=aaq.kubevirt.io,resources=aaqs,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=get;list;watch;create;update;delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,verbs=list;watch;create
+// +kubebuilder:rbac:groups=cdi.kubevirt.io,resources=cdis,resourceNames=cdi-kubevirt-hyperconverged,verbs=get;update;delete
+// +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,verbs=list;watch;create
+// +kubebuilder:rbac:groups=networkaddonsoperator.network.kubevirt.io,resources=networkaddonsconfigs,resourceNames=cluster,verbs=get;update;delete
+// +kubebuilder:rbac:groups=aaq.kubevirt.io,resources=aaqs,verbs=list;watch;create
+// +kubebuilder:rbac:groups=aaq.kubevirt.io,resources=aaqs,resourceNames=aaq-kubevirt-hyperconverged,verbs=get;update;delete
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,verbs=list;watch;create
+// +kubebuilder:rbac:groups=scheduling.k8s.io,resources=priorityclasses,resourceNames=kubevirt-cluster-critical,verbs=get;update;delete
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=list;watch;create
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies,resourceNames=hyperconverged-namespace-policy,verbs=get;update;delete
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicybindings,resourceNames=hyperconverged-namespace-policy-binding,verbs=get;update;delete
 // +kubebuilder:rbac:groups=k8s.cni.cncf.io,resources=network-attachment-definitions,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
 // +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstances,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=configmaps,verbs=create;update;delete
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=list;watch;create
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,resourceNames=virt-network-resources-injector-config;kubevirt-aie-webhook,verbs=get;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=get
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions/status,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=patch
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=list;watch;create
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=virt-network-resources-injector;kubevirt-aie-webhook;virt-observability-controller,verbs=get;update;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterrolebindings,resourceNames=virt-network-resources-injector-role-binding;kubevirt-aie-webhook;virt-observability-controller-rolebinding,verbs=get;update;delete
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=serviceaccounts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=networks,resourceNames=cluster,verbs=get
