@@ -141,6 +141,13 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err := mgr.Add(&deschedulerWatch{crds: mgr.GetCache(), client: deschedulerClient, gauge: metrics.MisconfiguredDescheduler, log: mgr.GetLogger().WithName("descheduler")}); err != nil {
 		return nil, nil, err
 	}
+	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
+	if err != nil {
+		return nil, nil, fmt.Errorf("client for the stored versions: %w", err)
+	}
+	if err := mgr.Add(&storedVersionsMigration{client: client.WithFieldOwner(direct, FieldOwner), log: mgr.GetLogger().WithName("storedversions")}); err != nil {
+		return nil, nil, err
+	}
 	r, err := NewReconciler(mgr, reg, env, metrics)
 	if err != nil {
 		return nil, nil, err

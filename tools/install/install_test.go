@@ -124,6 +124,16 @@ func TestInstall(t *testing.T) {
 		waitFor(t, "the webhook serving the Secret's certificate", func() error { return serves(base, secret.Data["ca.crt"], secret.Data["tls.crt"]) })
 	})
 
+	// As after an upgrade from a release that stored v1beta1: the operator
+	// migrates the stored versions at start (hco.MigrateStoredVersions),
+	// under its RBAC.
+	crd := &unstructured.Unstructured{}
+	crd.SetAPIVersion("apiextensions.k8s.io/v1")
+	crd.SetKind("CustomResourceDefinition")
+	require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: "hyperconvergeds.hco.kubevirt.io"}, crd))
+	require.NoError(t, unstructured.SetNestedStringSlice(crd.Object, []string{"v1beta1", "v1"}, "status", "storedVersions"))
+	require.NoError(t, env.Client.Status().Update(ctx, crd))
+
 	oc := container(t, objs, "hco-operator")
 	operatorProbes, operatorMetrics := freeAddress(t), freeAddress(t)
 	operator := start(t, "operator", bin, withFlags(oc.Args, map[string]string{
@@ -171,6 +181,15 @@ func TestInstall(t *testing.T) {
 			}
 			if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionAvailable); c == nil || c.Status != metav1.ConditionTrue {
 				return fmt.Errorf("not Available: %v", hc.Status.Conditions)
+			}
+			return nil
+		})
+		waitFor(t, "storedVersions [v1]", func() error {
+			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
+				return err
+			}
+			if stored, _, _ := unstructured.NestedStringSlice(crd.Object, "status", "storedVersions"); !slices.Equal(stored, []string{"v1"}) {
+				return fmt.Errorf("storedVersions %v", stored)
 			}
 			return nil
 		})

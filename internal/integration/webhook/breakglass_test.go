@@ -23,16 +23,7 @@ func TestBreakGlassWithTheWebhookDown(t *testing.T) {
 	ctx := context.Background()
 	hc := createHC(t, nil)
 
-	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: "hco-webhook"}, vwc))
-	saved := vwc.DeepCopy()
-	t.Cleanup(func() {
-		// Back as it was, for the package's other tests.
-		_ = k.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: saved.ObjectMeta})
-		restored := saved.DeepCopy()
-		restored.ResourceVersion, restored.UID = "", ""
-		testenv.Eventually(t, "the webhook configuration restored", func() error { return client.IgnoreAlreadyExists(k.Create(ctx, restored)) })
-	})
+	vwc := restoreValidationAtEnd(t)
 
 	// The webhook down: its configuration points at a port nothing serves.
 	for i := range vwc.Webhooks {
@@ -57,4 +48,22 @@ func TestBreakGlassWithTheWebhookDown(t *testing.T) {
 	// passes, the operator finalizes.
 	require.NoError(t, k.Delete(ctx, vwc))
 	testenv.DeleteAndWait(t, k, hc.DeepCopy())
+}
+
+// restoreValidationAtEnd returns the ValidatingWebhookConfiguration
+// hco-webhook, and puts it back as it is now when the test ends, for the
+// package's other tests: the test may change or delete it.
+func restoreValidationAtEnd(t *testing.T) *admissionregistrationv1.ValidatingWebhookConfiguration {
+	t.Helper()
+	ctx := context.Background()
+	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: "hco-webhook"}, vwc))
+	saved := vwc.DeepCopy()
+	t.Cleanup(func() {
+		_ = k.Delete(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: saved.ObjectMeta})
+		restored := saved.DeepCopy()
+		restored.ResourceVersion, restored.UID = "", ""
+		testenv.Eventually(t, "the webhook configuration restored", func() error { return client.IgnoreAlreadyExists(k.Create(ctx, restored)) })
+	})
+	return vwc
 }

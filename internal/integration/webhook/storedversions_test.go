@@ -1,0 +1,135 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
+)
+
+// A HyperConverged written while the CRD stored v1beta1 stays stored so
+// (etcd says) after the CRD stores v1 again; hco.MigrateStoredVersions,
+// which the operator runs at start, stores it anew as v1 and records
+// storedVersions [v1]. Then the conversion webhook down stops a v1beta1
+// read only: the v1 read the operator makes needs no conversion.
+func TestStoredVersionsMigrated(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	const other = "stored-v1beta1"
+	// Kept: no namespace controller runs here to finish a deletion.
+	if err := k.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}); !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+
+	editCRD := func(edit func(*apiextensionsv1.CustomResourceDefinition)) {
+		t.Helper()
+		require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := k.Get(ctx, client.ObjectKey{Name: hco.HyperConvergedCRDName}, crd); err != nil {
+				return err
+			}
+			edit(crd)
+			return k.Update(ctx, crd)
+		}))
+	}
+	storeAs := func(version string) func(*apiextensionsv1.CustomResourceDefinition) {
+		return func(crd *apiextensionsv1.CustomResourceDefinition) {
+			for i := range crd.Spec.Versions {
+				crd.Spec.Versions[i].Storage = crd.Spec.Versions[i].Name == version
+			}
+		}
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: hco.HyperConvergedCRDName}, crd))
+	conversion := crd.Spec.Conversion.DeepCopy()
+	require.NotNil(t, conversion.Webhook, "the CRD converts through the webhook")
+	t.Cleanup(func() {
+		editCRD(func(crd *apiextensionsv1.CustomResourceDefinition) {
+			storeAs("v1")(crd)
+			crd.Spec.Conversion = conversion
+		})
+	})
+
+	stored := func(name string) string {
+		v, err := env.StoredAPIVersion("hco.kubevirt.io", "hyperconvergeds", other, name)
+		require.NoError(t, err)
+		return v
+	}
+	// HyperConvergeds outside the operator namespace, which the operator
+	// never writes: the validating webhook, which refuses them, is off
+	// meanwhile (the mutating one sets nothing on them).
+	vwc := restoreValidationAtEnd(t)
+	require.NoError(t, k.Delete(ctx, vwc))
+	// Written while v1beta1 is stored (the API server takes up the CRD's
+	// change shortly after it): each try is a HyperConverged of its own.
+	editCRD(storeAs("v1beta1"))
+	var name string
+	for i := 0; ; i++ {
+		hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("hc-%d", i), Namespace: other}}
+		testenv.CreateForTest(t, k, hc)
+		if stored(hc.Name) == "hco.kubevirt.io/v1beta1" {
+			name = hc.Name
+			break
+		}
+		require.Less(t, i, 50, "the API server never stored the HyperConverged as v1beta1")
+	}
+	editCRD(storeAs("v1"))
+	testenv.Eventually(t, "storedVersions lists both", func() error {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := k.Get(ctx, client.ObjectKey{Name: hco.HyperConvergedCRDName}, crd); err != nil {
+			return err
+		}
+		if !slices.Contains(crd.Status.StoredVersions, "v1beta1") || !slices.Contains(crd.Status.StoredVersions, "v1") {
+			return fmt.Errorf("storedVersions %v", crd.Status.StoredVersions)
+		}
+		return nil
+	})
+	assert.Equal(t, "hco.kubevirt.io/v1beta1", stored(name), "a CRD change rewrites nothing")
+
+	migrated, err := hco.MigrateStoredVersions(ctx, k)
+	require.NoError(t, err)
+	assert.True(t, migrated)
+	assert.Equal(t, "hco.kubevirt.io/v1", stored(name))
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: hco.HyperConvergedCRDName}, crd))
+	assert.Equal(t, []string{"v1"}, crd.Status.StoredVersions)
+	migrated, err = hco.MigrateStoredVersions(ctx, k)
+	require.NoError(t, err)
+	assert.False(t, migrated, "nothing left to migrate")
+
+	// The conversion webhook down: a v1beta1 read fails, a v1 read does not.
+	editCRD(func(crd *apiextensionsv1.CustomResourceDefinition) {
+		u, err := url.Parse(*crd.Spec.Conversion.Webhook.ClientConfig.URL)
+		require.NoError(t, err)
+		u.Host = "127.0.0.1:1"
+		crd.Spec.Conversion.Webhook.ClientConfig.URL = ptr.To(u.String())
+	})
+	key := client.ObjectKey{Namespace: other, Name: name}
+	// Up again before the HyperConvergeds' cleanups, which delete as v1beta1.
+	t.Cleanup(func() {
+		editCRD(func(crd *apiextensionsv1.CustomResourceDefinition) { crd.Spec.Conversion = conversion })
+		testenv.Eventually(t, "the conversion webhook back", func() error { return k.Get(ctx, key, &v1beta1.HyperConverged{}) })
+	})
+	testenv.Eventually(t, "a v1beta1 read refused with the conversion webhook down", func() error {
+		if err := k.Get(ctx, key, &v1beta1.HyperConverged{}); err == nil {
+			return fmt.Errorf("read as v1beta1")
+		}
+		return nil
+	})
+	assert.NoError(t, k.Get(ctx, key, &hcov1.HyperConverged{}), "read as v1, as stored")
+}
