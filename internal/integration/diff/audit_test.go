@@ -11,8 +11,14 @@ import (
 	"testing"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -151,4 +157,75 @@ func unexercised(g grant) string {
 		return "read by name only for an object whose managed-by labels were edited away (a create finds it exists)"
 	}
 	return ""
+}
+
+// The reviewers' account writes nothing but dry runs: its roles allow
+// creating a PriorityClass and a ConfigMap and updating a ConfigMap in the
+// operator namespace, and config/diff's admission policy refuses each of
+// them unless it is a dry run. (A second account of the same name, in a
+// namespace the audit policy leaves out, so that the reviewer's log stays
+// reads and dry runs.)
+func TestReviewerAccountSendsDryRunsOnly(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	const other = "diff-policy"
+	// Kept: no namespace controller runs here to finish a deletion.
+	if err := k.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}); !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: reviewer, Namespace: other}}
+	testenv.CreateForTest(t, k, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "hco-diff-policy-test"}, Subjects: subjects,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "hco-diff"}})
+	testenv.CreateForTest(t, k, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "hco-diff-policy-test", Namespace: ns}, Subjects: subjects,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "hco-diff-namespace"}})
+	existing := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hco-diff-policy-existing", Namespace: ns}}
+	testenv.CreateForTest(t, k, existing)
+
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + other + ":" + reviewer,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + other, "system:authenticated"}}
+	as, err := client.New(cfg, client.Options{Scheme: env.Scheme})
+	require.NoError(t, err)
+
+	writes := map[string]func(...client.CreateOption) error{
+		"create PriorityClass": func(o ...client.CreateOption) error {
+			return as.Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "hco-diff-policy-test"}, Value: 1}, o...)
+		},
+		"create ConfigMap": func(o ...client.CreateOption) error {
+			return as.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hco-diff-policy-test", Namespace: ns}}, o...)
+		},
+		"update ConfigMap": func(o ...client.CreateOption) error {
+			cm := &corev1.ConfigMap{}
+			if err := k.Get(ctx, client.ObjectKeyFromObject(existing), cm); err != nil {
+				return err
+			}
+			cm.Data = map[string]string{"changed": "yes"}
+			var uo []client.UpdateOption
+			if len(o) > 0 {
+				uo = append(uo, client.DryRunAll)
+			}
+			return as.Update(ctx, cm, uo...)
+		},
+	}
+	// The policy in effect (it takes a moment after it is created): an
+	// update that changes nothing, harmless should it pass, is refused.
+	testenv.Eventually(t, "the policy in effect", func() error {
+		cm := &corev1.ConfigMap{}
+		if err := k.Get(ctx, client.ObjectKeyFromObject(existing), cm); err != nil {
+			return err
+		}
+		if err := as.Update(ctx, cm); err == nil || !strings.Contains(err.Error(), "sends dry runs only") {
+			return fmt.Errorf("an update without dry run: %v", err)
+		}
+		return nil
+	})
+	for what, write := range writes {
+		err := write()
+		require.Error(t, err, "%s without dry run", what)
+		assert.Contains(t, err.Error(), "sends dry runs only", what)
+		assert.NoError(t, write(client.DryRunAll), "%s as a dry run", what)
+	}
+	cm := &corev1.ConfigMap{}
+	require.NoError(t, k.Get(ctx, client.ObjectKeyFromObject(existing), cm))
+	assert.Empty(t, cm.Data, "nothing written")
 }

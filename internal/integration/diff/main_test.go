@@ -52,7 +52,9 @@ const (
 	ns = hcov1.DefaultNamespace
 	// reviewersNS holds the ServiceAccount diff runs as.
 	reviewersNS = "diff-reviewers"
-	reviewer    = "reviewer"
+	// reviewer is named as config/diff's account, so that its admission
+	// policy (dry runs only) applies to it.
+	reviewer = "hco-diff"
 	// reviewerUser is its user name in the audit log.
 	reviewerUser = "system:serviceaccount:" + reviewersNS + ":" + reviewer
 )
@@ -180,6 +182,26 @@ func startWebhook() error {
 	return env.WaitWebhookServer()
 }
 
+// manifests reads the objects of a YAML file, unstructured.
+func manifests(path string) ([]client.Object, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []client.Object
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
 // diffRoles reads config/rbac/diff_role.yaml.
 func diffRoles(root string) ([]*rbacv1.ClusterRole, error) {
 	raw, err := os.ReadFile(filepath.Join(root, "config", "rbac", "diff_role.yaml"))
@@ -201,9 +223,10 @@ func diffRoles(root string) ([]*rbacv1.ClusterRole, error) {
 }
 
 // setupReviewer creates the reviewer's ServiceAccount, applies the shipped
-// diff roles, binds them as docs/diff.md says (hco-diff cluster-wide,
-// hco-diff-namespace in the operator namespace), and writes a kubeconfig
-// with a token of the ServiceAccount.
+// diff roles, binds them as config/diff does (hco-diff cluster-wide,
+// hco-diff-namespace in the operator namespace), applies config/diff's
+// admission policy, and writes a kubeconfig with a token of the
+// ServiceAccount.
 func setupReviewer(root string) error {
 	ctx := context.Background()
 	roles, err := diffRoles(root)
@@ -222,7 +245,11 @@ func setupReviewer(root string) error {
 		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "hco-diff-reviewer", Namespace: ns}, Subjects: subjects,
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "hco-diff-namespace"}},
 	}
-	for _, obj := range objs {
+	policy, err := manifests(filepath.Join(root, "config", "diff", "dry_run_only.yaml"))
+	if err != nil {
+		return err
+	}
+	for _, obj := range append(objs, policy...) {
 		if err := k.Create(ctx, obj); err != nil {
 			return fmt.Errorf("create %T %s: %w", obj, obj.GetName(), err)
 		}
