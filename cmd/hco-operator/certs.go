@@ -39,6 +39,10 @@ const hyperConvergedCRD = "hyperconvergeds.hco.kubevirt.io"
 // webhook's) and injects that CA into the workload's
 // MutatingWebhookConfiguration once the operator has made it. The
 // workloads' pods mount their Secret; they never see another's CA key.
+// With --metrics-cert-secret, one more keeps the metrics endpoints'
+// certificate (for the metrics Services of --metrics-cert-services), which
+// the operator's and the webhook's pods mount at --metrics-cert-path.
+// Each rotator's cache holds its own objects only (withNames).
 type certsConfig struct {
 	manage         bool
 	secretName     string
@@ -47,6 +51,10 @@ type certsConfig struct {
 	extraDNSNames  string
 	injectorSecret string
 	aieSecret      string
+	// metricsSecret and metricsServices: the metrics endpoints'
+	// certificate, for each of those Services.
+	metricsSecret   string
+	metricsServices string
 }
 
 // workloadCert is the certificate of a webhook the operator deploys.
@@ -70,6 +78,8 @@ func addCertsFlags(fs *flag.FlagSet, c *certsConfig) {
 	fs.StringVar(&c.webhookName, "webhook-configuration-name", "hco-webhook", "Name of the ValidatingWebhookConfiguration and the MutatingWebhookConfiguration whose caBundle is managed.")
 	fs.StringVar(&c.extraDNSNames, "cert-extra-dns-names", "", "Comma-separated extra DNS names of the managed serving certificate (a webhook reached by URL).")
 	fs.StringVar(&c.injectorSecret, "injector-cert-secret", netresinjector.SecretName, "With --manage-certs, the Secret in the operator namespace that holds the network-resources-injector's managed CA and serving certificate; it must exist (the manifests create it empty). Empty: the injector's certificate is not managed.")
+	fs.StringVar(&c.metricsSecret, "metrics-cert-secret", "", "With --manage-certs, the Secret in the operator namespace that holds the metrics endpoints' managed CA and serving certificate (for each of --metrics-cert-services; the operator and the webhook mount it at --metrics-cert-path, and a ServiceMonitor verifies it with its ca.crt); it must exist (the manifests create it empty). Empty: not managed.")
+	fs.StringVar(&c.metricsServices, "metrics-cert-services", "hco-operator-metrics,hco-webhook-metrics", "Comma-separated Services of the metrics endpoints: the certificate in --metrics-cert-secret is for <service>.<namespace>.svc of each.")
 	fs.StringVar(&c.aieSecret, "aie-cert-secret", aie.SecretName, "With --manage-certs, the Secret in the operator namespace that holds the AIE webhook's managed CA and serving certificate; it must exist (the manifests create it empty). Empty: the AIE webhook's certificate is not managed.")
 }
 
@@ -92,8 +102,15 @@ func addCertRotator(mgr ctrl.Manager, c certsConfig, namespace string, server cr
 	if !c.manage {
 		return nil
 	}
+	secrets := func(name string) map[string]string {
+		return map[string]string{collectionPath("", "v1", namespace, "secrets"): name}
+	}
+	names := secrets(c.secretName)
+	names[collectionPath("admissionregistration.k8s.io", "v1", "", "validatingwebhookconfigurations")] = c.webhookName
+	names[collectionPath("admissionregistration.k8s.io", "v1", "", "mutatingwebhookconfigurations")] = c.webhookName
+	names[collectionPath("apiextensions.k8s.io", "v1", "", "customresourcedefinitions")] = hyperConvergedCRD
 	dnsName := fmt.Sprintf("%s.%s.svc", c.serviceName, namespace)
-	err := rotator.AddRotator(mgr, &rotator.CertRotator{
+	err := rotator.AddRotator(withNames(mgr, names), &rotator.CertRotator{
 		SecretKey:      types.NamespacedName{Namespace: namespace, Name: c.secretName},
 		CertDir:        server.CertDir,
 		CertName:       server.CertName,
@@ -123,8 +140,10 @@ func addCertRotator(mgr ctrl.Manager, c certsConfig, namespace string, server cr
 		// files in CertDir, as if this process served them; it does not, so
 		// it is pointed at the webhook's own directory, whose tls.crt (the
 		// default --cert-name) this process waits for anyway.
+		names := secrets(*w.secret)
+		names[collectionPath("admissionregistration.k8s.io", "v1", "", "mutatingwebhookconfigurations")] = w.webhook
 		dnsName := fmt.Sprintf("%s.%s.svc", w.service, namespace)
-		err = rotator.AddRotator(mgr, &rotator.CertRotator{
+		err = rotator.AddRotator(withNames(mgr, names), &rotator.CertRotator{
 			SecretKey:             types.NamespacedName{Namespace: namespace, Name: *w.secret},
 			CertDir:               server.CertDir,
 			CertName:              "tls.crt",
@@ -142,6 +161,34 @@ func addCertRotator(mgr ctrl.Manager, c certsConfig, namespace string, server cr
 		if err != nil {
 			return fmt.Errorf("set up the certificate rotator of Secret %s/%s: %w", namespace, *w.secret, err)
 		}
+	}
+	if c.metricsSecret == "" {
+		return nil
+	}
+	var dnsNames []string
+	for _, svc := range splitList(c.metricsServices) {
+		name := fmt.Sprintf("%s.%s.svc", svc, namespace)
+		dnsNames = append(dnsNames, name, name+".cluster.local")
+	}
+	if len(dnsNames) == 0 {
+		return errors.New("--metrics-cert-services: name at least one Service for the certificate in --metrics-cert-secret")
+	}
+	err = rotator.AddRotator(withNames(mgr, secrets(c.metricsSecret)), &rotator.CertRotator{
+		SecretKey:             types.NamespacedName{Namespace: namespace, Name: c.metricsSecret},
+		CertDir:               server.CertDir,
+		CertName:              "tls.crt",
+		KeyName:               "tls.key",
+		CAName:                "hco-metrics-ca",
+		CAOrganization:        "hcokit",
+		DNSName:               dnsNames[0],
+		ExtraDNSNames:         dnsNames[1:],
+		IsReady:               make(chan struct{}),
+		FieldOwner:            "hco-webhook-cert-rotator",
+		RequireLeaderElection: true,
+		ControllerName:        "metrics-cert-rotator",
+	})
+	if err != nil {
+		return fmt.Errorf("set up the certificate rotator of Secret %s/%s: %w", namespace, c.metricsSecret, err)
 	}
 	return nil
 }

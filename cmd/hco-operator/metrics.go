@@ -2,11 +2,11 @@ package main
 
 import (
 	"crypto/tls"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -27,7 +27,7 @@ const defaultMetricsAddr = ":8443"
 func addMetricsFlags(fs *flag.FlagSet, f *metricsFlags) {
 	fs.StringVar(&f.addr, "metrics-bind-address", defaultMetricsAddr, `Address of the metrics endpoint; "0" disables it.`)
 	fs.BoolVar(&f.secure, "metrics-secure", true, "Serve metrics over HTTPS, only to clients whose token the API server authenticates and allows to GET /metrics (TokenReview, SubjectAccessReview); false serves plain HTTP to anyone.")
-	fs.StringVar(&f.certPath, "metrics-cert-path", "", "Directory holding the metrics serving certificate and key, reloaded when they change; empty means a self-signed certificate made at start.")
+	fs.StringVar(&f.certPath, "metrics-cert-path", "", "Directory holding the metrics serving certificate and key (a mounted Secret), read when they change; until they exist the endpoint refuses handshakes. Empty means a self-signed certificate made at start.")
 	fs.StringVar(&f.certName, "metrics-cert-name", "tls.crt", "Certificate file name in --metrics-cert-path.")
 	fs.StringVar(&f.certKey, "metrics-cert-key", "tls.key", "Key file name in --metrics-cert-path.")
 }
@@ -35,11 +35,14 @@ func addMetricsFlags(fs *flag.FlagSet, f *metricsFlags) {
 // serverOptions are controller-runtime's metrics server options for the
 // flags. Secure serving authenticates and authorizes every scrape against
 // the API server (metricsauth: TokenReview and SubjectAccessReview, the
-// decisions cached), and speaks HTTP/1.1 only, as kubebuilder does (HTTP/2 stream-reset
-// attacks). The TLS versions and ciphers are the HyperConverged's TLS
-// profile, per connection: hco.NewManager (operator) and runWebhook add
-// that option. A --metrics-cert-path whose files are missing is an error: the
-// server would otherwise fall back to a self-signed certificate silently.
+// decisions cached), and speaks HTTP/1.1 only, as kubebuilder does (HTTP/2
+// stream-reset attacks). The TLS versions and ciphers are the
+// HyperConverged's TLS profile, per connection: hco.NewManager (operator)
+// and runWebhook add that option. With --metrics-cert-path the certificate
+// is read from its files (fileCertificate): a mounted Secret is filled after
+// the pod starts (by the webhook's rotator, or cert-manager), so until its
+// files exist the endpoint refuses handshakes rather than fall back to a
+// self-signed certificate, and the process runs meanwhile.
 func (f metricsFlags) serverOptions() (metricsserver.Options, error) {
 	o := metricsserver.Options{BindAddress: f.addr}
 	if !f.secure {
@@ -51,15 +54,49 @@ func (f metricsFlags) serverOptions() (metricsserver.Options, error) {
 	if f.certPath == "" {
 		return o, nil
 	}
-	for _, name := range []string{f.certName, f.certKey} {
-		p := filepath.Join(f.certPath, name)
-		if _, err := os.Stat(p); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return o, fmt.Errorf("--metrics-cert-path: %s does not exist; mount the certificate Secret there, or leave the flag empty for a self-signed certificate", p)
-			}
-			return o, fmt.Errorf("--metrics-cert-path: %w", err)
-		}
-	}
-	o.CertDir, o.CertName, o.KeyName = f.certPath, f.certName, f.certKey
+	files := &fileCertificate{cert: filepath.Join(f.certPath, f.certName), key: filepath.Join(f.certPath, f.certKey)}
+	o.TLSOpts = append(o.TLSOpts, func(c *tls.Config) { c.GetCertificate = files.get })
 	return o, nil
+}
+
+// fileCertificate is a certificate and key read from files, again whenever
+// either file changes (its modification time or size): a mounted Secret is
+// updated in place by the kubelet.
+type fileCertificate struct {
+	cert, key string
+
+	mu        sync.Mutex
+	loaded    *tls.Certificate
+	certStamp string
+	keyStamp  string
+}
+
+func stamp(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d/%d", fi.ModTime().UnixNano(), fi.Size()), nil
+}
+
+func (f *fileCertificate) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	cs, err := stamp(f.cert)
+	if err != nil {
+		return nil, fmt.Errorf("metrics certificate: %w (not mounted yet?)", err)
+	}
+	ks, err := stamp(f.key)
+	if err != nil {
+		return nil, fmt.Errorf("metrics certificate key: %w (not mounted yet?)", err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.loaded != nil && cs == f.certStamp && ks == f.keyStamp {
+		return f.loaded, nil
+	}
+	c, err := tls.LoadX509KeyPair(f.cert, f.key)
+	if err != nil {
+		return nil, fmt.Errorf("metrics certificate: %w", err)
+	}
+	f.loaded, f.certStamp, f.keyStamp = &c, cs, ks
+	return f.loaded, nil
 }

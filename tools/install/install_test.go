@@ -98,8 +98,9 @@ func TestInstall(t *testing.T) {
 	base := "https://localhost:" + webhookPort
 	applyAll(t, ctx, objs, base)
 
-	certDir := t.TempDir()
+	certDir, metricsCertDir := t.TempDir(), t.TempDir()
 	go playKubelet(ctx, t, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, certDir)
+	go playKubelet(ctx, t, client.ObjectKey{Namespace: ns, Name: "hco-metrics-cert"}, metricsCertDir)
 
 	wc := container(t, objs, "hco-webhook")
 	webhookProbes, webhookMetrics := freeAddress(t), freeAddress(t)
@@ -110,6 +111,7 @@ func TestInstall(t *testing.T) {
 		"metrics-bind-address":      webhookMetrics,
 		"cert-dir":                  certDir,
 		"cert-extra-dns-names":      "localhost",
+		"metrics-cert-path":         metricsCertDir,
 	}), processEnv(t, wc, ns, nil))
 
 	var secret corev1.Secret
@@ -121,7 +123,7 @@ func TestInstall(t *testing.T) {
 			}
 			return caBundlesAre(ctx, secret.Data["ca.crt"])
 		})
-		waitFor(t, "the webhook serving the Secret's certificate", func() error { return serves(base, secret.Data["ca.crt"], secret.Data["tls.crt"]) })
+		waitFor(t, "the webhook serving the Secret's certificate", func() error { return serves(base, "localhost", secret.Data["ca.crt"], secret.Data["tls.crt"]) })
 	})
 
 	// As after an upgrade from a release that stored v1beta1: the operator
@@ -140,6 +142,7 @@ func TestInstall(t *testing.T) {
 		"kubeconfig":                kubeconfigFor(t, ctx, ns, "hco-operator"),
 		"health-probe-bind-address": operatorProbes,
 		"metrics-bind-address":      operatorMetrics,
+		"metrics-cert-path":         metricsCertDir,
 	}), processEnv(t, oc, ns, map[string]string{
 		// What an admin sets to serve virtctl (empty in the manifests): the
 		// CLI download Deployment and Service are then managed too.
@@ -198,6 +201,26 @@ func TestInstall(t *testing.T) {
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kubevirt-kubevirt-hyperconverged"}, kv))
 		cpu, _, _ := unstructured.NestedString(kv.Object, "spec", "configuration", "cpuRequest")
 		assert.Equal(t, "200m", cpu, "the KubeVirt CR carries the annotation's patch")
+	})
+
+	t.Run("the metrics endpoints serve the managed certificate for their Services", func(t *testing.T) {
+		// What the ServiceMonitor of config/prometheus verifies: the CA of
+		// hco-metrics-cert, and each Service's DNS name.
+		waitFor(t, "both metrics endpoints serving hco-metrics-cert", func() error {
+			var s corev1.Secret
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hco-metrics-cert"}, &s); err != nil {
+				return err
+			}
+			if len(s.Data["ca.crt"]) == 0 {
+				return fmt.Errorf("hco-metrics-cert not filled yet")
+			}
+			for _, m := range []struct{ addr, service string }{{operatorMetrics, "hco-operator-metrics"}, {webhookMetrics, "hco-webhook-metrics"}} {
+				if err := serves(m.addr, m.service+"."+ns+".svc", s.Data["ca.crt"], s.Data["tls.crt"]); err != nil {
+					return fmt.Errorf("%s: %w", m.service, err)
+				}
+			}
+			return nil
+		})
 	})
 
 	t.Run("the injector's webhook configuration trusts the injector's certificate", func(t *testing.T) {
@@ -320,7 +343,7 @@ func TestInstall(t *testing.T) {
 			}
 			return caBundlesAre(ctx, secret.Data["ca.crt"])
 		})
-		waitFor(t, "the webhook serving the new certificate", func() error { return serves(base, secret.Data["ca.crt"], secret.Data["tls.crt"]) })
+		waitFor(t, "the webhook serving the new certificate", func() error { return serves(base, "localhost", secret.Data["ca.crt"], secret.Data["tls.crt"]) })
 		webhook.running(t)
 		waitFor(t, "an update admitted with the new certificate", func() error {
 			return annotate(ctx, key, hcov1.KubeVirtJSONPatchAnnotation, `[{"op":"add","path":"/spec/configuration/cpuRequest","value":"300m"}]`)
@@ -531,12 +554,12 @@ func caBundlesAre(ctx context.Context, ca []byte) error {
 }
 
 // serves checks that the webhook at base presents cert, trusted by ca.
-func serves(base string, ca, cert []byte) error {
+func serves(base, serverName string, ca, cert []byte) error {
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(ca) {
 		return fmt.Errorf("no CA")
 	}
-	conn, err := tls.Dial("tcp", strings.TrimPrefix(base, "https://"), &tls.Config{RootCAs: pool, ServerName: "localhost", MinVersion: tls.VersionTLS12})
+	conn, err := tls.Dial("tcp", strings.TrimPrefix(base, "https://"), &tls.Config{RootCAs: pool, ServerName: serverName, MinVersion: tls.VersionTLS12})
 	if err != nil {
 		return err
 	}

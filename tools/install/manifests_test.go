@@ -207,29 +207,60 @@ func TestNamespaceFollowsEverywhere(t *testing.T) {
 			}
 			names, _, _ := unstructured.NestedStringSlice(find(t, objs, "Certificate", "hco-webhook").Object, "spec", "dnsNames")
 			assert.Equal(t, []string{"hco-webhook." + other + ".svc", "hco-webhook." + other + ".svc.cluster.local"}, names)
+			names, _, _ = unstructured.NestedStringSlice(find(t, objs, "Certificate", "hco-metrics").Object, "spec", "dnsNames")
+			assert.Equal(t, []string{"hco-operator-metrics." + other + ".svc", "hco-operator-metrics." + other + ".svc.cluster.local",
+				"hco-webhook-metrics." + other + ".svc", "hco-webhook-metrics." + other + ".svc.cluster.local"}, names)
 		}
 	}
 }
 
 // The default install manages its certificates; the cert-manager overlay
-// leaves that to cert-manager; both mount the Secret at the webhook's
-// default certificate directory.
+// leaves that to cert-manager; both mount the webhook's Secret at its
+// default certificate directory, and the metrics Secret (tls.crt and
+// tls.key only) in both pods at --metrics-cert-path, which the
+// ServiceMonitor's CA comes from.
 func TestCertificateMechanisms(t *testing.T) {
+	const metricsDir = "/tmp/k8s-metrics-server/metrics-certs"
+	mounts := func(d appsv1.Deployment) map[string]string { // mount path → Secret
+		out := map[string]string{}
+		secrets := map[string]*corev1.SecretVolumeSource{}
+		for _, v := range d.Spec.Template.Spec.Volumes {
+			secrets[v.Name] = v.Secret
+		}
+		for _, m := range d.Spec.Template.Spec.Containers[0].VolumeMounts {
+			if s := secrets[m.Name]; s != nil {
+				out[m.MountPath] = s.SecretName
+				if s.SecretName == "hco-metrics-cert" {
+					assert.Equal(t, []corev1.KeyToPath{{Key: "tls.crt", Path: "tls.crt"}, {Key: "tls.key", Path: "tls.key"}}, s.Items, "no CA key in the pods")
+				}
+			}
+		}
+		return out
+	}
 	for dir, manage := range map[string]bool{".": true, "overlays/cert-manager": false} {
 		objs := render(t, dir, "")
-		var d appsv1.Deployment
-		into(t, find(t, objs, "Deployment", "hco-webhook"), &d)
-		c := d.Spec.Template.Spec.Containers[0]
+		var webhook, operator appsv1.Deployment
+		into(t, find(t, objs, "Deployment", "hco-webhook"), &webhook)
+		into(t, find(t, objs, "Deployment", "hco-operator"), &operator)
+		c := webhook.Spec.Template.Spec.Containers[0]
 		assert.Equal(t, manage, contains(c.Args, "--manage-certs"), "%s: --manage-certs in %v", dir, c.Args)
-		require.Len(t, c.VolumeMounts, 1, dir)
-		assert.Equal(t, "/tmp/k8s-webhook-server/serving-certs", c.VolumeMounts[0].MountPath, dir)
-		require.Len(t, d.Spec.Template.Spec.Volumes, 1, dir)
-		assert.Equal(t, "hco-webhook-cert", d.Spec.Template.Spec.Volumes[0].Secret.SecretName, dir)
-		hasSecret := false
-		for _, u := range objs {
-			hasSecret = hasSecret || (u.GetKind() == "Secret" && u.GetName() == "hco-webhook-cert")
+		assert.Equal(t, manage, contains(c.Args, "--metrics-cert-secret=hco-metrics-cert"), "%s: the metrics certificate managed", dir)
+		assert.Equal(t, map[string]string{"/tmp/k8s-webhook-server/serving-certs": "hco-webhook-cert", metricsDir: "hco-metrics-cert"}, mounts(webhook), dir)
+		assert.Equal(t, map[string]string{metricsDir: "hco-metrics-cert"}, mounts(operator), dir)
+		for _, d := range []appsv1.Deployment{webhook, operator} {
+			assert.True(t, contains(d.Spec.Template.Spec.Containers[0].Args, "--metrics-cert-path="+metricsDir), "%s: %s serves metrics with it", dir, d.Name)
 		}
-		assert.Equal(t, manage, hasSecret, "%s: the empty Secret the rotator fills", dir)
+		secrets := map[string]bool{}
+		for _, u := range objs {
+			if u.GetKind() == "Secret" {
+				secrets[u.GetName()] = true
+			}
+		}
+		assert.Equal(t, manage, secrets["hco-webhook-cert"] && secrets["hco-metrics-cert"], "%s: the empty Secrets the rotator fills", dir)
+		if !manage {
+			got, _, _ := unstructured.NestedString(find(t, objs, "Certificate", "hco-metrics").Object, "spec", "secretName")
+			assert.Equal(t, "hco-metrics-cert", got, dir)
+		}
 	}
 }
 
