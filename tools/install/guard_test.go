@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/operands/netresinjector"
+	"github.com/hcokit/hcokit/operands/observability"
 )
 
 // The install's admission policy (config/guard) lets the operator's service
@@ -25,8 +26,9 @@ import (
 // configurations and PriorityClass: asked as that account, with every RBAC
 // grant (so that only the policy can refuse), the API server refuses a
 // binding to cluster-admin, a Pod-mutating webhook of another name or one
-// sent outside the operator's namespace, and another PriorityClass, and
-// takes the injector's own objects.
+// sent outside the operator's namespace, another PriorityClass, and an
+// operand's binding of another ClusterRole or to another account, and takes
+// the injector's and the observability controller's own objects.
 func TestOperatorWritesAreGuarded(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
@@ -59,17 +61,21 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 					Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}},
 			}}}
 	}
-	binding := func(name, role string) *rbacv1.ClusterRoleBinding {
+	binding := func(name, role, serviceAccount string) *rbacv1.ClusterRoleBinding {
 		return &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
-			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "x", Namespace: ns}}}
+			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: serviceAccount, Namespace: ns}}}
 	}
+	injectorSA := netresinjector.ServiceAccountName
 	refused := map[string]client.Object{
-		"a binding of another name":                binding("mine", "cluster-admin"),
-		"the injector's binding, to cluster-admin": binding(netresinjector.ClusterRoleBindingName, "cluster-admin"),
-		"a webhook of another name":                webhook("mine", ns),
-		"the injector's webhook, elsewhere":        webhook(netresinjector.WebhookConfigName, "default"),
-		"another PriorityClass":                    &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
+		"a binding of another name":                         binding("mine", "cluster-admin", injectorSA),
+		"the injector's binding, to cluster-admin":          binding(netresinjector.ClusterRoleBindingName, "cluster-admin", injectorSA),
+		"the injector's binding, to another account":        binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, "hco-operator"),
+		"the observability binding, of the injector's role": binding(observability.ClusterRoleBindingName, netresinjector.ClusterRoleName, observability.ObjectName),
+		"the observability role, to the operator":           binding(observability.ClusterRoleBindingName, observability.ObjectName, "hco-operator"),
+		"a webhook of another name":                         webhook("mine", ns),
+		"the injector's webhook, elsewhere":                 webhook(netresinjector.WebhookConfigName, "default"),
+		"another PriorityClass":                             &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
 	}
 	// A new policy takes effect once the API server has loaded it.
 	waitFor(t, "the policy in effect", func() error {
@@ -87,11 +93,12 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		}
 	}
 	for what, obj := range map[string]client.Object{
-		"the injector's binding": binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName),
-		"the injector's webhook": webhook(netresinjector.WebhookConfigName, ns),
+		"the injector's binding":         binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, injectorSA),
+		"the observability controller's": binding(observability.ClusterRoleBindingName, observability.ObjectName, observability.ObjectName),
+		"the injector's webhook":         webhook(netresinjector.WebhookConfigName, ns),
 	} {
 		assert.NoError(t, operator.Create(ctx, obj, dryRun), what)
 	}
 	// Others are not bound by it.
-	assert.NoError(t, env.Client.Create(ctx, binding("mine", "cluster-admin"), dryRun), "the admin")
+	assert.NoError(t, env.Client.Create(ctx, binding("mine", "cluster-admin", "x"), dryRun), "the admin")
 }
