@@ -6,8 +6,8 @@ package main
 //     HyperConverged (one outside the operator namespace is marked ignored),
 //     the cluster-scoped operand objects (CDI, NetworkAddonsConfig, AAQ, the
 //     PriorityClass kubevirt-cluster-critical, the namespace policy and its
-//     binding, the network-resources-injector's ClusterRole,
-//     ClusterRoleBinding and MutatingWebhookConfiguration), Nodes, the
+//     binding, the workloads' ClusterRoleBindings and
+//     MutatingWebhookConfigurations), Nodes, the
 //     CustomResourceDefinitions (their metadata: an operand's API that
 //     appears or goes, hco/apis.go) and,
 //     on OpenShift, the APIServer configuration (its TLS profile) (read
@@ -17,20 +17,17 @@ package main
 //     manages there only (the KubeVirt, SSP, MigController and
 //     FileRestoreOperator CRs, the CLI download
 //     Deployment and Service, the network-resources-injector's
-//     ServiceAccount, Service, Deployment and PodDisruptionBudget), Events
+//     ServiceAccount, Service, Deployment and PodDisruptionBudget, the AIE
+//     webhook's objects and launcher ConfigMap), Events
 //     on the HyperConverged and the leader election Lease; its cache for namespaced kinds is scoped to that
 //     namespace (hco.NewManager).
-// The injector's ClusterRole grants its pods reading the
-// NetworkAttachmentDefinitions and ConfigMaps; the API server lets the
-// operator write that ClusterRole and bind it only if it holds those
-// permissions itself, or may escalate. It holds them, as upstream's CSV
-// does, unused: escalate cannot be limited by name on create, and would let
-// it grant anything. The AIE webhook's ClusterRole likewise grants reading
-// VirtualMachineInstances and ConfigMaps, which the operator holds for it;
-// its launcher ConfigMap is written in the operator namespace. The observability controller's ClusterRole grants
-// much more (Secrets and Services in every namespace): those permissions,
-// and bind on it, come only with config/components/observability, which
-// turns that operand on.
+// The ClusterRoles of the workloads it deploys (the injector's, the AIE
+// webhook's; the observability controller's with its component) are the
+// install's (config/rbac/operand_roles.yaml): writing one would need
+// holding what it grants (every ConfigMap, NetworkAttachmentDefinition and
+// VirtualMachineInstance of the cluster), while binding one needs only bind
+// on it, by name. The operator writes no ClusterRole, and its bindings are
+// pinned by config/guard to each workload's own service account.
 // The webhook's own permissions are in config/webhook/rbac.yaml and
 // config/certs/rbac.yaml. tools/install runs both under these grants and
 // fails for a missing one and for one never used.
@@ -71,18 +68,15 @@ package main
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies;validatingadmissionpolicybindings,verbs=list;watch;create
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicies,resourceNames=hyperconverged-namespace-policy,verbs=get;update;delete
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingadmissionpolicybindings,resourceNames=hyperconverged-namespace-policy-binding,verbs=get;update;delete
-// +kubebuilder:rbac:groups=k8s.cni.cncf.io,resources=network-attachment-definitions,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch
-// +kubebuilder:rbac:groups=kubevirt.io,resources=virtualmachineinstances,verbs=get;list;watch
-// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=configmaps,verbs=create;update;delete
+// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=configmaps,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,verbs=list;watch;create
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,resourceNames=virt-network-resources-injector-config;kubevirt-aie-webhook,verbs=get;update;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=get
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions/status,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=patch
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles;clusterrolebindings,verbs=list;watch;create
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=virt-network-resources-injector;kubevirt-aie-webhook;virt-observability-controller,verbs=get;update;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterrolebindings,verbs=list;watch;create
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterroles,resourceNames=virt-network-resources-injector;kubevirt-aie-webhook,verbs=bind
 // +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=clusterrolebindings,resourceNames=virt-network-resources-injector-role-binding;kubevirt-aie-webhook;virt-observability-controller-rolebinding,verbs=get;update;delete
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=serviceaccounts,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch

@@ -159,7 +159,7 @@ func TestRenderNetworkResourcesInjectorImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "ClusterRole,ClusterRoleBinding,ServiceAccount,Service,Deployment,PodDisruptionBudget,MutatingWebhookConfiguration"
+	want := "ClusterRoleBinding,ServiceAccount,Service,Deployment,PodDisruptionBudget,MutatingWebhookConfiguration"
 	if got := strings.Join(kinds(out), ","); got != want || !strings.Contains(out, "image: example.com/injector:v1") {
 		t.Errorf("kinds = %s, want %s, with the image from the environment:\n%s", got, want, out)
 	}

@@ -69,15 +69,18 @@ func (Operand) Kinds() []client.Object {
 		&corev1.Service{TypeMeta: typeMeta("v1", "Service")},
 		&appsv1.Deployment{TypeMeta: typeMeta("apps/v1", "Deployment")},
 		&corev1.ConfigMap{TypeMeta: typeMeta("v1", "ConfigMap")},
-		&rbacv1.ClusterRole{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRole")},
 		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRoleBinding")},
 		&admissionregistrationv1.MutatingWebhookConfiguration{TypeMeta: typeMeta("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration")},
 	}
 }
 
-// Desired implements hco.Operand: upstream's seven objects, in upstream's
-// order, while hc carries the annotation hco.kubevirt.io/deployAIE "true"
-// and the environment has the image; nothing otherwise.
+// Desired implements hco.Operand: upstream's seven objects but the
+// ClusterRole, in upstream's order, while hc carries the annotation
+// hco.kubevirt.io/deployAIE "true" and the environment has the image;
+// nothing otherwise. The ClusterRole (ClusterRole) is the install's,
+// shipped statically (config/rbac/operand_roles.yaml): the operator would
+// otherwise need to read every VirtualMachineInstance and ConfigMap of the
+// cluster to write it; binding it needs only bind on it, by name.
 func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
 	image := facts.Images[ImageKey]
 	if image == "" || hc.Annotations[featuregates.DeployAIEAnnotation] != "true" {
@@ -95,16 +98,27 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 		BuildDeployment(hc, facts, image),
 		&corev1.ConfigMap{TypeMeta: typeMeta("v1", "ConfigMap"), ObjectMeta: meta(ConfigMapName, hc.Namespace),
 			Data: map[string]string{"config.yaml": "rules:\n"}},
-		&rbacv1.ClusterRole{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRole"), ObjectMeta: meta(ObjectName, ""), Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"kubevirt.io"}, Resources: []string{"virtualmachineinstances"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
-		}},
 		&rbacv1.ClusterRoleBinding{TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"), ObjectMeta: meta(ObjectName, ""),
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ObjectName},
 			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: ObjectName, Namespace: hc.Namespace}},
 		},
 		BuildMutatingWebhookConfiguration(hc, facts.Environment),
 	}, nil
+}
+
+// ClusterRole is the webhook's ClusterRole, upstream's rules (read the
+// VirtualMachineInstances and ConfigMaps), as the install ships it
+// (config/rbac/operand_roles.yaml; a test keeps the two equal).
+func ClusterRole() *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta: typeMeta("rbac.authorization.k8s.io/v1", "ClusterRole"),
+		ObjectMeta: metav1.ObjectMeta{Name: ObjectName, Labels: map[string]string{
+			hco.LabelComponent: Component, hco.LabelPartOf: hco.PartOfValue}},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"kubevirt.io"}, Resources: []string{"virtualmachineinstances"}, Verbs: []string{"get", "list", "watch"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
+		},
+	}
 }
 
 func selector(hc *hcov1.HyperConverged) map[string]string {

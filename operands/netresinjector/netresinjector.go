@@ -103,7 +103,6 @@ var (
 // Kinds implements hco.Operand.
 func (Operand) Kinds() []client.Object {
 	return []client.Object{
-		&rbacv1.ClusterRole{TypeMeta: clusterRoleType},
 		&rbacv1.ClusterRoleBinding{TypeMeta: clusterRoleBindingType},
 		&corev1.ServiceAccount{TypeMeta: serviceAccountType},
 		&corev1.Service{TypeMeta: serviceType},
@@ -120,15 +119,19 @@ func Enabled(hc *hcov1.HyperConverged) bool {
 }
 
 // Desired implements hco.Operand: upstream's objects in upstream's order
-// (NewOperandHandler at 03da3cf), or nothing when the HyperConverged turns
-// the injector off or the environment has no image for ImageKey.
+// (NewOperandHandler at 03da3cf) but the ClusterRole, or nothing when the
+// HyperConverged turns the injector off or the environment has no image for
+// ImageKey. The ClusterRole (ClusterRole) is the install's, shipped
+// statically (config/rbac/operand_roles.yaml): whoever writes a ClusterRole
+// must hold what it grants, and the operator then would need to read every
+// ConfigMap and NetworkAttachmentDefinition of the cluster; binding it needs
+// only bind on it, by name.
 func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
 	image := facts.Images[ImageKey]
 	if image == "" || !Enabled(hc) {
 		return nil, nil
 	}
 	return []client.Object{
-		BuildClusterRole(hc, facts.Environment),
 		BuildClusterRoleBinding(hc, facts.Environment),
 		BuildServiceAccount(hc, facts.Environment),
 		BuildService(hc, facts.Environment),
@@ -154,12 +157,14 @@ func selector(hc *hcov1.HyperConverged) map[string]string {
 	return map[string]string{hco.LabelApp: hc.Name, hco.LabelComponent: Component}
 }
 
-// BuildClusterRole returns the ClusterRole of the injector: read the
-// NetworkAttachmentDefinitions and ConfigMaps.
-func BuildClusterRole(hc *hcov1.HyperConverged, env hco.Environment) *rbacv1.ClusterRole {
+// ClusterRole is the ClusterRole of the injector, upstream's rules (read
+// the NetworkAttachmentDefinitions and ConfigMaps), as the install ships it
+// (config/rbac/operand_roles.yaml; a test keeps the two equal).
+func ClusterRole() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
-		TypeMeta:   clusterRoleType,
-		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName, Labels: labels(hc, env)},
+		TypeMeta: clusterRoleType,
+		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName, Labels: map[string]string{
+			hco.LabelComponent: Component, hco.LabelPartOf: hco.PartOfValue}},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{"k8s.cni.cncf.io"}, Resources: []string{"network-attachment-definitions"}, Verbs: []string{"watch", "list", "get"}},
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"watch", "list", "get"}},

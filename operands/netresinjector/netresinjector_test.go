@@ -70,7 +70,7 @@ func TestEnabled(t *testing.T) {
 			hc.Spec.Deployment.DeployNetworkResourcesInjector = tc.field
 			objs := desired(t, hc, hco.OfflineFacts(tc.env))
 			if tc.want {
-				assert.Len(t, objs, 7)
+				assert.Len(t, objs, 6)
 			} else {
 				assert.Nil(t, objs)
 			}
@@ -83,17 +83,17 @@ func TestEnabled(t *testing.T) {
 // (controllers/handlers/netresinjector/*.go): names, order, labels and content.
 func TestDesired(t *testing.T) {
 	objs := desired(t, defaultHC(), hco.OfflineFacts(env))
-	require.Len(t, objs, 7)
+	require.Len(t, objs, 6)
 	kinds := netresinjector.New().Kinds()
 	labels := map[string]string{
 		"app": "kubevirt-hyperconverged", "app.kubernetes.io/component": "virt-network-resources-injector",
 		"app.kubernetes.io/managed-by": "hco-operator", "app.kubernetes.io/part-of": "hyperconverged-cluster",
 		"app.kubernetes.io/version": "1.0.0",
 	}
-	names := []string{"virt-network-resources-injector", "virt-network-resources-injector-role-binding",
+	names := []string{"virt-network-resources-injector-role-binding",
 		"virt-network-resources-injector-sa", "virt-network-resources-injector-service", "virt-network-resources-injector",
 		"virt-network-resources-injector-pdb", "virt-network-resources-injector-config"}
-	clusterScoped := map[int]bool{0: true, 1: true, 6: true}
+	clusterScoped := map[int]bool{0: true, 5: true}
 	for i, o := range objs {
 		assert.Equal(t, kinds[i].GetObjectKind().GroupVersionKind(), o.GetObjectKind().GroupVersionKind(), "object %d", i)
 		assert.Equal(t, names[i], o.GetName())
@@ -105,22 +105,22 @@ func TestDesired(t *testing.T) {
 		}
 	}
 
-	cr := objs[0].(*rbacv1.ClusterRole)
+	cr := netresinjector.ClusterRole() // shipped by the install, not by the operand
 	assert.JSONEq(t, `[{"verbs":["watch","list","get"],"apiGroups":["k8s.cni.cncf.io"],"resources":["network-attachment-definitions"]},
 		{"verbs":["watch","list","get"],"apiGroups":[""],"resources":["configmaps"]}]`, jsonOf(t, cr.Rules))
-	crb := objs[1].(*rbacv1.ClusterRoleBinding)
+	crb := objs[0].(*rbacv1.ClusterRoleBinding)
 	assert.JSONEq(t, `{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"virt-network-resources-injector"}`, jsonOf(t, crb.RoleRef))
 	assert.JSONEq(t, `[{"kind":"ServiceAccount","name":"virt-network-resources-injector-sa","namespace":"my-ns"}]`, jsonOf(t, crb.Subjects))
 
 	selector := `{"app":"kubevirt-hyperconverged","app.kubernetes.io/component":"virt-network-resources-injector"}`
-	svc := objs[3].(*corev1.Service)
+	svc := objs[2].(*corev1.Service)
 	assert.JSONEq(t, `{"ports":[{"protocol":"TCP","port":443,"targetPort":6443}],"selector":`+selector+`}`, jsonOf(t, svc.Spec))
 	assert.Empty(t, svc.Annotations, "no OpenShift serving-cert annotation: the certificate is the rotator's")
 
-	pdb := objs[5].(*policyv1.PodDisruptionBudget)
+	pdb := objs[4].(*policyv1.PodDisruptionBudget)
 	assert.JSONEq(t, `{"minAvailable":1,"selector":{"matchLabels":`+selector+`}}`, jsonOf(t, pdb.Spec))
 
-	d := objs[4].(*appsv1.Deployment)
+	d := objs[3].(*appsv1.Deployment)
 	assert.Equal(t, int32(2), *d.Spec.Replicas, "node facts unknown: highly available")
 	assert.JSONEq(t, `{"matchLabels":`+selector+`}`, jsonOf(t, d.Spec.Selector))
 	assert.Equal(t, labels, d.Spec.Template.Labels)
@@ -153,7 +153,7 @@ func TestDesired(t *testing.T) {
 		"priorityClassName":"system-cluster-critical"
 	}`, jsonOf(t, d.Spec.Template.Spec))
 
-	mwc := objs[6].(*admissionregistrationv1.MutatingWebhookConfiguration)
+	mwc := objs[5].(*admissionregistrationv1.MutatingWebhookConfiguration)
 	assert.Empty(t, mwc.Annotations, "no cert-manager annotation: the caBundle is the rotator's")
 	assert.JSONEq(t, `[{
 		"name":"virt-network-resources-injector-config.k8s.io",
@@ -183,7 +183,7 @@ func TestReplicasFollowTheNodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			facts := hco.OfflineFacts(env)
 			facts.Nodes = tc.nodes
-			d := desired(t, defaultHC(), facts)[4].(*appsv1.Deployment)
+			d := desired(t, defaultHC(), facts)[3].(*appsv1.Deployment)
 			assert.Equal(t, tc.want, *d.Spec.Replicas)
 		})
 	}
@@ -213,7 +213,7 @@ func TestTLSArguments(t *testing.T) {
 			hc.Spec.Security.TLSSecurityProfile = tc.hc
 			facts := hco.OfflineFacts(env)
 			facts.ClusterTLSProfile = tc.cluster
-			d := desired(t, hc, facts)[4].(*appsv1.Deployment)
+			d := desired(t, hc, facts)[3].(*appsv1.Deployment)
 			assert.Equal(t, tc.want, tlsArgs(d.Spec.Template.Spec.Containers[0].Args))
 		})
 	}

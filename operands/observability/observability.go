@@ -60,7 +60,6 @@ func (Operand) Name() string { return Name }
 func (Operand) Kinds() []client.Object {
 	return []client.Object{
 		&corev1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}},
-		&rbacv1.ClusterRole{TypeMeta: rbacType("ClusterRole")},
 		&rbacv1.ClusterRoleBinding{TypeMeta: rbacType("ClusterRoleBinding")},
 		&appsv1.Deployment{TypeMeta: metav1.TypeMeta{APIVersion: appsv1.SchemeGroupVersion.String(), Kind: "Deployment"}},
 	}
@@ -70,9 +69,13 @@ func rbacType(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: kind}
 }
 
-// Desired implements hco.Operand: the ServiceAccount, ClusterRole,
-// ClusterRoleBinding and Deployment while the gate deployObservabilityController is
-// enabled and the environment has the image; nothing otherwise.
+// Desired implements hco.Operand: the ServiceAccount, ClusterRoleBinding
+// and Deployment while the gate deployObservabilityController is enabled
+// and the environment has the image; nothing otherwise. The ClusterRole
+// (ClusterRole: reading and writing Secrets and Services in every
+// namespace, among others) is shipped with the component that turns the
+// operand on (config/components/observability): the operator would
+// otherwise hold all of it to write it; binding it needs only bind on it.
 func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
 	image := facts.Images[ImageKey]
 	if image == "" || !featuregates.Enabled(hc.Spec.FeatureGates, featuregates.GateDeployObservabilityController) {
@@ -84,11 +87,6 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"},
 			ObjectMeta: metav1.ObjectMeta{Name: ObjectName, Namespace: hc.Namespace, Labels: labels()},
 		},
-		&rbacv1.ClusterRole{
-			TypeMeta:   rbacType("ClusterRole"),
-			ObjectMeta: metav1.ObjectMeta{Name: ObjectName, Labels: labels()},
-			Rules:      Rules(),
-		},
 		&rbacv1.ClusterRoleBinding{
 			TypeMeta:   rbacType("ClusterRoleBinding"),
 			ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleBindingName, Labels: labels()},
@@ -97,6 +95,17 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 		},
 		BuildDeployment(hc, facts, image),
 	}, nil
+}
+
+// ClusterRole is the controller's ClusterRole as
+// config/components/observability ships it (a test keeps the two equal).
+func ClusterRole() *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta: rbacType("ClusterRole"),
+		ObjectMeta: metav1.ObjectMeta{Name: ObjectName, Labels: map[string]string{
+			hco.LabelComponent: ObjectName, hco.LabelPartOf: hco.PartOfValue}},
+		Rules: Rules(),
+	}
 }
 
 // Rules are the controller's permissions, upstream's at 03da3cf.

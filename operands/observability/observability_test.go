@@ -46,7 +46,7 @@ func TestDesiredOnlyWithTheGateAndTheImage(t *testing.T) {
 	}{
 		"gate off":          {false, image, 0},
 		"no image":          {true, "", 0},
-		"gate on and image": {true, image, 4},
+		"gate on and image": {true, image, 3},
 	} {
 		objs, err := hco.DesiredObjects(observability.New(), hyperConverged(tc.gate), facts(tc.image))
 		require.NoError(t, err, name)
@@ -59,7 +59,8 @@ func TestDesiredOnlyWithTheGateAndTheImage(t *testing.T) {
 func TestDesiredIsUpstreams(t *testing.T) {
 	objs, err := observability.New().Desired(hyperConverged(true), facts(image))
 	require.NoError(t, err)
-	sa, cr, crb, dep := objs[0].(*corev1.ServiceAccount), objs[1].(*rbacv1.ClusterRole), objs[2].(*rbacv1.ClusterRoleBinding), objs[3].(*appsv1.Deployment)
+	sa, crb, dep := objs[0].(*corev1.ServiceAccount), objs[1].(*rbacv1.ClusterRoleBinding), objs[2].(*appsv1.Deployment)
+	cr := observability.ClusterRole() // shipped by config/components/observability, not by the operand
 	for _, o := range objs {
 		assert.Equal(t, "virt-observability-controller", o.GetLabels()[hco.LabelComponent], "%T", o)
 	}

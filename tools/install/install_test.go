@@ -56,7 +56,6 @@ var managedKinds = []schema.GroupVersionKind{
 	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicy"},
 	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBinding"},
 	// The network-resources-injector's (its Deployment and Service are above).
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole"},
 	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"},
 	{Version: "v1", Kind: "ServiceAccount"},
 	{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},

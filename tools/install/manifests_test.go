@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/hcokit/hcokit/operands/aie"
+	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
 )
 
@@ -309,8 +311,8 @@ func TestHPPComponent(t *testing.T) {
 }
 
 // components/observability gives the operator the observability
-// controller's image and exactly the permissions its ClusterRole grants
-// (which the API server requires of whoever writes it), and bind on it.
+// controller's image and bind on its ClusterRole, which the component
+// ships as operands/observability's ClusterRole.
 func TestObservabilityComponent(t *testing.T) {
 	hasImage := func(objs []*unstructured.Unstructured) string {
 		var d appsv1.Deployment
@@ -327,9 +329,10 @@ func TestObservabilityComponent(t *testing.T) {
 	assert.Contains(t, hasImage(objs), "quay.io/kubevirt/virt-observability-controller@sha256:")
 	var r rbacv1.ClusterRole
 	into(t, find(t, objs, "ClusterRole", "hco-operator-observability"), &r)
-	want := append(observability.Rules(), rbacv1.PolicyRule{APIGroups: []string{"rbac.authorization.k8s.io"},
-		Resources: []string{"clusterroles"}, ResourceNames: []string{observability.ObjectName}, Verbs: []string{"bind"}})
-	assert.Equal(t, want, r.Rules)
+	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{"rbac.authorization.k8s.io"},
+		Resources: []string{"clusterroles"}, ResourceNames: []string{observability.ObjectName}, Verbs: []string{"bind"}}}, r.Rules,
+		"the operator only binds the controller's ClusterRole")
+	assertShipped(t, objs, observability.ClusterRole())
 	var b rbacv1.ClusterRoleBinding
 	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-observability"), &b)
 	assert.Equal(t, "virt-elsewhere", b.Subjects[0].Namespace)
@@ -375,5 +378,26 @@ func TestNetworkPoliciesOpenTheServedPorts(t *testing.T) {
 			assert.ElementsMatch(t, served[pods], open, "%s: NetworkPolicy %s opens %v, the pods serve %v", dir, np.Name, open, served[pods])
 		}
 		assert.Equal(t, 2, policies, "%s: one NetworkPolicy for the operator's pods and one for the webhook's", dir)
+	}
+}
+
+// assertShipped checks that objs hold want, a ClusterRole an operand
+// package says the install ships, with its labels and rules.
+func assertShipped(t *testing.T, objs []*unstructured.Unstructured, want *rbacv1.ClusterRole) {
+	t.Helper()
+	var got rbacv1.ClusterRole
+	into(t, find(t, objs, "ClusterRole", want.Name), &got)
+	assert.Equal(t, want.Labels, got.Labels, want.Name)
+	assert.Equal(t, want.Rules, got.Rules, want.Name)
+}
+
+// Every install ships the ClusterRoles of the workloads the operator
+// deploys, as the operand packages define them: the operator writes no
+// ClusterRole, it binds these.
+func TestWorkloadClusterRolesShipped(t *testing.T) {
+	for _, dir := range kustomizations {
+		objs := render(t, dir, "")
+		assertShipped(t, objs, netresinjector.ClusterRole())
+		assertShipped(t, objs, aie.ClusterRole())
 	}
 }

@@ -29,17 +29,17 @@ func TestAIEWebhookFollowsItsAnnotation(t *testing.T) {
 	})
 	objs := []client.Object{
 		&corev1.ServiceAccount{}, &corev1.Service{}, &appsv1.Deployment{}, &corev1.ConfigMap{},
-		&rbacv1.ClusterRole{}, &rbacv1.ClusterRoleBinding{}, &admissionregistrationv1.MutatingWebhookConfiguration{},
+		&rbacv1.ClusterRoleBinding{}, &admissionregistrationv1.MutatingWebhookConfiguration{},
 	}
 	keys := []client.ObjectKey{
 		{Namespace: ns, Name: aie.ObjectName}, {Namespace: ns, Name: aie.ObjectName}, {Namespace: ns, Name: aie.ObjectName},
-		{Namespace: ns, Name: aie.ConfigMapName}, {Name: aie.ObjectName}, {Name: aie.ObjectName}, {Name: aie.ObjectName},
+		{Namespace: ns, Name: aie.ConfigMapName}, {Name: aie.ObjectName}, {Name: aie.ObjectName},
 	}
 	for i, obj := range objs {
 		testenv.Eventually(t, fmt.Sprintf("%T made", obj), func() error { return k.Get(ctx, keys[i], obj) })
 	}
 
-	cmKey, mwcKey := keys[3], keys[6]
+	cmKey, mwcKey := keys[3], keys[5]
 	cm, mwc := &corev1.ConfigMap{}, &admissionregistrationv1.MutatingWebhookConfiguration{}
 	testenv.Eventually(t, "edit the launcher ConfigMap", func() error {
 		if err := k.Get(ctx, cmKey, cm); err != nil {
