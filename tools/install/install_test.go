@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -96,6 +97,37 @@ func TestInstall(t *testing.T) {
 	_, webhookPort, _ := strings.Cut(webhookAddr, ":")
 	base := "https://localhost:" + webhookPort
 	applyAll(t, ctx, objs, base)
+
+	t.Run("the operator's account cannot escalate", func(t *testing.T) {
+		// Asked of the API server's authorizer as the operator's account
+		// (SubjectAccessReview), under the installed RBAC: no binding of
+		// another ClusterRole (cluster-admin), no ClusterRole written or
+		// escalated, no other webhook configuration, admission policy or
+		// PriorityClass changed or deleted (config/guard refuses the creates,
+		// TestOperatorWritesAreGuarded).
+		for _, a := range []authorizationv1.ResourceAttributes{
+			{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "cluster-admin"},
+			{Verb: "escalate", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "cluster-admin"},
+			{Verb: "create", Group: "rbac.authorization.k8s.io", Resource: "clusterroles"},
+			{Verb: "update", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "virt-network-resources-injector"},
+			{Verb: "update", Group: "rbac.authorization.k8s.io", Resource: "clusterrolebindings", Name: "cluster-admin"},
+			{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "other"},
+			{Verb: "delete", Group: "admissionregistration.k8s.io", Resource: "validatingadmissionpolicies", Name: "hco-operator-writes"},
+			{Verb: "delete", Group: "scheduling.k8s.io", Resource: "priorityclasses", Name: "system-node-critical"},
+			{Verb: "list", Resource: "secrets", Namespace: ns},
+			{Verb: "list", Resource: "configmaps", Namespace: "kube-system"},
+		} {
+			sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: operatorUser,
+				Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"}, ResourceAttributes: &a}}
+			require.NoError(t, env.Client.Create(ctx, sar))
+			assert.False(t, sar.Status.Allowed, "%s %s/%s %q in %q allowed to the operator", a.Verb, a.Group, a.Resource, a.Name, a.Namespace)
+		}
+		// And what it needs, by name.
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: operatorUser,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "bind", Group: "rbac.authorization.k8s.io", Resource: "clusterroles", Name: "virt-network-resources-injector"}}}
+		require.NoError(t, env.Client.Create(ctx, sar))
+		assert.True(t, sar.Status.Allowed, "bind of the injector's ClusterRole")
+	})
 
 	certDir, metricsCertDir := t.TempDir(), t.TempDir()
 	go playKubelet(ctx, t, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, certDir)

@@ -56,6 +56,11 @@ func TestRBACBoundaries(t *testing.T) {
 		{operator, "kubevirt.io", "virtualmachines", "delete", "default", "", false},
 		{webhook, "", "secrets", "update", ns, "hco-webhook-cert", true},
 		{webhook, "", "secrets", "update", ns, "other", false},
+		// Its certificate rotators' caches list and watch their own Secrets
+		// only, by name (KubeVirt's CA lives in this namespace too).
+		{webhook, "", "secrets", "list", ns, "", false},
+		{webhook, "", "secrets", "watch", ns, "", false},
+		{webhook, "", "secrets", "list", ns, "hco-metrics-cert", true},
 		{webhook, "", "secrets", "list", "default", "", false},
 		{webhook, "coordination.k8s.io", "leases", "update", ns, "hco-webhook-cert-rotator", true},
 		{webhook, "coordination.k8s.io", "leases", "update", ns, "hyperconverged-cluster-operator-lock", false},
