@@ -3,6 +3,7 @@
 #   api/**/zz_generated.deepcopy.go, operands/{cnao,hpp}/api/**/zz_generated.deepcopy.go
 #   config/crd/bases/     the HyperConverged CRD, from ./api/...
 #   config/rbac/role.yaml the stock binary's RBAC, from the markers in cmd/hco-operator
+#                         and the operand packages (operands/*/rbac.go)
 #   config/crd/operands/  the operand CRDs, all from upstream Go API modules:
 #                         KubeVirt, VirtualMachine, CDI, DataVolume and SSP
 #                         pinned in tools/codegen/go.mod; NetworkAddonsConfig
@@ -148,8 +149,8 @@ generate_into() {
 		(cd "${tree}" && "${CONTROLLER_GEN}" object:headerFile=hack/boilerplate.go.txt "${mirror_paths[@]}")
 	fi
 
-	log "RBAC of the stock binary (cmd/hco-operator) -> config/rbac/role.yaml"
-	(cd "${tree}" && "${CONTROLLER_GEN}" rbac:roleName=hco-operator paths=./cmd/hco-operator/... \
+	log "RBAC of the stock binary (cmd/hco-operator, operands/...) -> config/rbac/role.yaml"
+	(cd "${tree}" && "${CONTROLLER_GEN}" rbac:roleName=hco-operator paths=./cmd/hco-operator/... paths=./operands/... \
 		output:rbac:artifacts:config="${tmp}/rbac")
 	mkdir -p "${tree}/config/rbac"
 	cp "${tmp}/rbac/role.yaml" "${tree}/config/rbac/role.yaml"

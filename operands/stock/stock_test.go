@@ -1,6 +1,10 @@
 package stock_test
 
 import (
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -64,4 +68,28 @@ func TestPlatformDefaults(t *testing.T) {
 			assert.False(t, reg.WhereServed("kubevirt"), "only the OpenShift-only operands")
 		})
 	}
+}
+
+// Adding a stock operand is its package and one line in Operands: every
+// operand package under operands/ is in Operands, and carries its RBAC
+// (rbac.go: the markers hack/generate.sh gathers into config/rbac/role.yaml,
+// or why it has none), so that nothing else must be edited.
+func TestEveryOperandPackageIsStockWithItsRBAC(t *testing.T) {
+	listed := map[string]bool{}
+	for _, op := range stock.Operands() {
+		listed[path.Base(reflect.TypeOf(op).PkgPath())] = true
+	}
+	entries, err := os.ReadDir("..")
+	require.NoError(t, err)
+	packages := 0
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "stock" || e.Name() == "workload" { // this package; shared builders
+			continue
+		}
+		packages++
+		assert.True(t, listed[e.Name()], "operands/%s is not in stock.Operands", e.Name())
+		_, err := os.Stat(filepath.Join("..", e.Name(), "rbac.go"))
+		assert.NoError(t, err, "operands/%s has no rbac.go (its RBAC markers)", e.Name())
+	}
+	assert.Equal(t, len(stock.Operands()), packages, "one package per stock operand")
 }

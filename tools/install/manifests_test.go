@@ -329,9 +329,10 @@ func TestObservabilityComponent(t *testing.T) {
 	assert.Contains(t, hasImage(objs), "quay.io/kubevirt/virt-observability-controller@sha256:")
 	var r rbacv1.ClusterRole
 	into(t, find(t, objs, "ClusterRole", "hco-operator-observability"), &r)
-	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{"rbac.authorization.k8s.io"},
-		Resources: []string{"clusterroles"}, ResourceNames: []string{observability.ObjectName}, Verbs: []string{"bind"}}}, r.Rules,
-		"the operator only binds the controller's ClusterRole")
+	assert.Equal(t, []rbacv1.PolicyRule{
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, ResourceNames: []string{observability.ObjectName}, Verbs: []string{"bind"}},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings"}, ResourceNames: []string{observability.ClusterRoleBindingName}, Verbs: []string{"get", "update", "delete"}},
+	}, r.Rules, "the operator only binds the controller's ClusterRole")
 	assertShipped(t, objs, observability.ClusterRole())
 	var b rbacv1.ClusterRoleBinding
 	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-observability"), &b)

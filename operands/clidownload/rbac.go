@@ -1,0 +1,9 @@
+package clidownload
+
+// The operator's permissions for this operand, for controller-gen
+// (hack/generate.sh gathers the markers of cmd/hco-operator and every
+// operand package into config/rbac/role.yaml): list, watch and create of
+// its kinds, and get, update and delete of its objects, by name where
+// they are cluster-scoped; namespaced ones in the operator namespace.
+// +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=deployments,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services,verbs=get;list;watch;create;update;delete
