@@ -28,9 +28,30 @@
 // entries), and strict field validation makes the API server refuse a field
 // its CRD does not know instead of pruning it.
 //
-// The one memory of the server is the applier's memo, documented where it
-// lives (apply.go); the node index (package nodefacts) is its deliberate
-// exception. Nothing is read back from the status the operator writes: what
+// What the operator remembers between reconciles, each for a measured
+// reason, each documented where it lives:
+//
+//   - the applier's memo (apply.go: memo): what the API server stored from
+//     each object the operator wrote, its defaults included, so that an
+//     object in sync costs no request and no comparison; and the one entry
+//     for the HyperConverged's last status write. The one memory of the
+//     server's content.
+//   - the node index (package nodefacts): the Nodes' labels the node facts
+//     are computed from, which would otherwise cost a list of every Node.
+//   - builtObjects (operand.go): each operand's last build and its input, so
+//     that an event of an operand object builds nothing again. Not the
+//     server's state: the operands' output.
+//   - typed forms (apply.go: typed): each object's Go form at its
+//     resourceVersion, derived from the cache, for the operands' Status.
+//   - which operand kinds are served (operandKind.served, cache.go) and
+//     which API groups a CRD change has touched, with their retry backoff
+//     (apiGroups, apis.go): the platform's discovery, asked once per CRD
+//     change, not per reconcile.
+//   - restmapping.Remembering (hco/internal/restmapping): the REST
+//     mappings once found, which the cache asks on every read.
+//
+// Where the platform answers the question (resourceVersion, generation,
+// managedFields), it is asked instead. Nothing is read back from the status the operator writes: what
 // an operand's build follows is a fact, read from the cluster when the
 // facts are gathered ([Facts.Observed], the operator's cache), or recorded
 // there and handed over explicitly ([Facts.DataImportSchedule]); a status
