@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -62,4 +64,16 @@ func CreateForTest(t testing.TB, c client.Client, obj client.Object) {
 		t.Fatalf("create %T %s: %v", obj, client.ObjectKeyFromObject(obj), err)
 	}
 	t.Cleanup(func() { DeleteAndWait(t, c, obj.DeepCopyObject().(client.Object)) })
+}
+
+// EnsureNamespace creates the namespace name unless it exists. It is kept
+// when the test ends: no namespace controller runs on the test control
+// plane to finish a namespace's deletion, so a deleted one would block the
+// next run's create (go test -count=N).
+func EnsureNamespace(t testing.TB, c client.Client, name string) {
+	t.Helper()
+	err := c.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("create namespace %s: %v", name, err)
+	}
 }

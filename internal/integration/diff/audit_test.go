@@ -16,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -169,10 +168,7 @@ func TestReviewerAccountSendsDryRunsOnly(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
 	const other = "diff-policy"
-	// Kept: no namespace controller runs here to finish a deletion.
-	if err := k.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}); !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
-	}
+	testenv.EnsureNamespace(t, k, other)
 	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: reviewer, Namespace: other}}
 	testenv.CreateForTest(t, k, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "hco-diff-policy-test"}, Subjects: subjects,
 		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "hco-diff"}})

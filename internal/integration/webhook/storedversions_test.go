@@ -9,9 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
@@ -32,10 +30,7 @@ func TestStoredVersionsMigrated(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
 	const other = "stored-v1beta1"
-	// Kept: no namespace controller runs here to finish a deletion.
-	if err := k.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: other}}); !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
-	}
+	testenv.EnsureNamespace(t, k, other)
 
 	editCRD := func(edit func(*apiextensionsv1.CustomResourceDefinition)) {
 		t.Helper()
