@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,7 +33,8 @@ func ManagedSelector() labels.Selector {
 // every namespace (one outside namespace is marked as ignored); the names
 // of the CustomResourceDefinitions (an operand API comes or goes); and,
 // when clusterTLS (the cluster serves OpenShift's APIServer configuration),
-// that configuration. The Nodes are not in the cache: the reconciler keeps
+// that configuration; on OpenShift (openShift), the Ingress configuration
+// "cluster" (the platform facts), by name. The Nodes are not in the cache: the reconciler keeps
 // their names and labels in its own compact node index. Nothing else (Pods,
 // Secrets, VirtualMachines, DataVolumes, unlabelled ConfigMaps) is cached,
 // and reading a kind the cache does not hold is an error, not a new
@@ -44,7 +46,7 @@ func ManagedSelector() labels.Selector {
 // them was a tenth of its CPU. Whoever reads one through the manager's
 // client or cache must DeepCopy it before changing it. The HyperConverged,
 // the CRDs and the APIServer configuration are copied as usual.
-func CacheOptions(s *runtime.Scheme, namespace string, clusterTLS bool) cache.Options {
+func CacheOptions(s *runtime.Scheme, namespace string, clusterTLS, openShift bool) cache.Options {
 	everything := labels.Everything()
 	copied := ptr.To(false)
 	byObject := map[client.Object]cache.ByObject{
@@ -54,6 +56,10 @@ func CacheOptions(s *runtime.Scheme, namespace string, clusterTLS bool) cache.Op
 	}
 	if clusterTLS {
 		byObject[&ocpconfigv1.APIServer{}] = cache.ByObject{Label: everything, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
+	}
+	if openShift {
+		byObject[&ocpconfigv1.Ingress{}] = cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", ClusterConfigName),
+			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
 	return cache.Options{
 		Scheme:                       s,

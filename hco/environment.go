@@ -78,6 +78,11 @@ type Facts struct {
 	// (tlsprofile.Resolve).
 	ClusterTLSProfile *ocpconfigv1.TLSSecurityProfile
 
+	// Platform is the cluster's platform: OpenShift or not, and on
+	// OpenShift its ingress domain and the component routes an admin set
+	// for the operator's namespace. The zero value is plain Kubernetes.
+	Platform Platform
+
 	// DataImportSchedule is the golden images' schedule the
 	// HyperConverged's status records (status.dataImportSchedule: upstream
 	// HCO's random pick, adopted, or the one the SSP operand derived),

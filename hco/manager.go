@@ -36,7 +36,7 @@ import (
 // and whatever the adders register (the operands' types).
 func NewScheme(adders ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, hcov1.AddToScheme, clustertls.AddToScheme}, adders...) {
+	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme, hcov1.AddToScheme, clustertls.AddToScheme, addPlatformToScheme}, adders...) {
 		if err := add(s); err != nil {
 			return nil, fmt.Errorf("build scheme: %w", err)
 		}
@@ -87,8 +87,12 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		if err != nil {
 			return nil, err
 		}
+		openShift, err := OpenShift(opts.Mapper)
+		if err != nil {
+			return nil, err
+		}
 		clusterTLS = served
-		defaults := CacheOptions(mo.Scheme, env.Namespace, served)
+		defaults := CacheOptions(mo.Scheme, env.Namespace, served, openShift)
 		defaults.HTTPClient, defaults.Mapper = opts.HTTPClient, opts.Mapper
 		return newCache(cfg, defaults)
 	}

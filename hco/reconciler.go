@@ -70,6 +70,9 @@ type Reconciler struct {
 	// clusterTLS: the cluster serves OpenShift's APIServer configuration,
 	// whose TLS profile the operands get when the HyperConverged has none.
 	clusterTLS bool
+	// openShift: the cluster is OpenShift (it serves ClusterVersion); its
+	// Ingress configuration is watched for the platform facts.
+	openShift bool
 	// switched: switchFrom has run since the operator started.
 	switched atomic.Bool
 	now      func() time.Time
@@ -143,6 +146,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.clusterTLS {
 		b = b.Watches(&ocpconfigv1.APIServer{}, r.toSingleton())
+	}
+	// On OpenShift, its Ingress configuration: the platform facts.
+	if r.openShift, err = OpenShift(mgr.GetRESTMapper()); err != nil {
+		return err
+	}
+	if r.openShift {
+		b = b.Watches(&ocpconfigv1.Ingress{}, r.toSingleton())
 	}
 	for _, k := range r.kinds {
 		served, namespaced, err := kindServed(mgr.GetRESTMapper(), k.gvk)
@@ -573,8 +583,8 @@ func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *ope
 }
 
 // facts gathers what the operands are given besides hc: the environment,
-// the node facts from the node index, and, on OpenShift, the cluster's TLS
-// profile (from the cache).
+// the node facts from the node index, and, on OpenShift, the platform facts
+// and the cluster's TLS profile (from the cache).
 // observed is Facts.Observed for the operator's cache: only a kind that is
 // served (so watched) is read, so no read starts an informer.
 func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind, client.ObjectKey) (*unstructured.Unstructured, bool) {
@@ -594,6 +604,11 @@ func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind,
 func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts, error) {
 	nodes := r.nodes.Facts(hc.Spec.WorkloadPlacement())
 	f := Facts{Environment: r.env, Nodes: &nodes, DataImportSchedule: hc.Status.DataImportSchedule, Observed: r.observed(ctx)}
+	p, err := PlatformOf(ctx, r.client, r.openShift, r.env.Namespace)
+	if err != nil {
+		return f, err
+	}
+	f.Platform = p
 	if r.clusterTLS {
 		p, err := clustertls.Profile(ctx, r.client)
 		if err != nil {

@@ -130,8 +130,9 @@ func (c *Cluster) DryRunHyperConverged(ctx context.Context, obj *unstructured.Un
 
 // Facts reads the facts the reconciler gives the operands for hc, as it
 // reads them: the nodes' labels (their metadata, one list), the golden
-// images' schedule hc's status records, where the cluster serves OpenShift's
-// APIServer configuration its TLS profile, and an operand object another
+// images' schedule hc's status records, on OpenShift the platform facts (its
+// Ingress configuration), where the cluster serves OpenShift's APIServer
+// configuration its TLS profile, and an operand object another
 // operand's build follows (Facts.Observed: a get each, of the objects with
 // the operator's labels only).
 func (c *Cluster) Facts(ctx context.Context, hc *hcov1.HyperConverged) (hco.Facts, error) {
@@ -142,6 +143,13 @@ func (c *Cluster) Facts(ctx context.Context, hc *hcov1.HyperConverged) (hco.Fact
 	}
 	nf := nodefacts.From(nodes.Items, hc.Spec.WorkloadPlacement())
 	f := hco.Facts{Environment: c.env, Nodes: &nf, DataImportSchedule: hc.Status.DataImportSchedule, Observed: c.observed(ctx)}
+	openShift, err := hco.OpenShift(c.mapper)
+	if err != nil {
+		return f, err
+	}
+	if f.Platform, err = hco.PlatformOf(ctx, c.reader, openShift, c.env.Namespace); err != nil {
+		return f, err
+	}
 	served, err := clustertls.Served(c.mapper)
 	if err != nil {
 		return f, err

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/stock"
@@ -86,7 +87,7 @@ func TestSelectOperands(t *testing.T) {
 func TestPlatformDefaultsFollowTheClusterAndTheFlag(t *testing.T) {
 	plain := meta.NewDefaultRESTMapper(nil)
 	openShift := meta.NewDefaultRESTMapper(nil)
-	openShift.Add(clusterVersion.WithVersion("v1").GroupVersion().WithKind("ClusterVersion"), meta.RESTScopeRoot)
+	openShift.Add(schema.GroupVersionKind{Group: "config.openshift.io", Version: "v1", Kind: "ClusterVersion"}, meta.RESTScopeRoot)
 	for _, tc := range []struct {
 		name     string
 		mapper   meta.RESTMapper

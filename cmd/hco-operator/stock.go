@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -86,10 +85,6 @@ func selectOperands(value string) (run, named []string, err error) {
 	return run, named, nil
 }
 
-// clusterVersion is OpenShift's ClusterVersion: served, the cluster is
-// OpenShift (upstream HCO's test, pkg/util/cluster.go at 03da3cf).
-var clusterVersion = schema.GroupKind{Group: "config.openshift.io", Kind: "ClusterVersion"}
-
 // applyPlatformDefaults marks the OpenShift-only operands as platform
 // defaults on a cluster that is not OpenShift, unless --operands named them
 // (stock.PlatformDefaults), and returns whether it is OpenShift.
@@ -98,10 +93,9 @@ func applyPlatformDefaults(reg *hco.Registry, mapper meta.RESTMapper, operandLis
 	if err != nil {
 		return false, err
 	}
-	_, err = mapper.RESTMapping(clusterVersion, "v1")
-	openShift := err == nil
-	if err != nil && !meta.IsNoMatchError(err) {
-		return false, fmt.Errorf("look up OpenShift's ClusterVersion API: %w", err)
+	openShift, err := hco.OpenShift(mapper)
+	if err != nil {
+		return false, err
 	}
 	return openShift, stock.PlatformDefaults(reg, openShift, named)
 }

@@ -1,0 +1,56 @@
+package openshift
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/operands"
+)
+
+const ns = hcov1.DefaultNamespace
+
+var (
+	env *testenv.Env
+	k   client.Client
+)
+
+func TestMain(m *testing.M) {
+	testenv.Main(m, testenv.Options{
+		AddToScheme:       []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
+		CRDDirectoryPaths: []string{"config/crd/bases", "internal/integration/testdata/openshift", "internal/integration/testdata/openshift-platform"},
+	}, func(e *testenv.Env) {
+		env, k = e, e.Client
+		if err := setup(); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL: setup:", err)
+			_ = e.Stop()
+			os.Exit(1)
+		}
+	})
+}
+
+func setup() error {
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
+	if err := k.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return err
+	}
+	reg, err := hco.NewRegistry(platformProbe{})
+	if err != nil {
+		return err
+	}
+	_, err = env.StartOperator(reg, hco.Environment{Namespace: ns}, testenv.OperatorOptions{})
+	return err
+}
