@@ -13,6 +13,7 @@ import (
 	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/aie"
 	"github.com/hcokit/hcokit/operands/cdi"
+	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/namespacepolicy"
 	"github.com/hcokit/hcokit/operands/netresinjector"
@@ -34,6 +35,7 @@ func TestRBACNamesTheOperandObjects(t *testing.T) {
 		"validatingadmissionpolicybindings": {namespacepolicy.BindingName},
 		"mutatingwebhookconfigurations":     {netresinjector.WebhookConfigName, aie.ObjectName},
 		"clusterrolebindings":               {netresinjector.ClusterRoleBindingName, aie.ObjectName}, // the observability controller's: its component
+		"consoleclidownloads":               {clidownload.CLIDownloadName},
 	}
 	raw, err := os.ReadFile("../../config/rbac/role.yaml")
 	require.NoError(t, err)

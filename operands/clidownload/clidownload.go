@@ -1,6 +1,8 @@
 package clidownload
 
 import (
+	consolev1 "github.com/openshift/api/console/v1"
+	routev1 "github.com/openshift/api/route/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -40,7 +42,10 @@ const podLabel = "name"
 // Operand builds the download server's Deployment and Service.
 type Operand struct{}
 
-var _ hco.Operand = Operand{}
+var (
+	_ hco.Operand     = Operand{}
+	_ hco.SchemeAdder = Operand{}
+)
 
 // New returns the CLI-download operand.
 func New() Operand { return Operand{} }
@@ -53,6 +58,8 @@ func (Operand) Kinds() []client.Object {
 	return []client.Object{
 		&appsv1.Deployment{TypeMeta: deploymentType()},
 		&corev1.Service{TypeMeta: serviceType()},
+		&routev1.Route{TypeMeta: routeType()},
+		&consolev1.ConsoleCLIDownload{TypeMeta: cliDownloadType()},
 	}
 }
 
@@ -64,7 +71,8 @@ func serviceType() metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "Service"}
 }
 
-// Desired implements hco.Operand: the Deployment then the Service, or nothing
+// Desired implements hco.Operand: the Deployment then the Service, and on
+// OpenShift (facts.Platform) the Route and the ConsoleCLIDownload; nothing
 // when the environment has no image for ImageKey.
 func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
 	env := facts.Environment
@@ -72,7 +80,12 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 	if image == "" {
 		return nil, nil
 	}
-	return []client.Object{BuildDeployment(hc, env, image), BuildService(hc, env)}, nil
+	objs := []client.Object{BuildDeployment(hc, env, image), BuildService(hc, env)}
+	if p := facts.Platform; p.OpenShift {
+		host := DownloadHost(p, hc.Namespace)
+		objs = append(objs, BuildRoute(hc, env, host), BuildCLIDownload(hc, env, host))
+	}
+	return objs, nil
 }
 
 // BuildDeployment returns the download server's Deployment for hc, serving

@@ -1,12 +1,20 @@
 package clidownload_test
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	ocpconfigv1 "github.com/openshift/api/config/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
@@ -229,4 +237,82 @@ func TestStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// upstream reads the objects of a file of testdata/upstream-03da3cf by kind.
+func upstream(t *testing.T, file string) map[string]map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "upstream-03da3cf", file))
+	require.NoError(t, err)
+	out := map[string]map[string]any{}
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		var m map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte(strings.TrimPrefix(doc, "---\n")), &m))
+		if m == nil {
+			continue
+		}
+		delete(m, "status")
+		kind := "Service"
+		switch {
+		case m["spec"].(map[string]any)["links"] != nil:
+			kind = "ConsoleCLIDownload"
+		case m["spec"].(map[string]any)["to"] != nil:
+			kind = "Route"
+		}
+		out[kind] = m
+	}
+	return out
+}
+
+// wire is obj as JSON would carry it, without its apiVersion and kind
+// (upstream's handlers leave them to the client) and status.
+func wire(t *testing.T, obj client.Object) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(obj)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	delete(m, "apiVersion")
+	delete(m, "kind")
+	delete(m, "status")
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "creationTimestamp")
+	}
+	return m
+}
+
+// On OpenShift the Route and the ConsoleCLIDownload are upstream's, object
+// for object, for the default host and for an admin's component route (its
+// handlers' output at 03da3cf); on plain Kubernetes there are neither.
+func TestOpenShiftRouteAndCLIDownloadAreUpstreams(t *testing.T) {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "kubevirt-hyperconverged"}}
+	env := hco.Environment{Namespace: hc.Namespace, Version: "1.20.0", Images: map[string]string{clidownload.ImageKey: "example.com/virtctl:v1"}}
+	for file, routes := range map[string][]ocpconfigv1.ComponentRouteSpec{
+		"default-host.yaml": nil,
+		"component-route.yaml": {
+			{Name: clidownload.ComponentRoute, Namespace: hc.Namespace, Hostname: "virtctl.apps.example.com"},
+			{Name: clidownload.ComponentRoute, Namespace: "another-install", Hostname: "other.apps.example.com"},
+		},
+	} {
+		facts := hco.OfflineFacts(env)
+		facts.Platform = hco.Platform{OpenShift: true, IngressDomain: "apps.example.com", ComponentRoutes: routes}
+		objs, err := clidownload.New().Desired(hc, facts)
+		require.NoError(t, err)
+		require.Len(t, objs, 4, file)
+		want := upstream(t, file)
+		assert.Equal(t, want["Route"], wire(t, objs[2]), "%s: the Route", file)
+		assert.Equal(t, want["ConsoleCLIDownload"], wire(t, objs[3]), "%s: the ConsoleCLIDownload", file)
+	}
+	objs, err := clidownload.New().Desired(hc, hco.OfflineFacts(env))
+	require.NoError(t, err)
+	assert.Len(t, objs, 2, "plain Kubernetes: the Deployment and the Service")
+}
+
+// A component route outside the ingress domain needs a serving certificate
+// (upstream reads it from a Secret in openshift-config, which this module
+// does not): the default host stays.
+func TestDownloadHostOutsideTheDomainKeepsTheDefault(t *testing.T) {
+	p := hco.Platform{OpenShift: true, IngressDomain: "apps.example.com", ComponentRoutes: []ocpconfigv1.ComponentRouteSpec{
+		{Name: clidownload.ComponentRoute, Namespace: "ns", Hostname: "virtctl.example.org"}}}
+	assert.Equal(t, "hyperconverged-cluster-cli-download-ns.apps.example.com", clidownload.DownloadHost(p, "ns"))
 }

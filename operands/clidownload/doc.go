@@ -3,7 +3,11 @@
 // Service, both named hyperconverged-cluster-cli-download in the
 // HyperConverged's namespace, that serve the virtctl binaries from the image
 // in Environment.Images[ImageKey]. Without that image the module wants
-// nothing, so it is safe to register unconditionally.
+// nothing, so it is safe to register unconditionally. On OpenShift
+// (hco.Facts.Platform) it also makes upstream's Route to the Service (its
+// host under the ingress domain, or the one an admin set for the component
+// route virt-downloads) and the ConsoleCLIDownload that links the console's
+// command-line tools page to it.
 //
 // The pods are placed with the infra placement (spec.deployment.nodePlacements.infra) and
 // run non-root with a read-only root filesystem. The component status comes

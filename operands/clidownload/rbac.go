@@ -7,3 +7,7 @@ package clidownload
 // they are cluster-scoped; namespaced ones in the operator namespace.
 // +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=deployments,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=services,verbs=get;list;watch;create;update;delete
+// On OpenShift, the Route and the ConsoleCLIDownload.
+// +kubebuilder:rbac:groups=route.openshift.io,namespace=kubevirt-hyperconverged,resources=routes,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=console.openshift.io,resources=consoleclidownloads,verbs=list;watch;create
+// +kubebuilder:rbac:groups=console.openshift.io,resources=consoleclidownloads,resourceNames=virtctl-clidownloads-kubevirt-hyperconverged,verbs=get;update;delete

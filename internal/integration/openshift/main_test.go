@@ -19,9 +19,14 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/clidownload"
 )
 
 const ns = hcov1.DefaultNamespace
+
+// operatorEnv is the operator's environment: the virtctl download's image,
+// so that its module deploys.
+var operatorEnv = hco.Environment{Namespace: ns, Version: "1.20.0", Images: map[string]string{clidownload.ImageKey: "quay.io/kubevirt/virt-artifacts-server:v1.20.0"}}
 
 var (
 	env *testenv.Env
@@ -47,10 +52,10 @@ func setup() error {
 	if err := k.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(platformProbe{})
+	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New())
 	if err != nil {
 		return err
 	}
-	_, err = env.StartOperator(reg, hco.Environment{Namespace: ns}, testenv.OperatorOptions{})
+	_, err = env.StartOperator(reg, operatorEnv, testenv.OperatorOptions{})
 	return err
 }
