@@ -199,6 +199,12 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		next.Status.ObservedGeneration = hc.Generation
 		next.Status.SystemHealthStatus = hcostatus.SystemHealth(next.Status.Conditions)
 	}
+	if name := r.env.OperatorConditionName; name != "" {
+		want := UpgradeableCondition(next.Status.Conditions, a.Upgrading, r.env.Version)
+		if err := SetOperatorCondition(ctx, r.cache, r.client, r.env.Namespace, name, want); err != nil {
+			return false, err
+		}
+	}
 	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
 	if r.applier.statusBehind(key, hc.ResourceVersion) {
 		return true, nil

@@ -24,6 +24,20 @@ func ManagedSelector() labels.Selector {
 	return labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})
 }
 
+// CacheScope names the optional objects the cache holds besides the
+// operator's own.
+type CacheScope struct {
+	// ClusterTLS: the cluster serves OpenShift's APIServer configuration,
+	// whose TLS profile is the operands' when the HyperConverged has none.
+	ClusterTLS bool
+	// OpenShift: the cluster is OpenShift; its Ingress configuration
+	// "cluster" gives the platform facts (by name).
+	OpenShift bool
+	// OperatorCondition names OLM's OperatorCondition of the operator, in
+	// its namespace (by name); empty when not under OLM.
+	OperatorCondition string
+}
+
 // CacheOptions restricts the manager's cache to what the operator manages:
 // objects carrying the managed-by label (the operand kinds, whichever are
 // served, now or later: see notServed), namespaced ones in namespace only,
@@ -32,9 +46,7 @@ func ManagedSelector() labels.Selector {
 // (they say which labels and annotations it set); the HyperConverged, from
 // every namespace (one outside namespace is marked as ignored); the names
 // of the CustomResourceDefinitions (an operand API comes or goes); and,
-// when clusterTLS (the cluster serves OpenShift's APIServer configuration),
-// that configuration; on OpenShift (openShift), the Ingress configuration
-// "cluster" (the platform facts), by name. The Nodes are not in the cache: the reconciler keeps
+// what scope names of the cluster's optional objects (CacheScope). The Nodes are not in the cache: the reconciler keeps
 // their names and labels in its own compact node index. Nothing else (Pods,
 // Secrets, VirtualMachines, DataVolumes, unlabelled ConfigMaps) is cached,
 // and reading a kind the cache does not hold is an error, not a new
@@ -46,7 +58,7 @@ func ManagedSelector() labels.Selector {
 // them was a tenth of its CPU. Whoever reads one through the manager's
 // client or cache must DeepCopy it before changing it. The HyperConverged,
 // the CRDs and the APIServer configuration are copied as usual.
-func CacheOptions(s *runtime.Scheme, namespace string, clusterTLS, openShift bool) cache.Options {
+func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.Options {
 	everything := labels.Everything()
 	copied := ptr.To(false)
 	byObject := map[client.Object]cache.ByObject{
@@ -54,11 +66,17 @@ func CacheOptions(s *runtime.Scheme, namespace string, clusterTLS, openShift boo
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied},
 		crdMetadata(): {Label: everything, Transform: keepCRDName, UnsafeDisableDeepCopy: copied},
 	}
-	if clusterTLS {
+	if scope.ClusterTLS {
 		byObject[&ocpconfigv1.APIServer{}] = cache.ByObject{Label: everything, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
-	if openShift {
+	if scope.OpenShift {
 		byObject[&ocpconfigv1.Ingress{}] = cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", ClusterConfigName),
+			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
+	}
+	if scope.OperatorCondition != "" {
+		oc := &unstructured.Unstructured{}
+		oc.SetGroupVersionKind(OperatorConditionKind)
+		byObject[oc] = cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", scope.OperatorCondition),
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
 	return cache.Options{

@@ -39,6 +39,12 @@ type Environment struct {
 	// drops KubeVirt gates that need real hardware.
 	KVMEmulation bool
 
+	// OperatorConditionName is the name of the OperatorCondition OLM made for
+	// the operator in Namespace (OLM's OPERATOR_CONDITION_NAME), whose
+	// Upgradeable condition the operator keeps (see UpgradeableCondition);
+	// empty when not installed by OLM.
+	OperatorConditionName string
+
 	// SMBIOS is the SMBIOS information KubeVirt gives VMs
 	// (configuration.smbios), as YAML or JSON with KubeVirt's field names
 	// (family, manufacturer, product, sku, version); empty leaves KubeVirt's

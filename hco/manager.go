@@ -92,7 +92,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 			return nil, err
 		}
 		clusterTLS = served
-		defaults := CacheOptions(mo.Scheme, env.Namespace, served, openShift)
+		defaults := CacheOptions(mo.Scheme, env.Namespace, CacheScope{ClusterTLS: served, OpenShift: openShift, OperatorCondition: env.OperatorConditionName})
 		defaults.HTTPClient, defaults.Mapper = opts.HTTPClient, opts.Mapper
 		return newCache(cfg, defaults)
 	}

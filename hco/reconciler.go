@@ -154,6 +154,21 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.openShift {
 		b = b.Watches(&ocpconfigv1.Ingress{}, r.toSingleton())
 	}
+	// Under OLM, the operator's OperatorCondition: OLM makes it, and a
+	// change of it (another replica starting says Initializing) brings the
+	// reconcile that sets it again.
+	if r.env.OperatorConditionName != "" {
+		served, _, err := kindServed(mgr.GetRESTMapper(), OperatorConditionKind)
+		if err != nil {
+			return err
+		}
+		if !served {
+			return fmt.Errorf("the environment names the OperatorCondition %q (OPERATOR_CONDITION_NAME), but the cluster does not serve %s: not under OLM; unset it", r.env.OperatorConditionName, OperatorConditionKind)
+		}
+		oc := &unstructured.Unstructured{}
+		oc.SetGroupVersionKind(OperatorConditionKind)
+		b = b.Watches(oc, r.toSingleton())
+	}
 	for _, k := range r.kinds {
 		served, namespaced, err := kindServed(mgr.GetRESTMapper(), k.gvk)
 		if err != nil {

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -127,6 +129,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
 		OperandVersions:          map[string]string{},
+		OperatorConditionName:    getenv("OPERATOR_CONDITION_NAME"),
 	}}
 	if err := readKubeVirtEnvironment(&c.env, getenv); err != nil {
 		return c, nil, nil, err
@@ -235,7 +238,17 @@ func run(args []string, getenv func(string) string) error {
 		// Said once, here: these operands want nothing, so no condition names them.
 		ctrl.Log.Info("operands without an image deploy nothing; set the variable (operand, variable pairs)", "operands", missing)
 	}
-	return mgr.Start(ctrl.SetupSignalHandler())
+	ctx := ctrl.SetupSignalHandler()
+	if name := c.env.OperatorConditionName; name != "" {
+		// Under OLM, as upstream's main: not upgradeable while starting,
+		// until the first reconcile says otherwise.
+		init := metav1.Condition{Type: hcov1.ConditionUpgradeable, Status: metav1.ConditionFalse, Reason: hco.UpgradeableInitReason, Message: hco.UpgradeableInitMessage}
+		direct := mgr.GetAPIReader()
+		if err := hco.SetOperatorCondition(ctx, direct, client.WithFieldOwner(mgr.GetClient(), hco.FieldOwner), c.env.Namespace, name, init); err != nil {
+			return err
+		}
+	}
+	return mgr.Start(ctx)
 }
 
 // usageError wraps a flag parse error so that main neither prints it again

@@ -40,7 +40,7 @@ func TestWireFormAndTheServerDecodeNumbersAlike(t *testing.T) {
 	// A cache as the operator's.
 	scheme, err := hco.NewScheme(operands.AddToScheme)
 	require.NoError(t, err)
-	c, err := cache.New(env.Config, hco.CacheOptions(scheme, ns, false, false))
+	c, err := cache.New(env.Config, hco.CacheOptions(scheme, ns, hco.CacheScope{}))
 	require.NoError(t, err)
 	cctx, stop := context.WithCancel(ctx)
 	t.Cleanup(stop)

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,7 +27,12 @@ const ns = hcov1.DefaultNamespace
 
 // operatorEnv is the operator's environment: the virtctl download's image,
 // so that its module deploys.
-var operatorEnv = hco.Environment{Namespace: ns, Version: "1.20.0", Images: map[string]string{clidownload.ImageKey: "quay.io/kubevirt/virt-artifacts-server:v1.20.0"}}
+// and the OperatorCondition OLM would have made for it.
+var operatorEnv = hco.Environment{Namespace: ns, Version: "1.20.0", Images: map[string]string{clidownload.ImageKey: "quay.io/kubevirt/virt-artifacts-server:v1.20.0"},
+	OperatorConditionName: operatorCondition}
+
+// operatorCondition is the OperatorCondition's name: OLM names it after the CSV.
+const operatorCondition = "hcokit-operator.v1.20.0"
 
 var (
 	env *testenv.Env
@@ -35,8 +41,9 @@ var (
 
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
-		AddToScheme:       []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
-		CRDDirectoryPaths: []string{"config/crd/bases", "internal/integration/testdata/openshift", "internal/integration/testdata/openshift-platform"},
+		AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
+		CRDDirectoryPaths: []string{"config/crd/bases", "internal/integration/testdata/openshift", "internal/integration/testdata/openshift-platform",
+			"internal/integration/testdata/olm"},
 	}, func(e *testenv.Env) {
 		env, k = e, e.Client
 		if err := setup(); err != nil {
@@ -50,6 +57,14 @@ func TestMain(m *testing.M) {
 func setup() error {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
 	if err := k.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		return err
+	}
+	// As OLM does before it starts the operator.
+	oc := &unstructured.Unstructured{}
+	oc.SetGroupVersionKind(hco.OperatorConditionKind)
+	oc.SetNamespace(ns)
+	oc.SetName(operatorCondition)
+	if err := k.Create(context.Background(), oc); err != nil {
 		return err
 	}
 	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New())

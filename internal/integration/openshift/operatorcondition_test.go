@@ -1,0 +1,80 @@
+package openshift
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/testenv"
+)
+
+// upgradeable reads the Upgradeable condition of the operator's
+// OperatorCondition.
+func upgradeable(ctx context.Context) (*metav1.Condition, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(hco.OperatorConditionKind)
+	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: operatorCondition}, u); err != nil {
+		return nil, err
+	}
+	raw, _, _ := unstructured.NestedSlice(u.Object, "spec", "conditions")
+	for _, item := range raw {
+		var c metav1.Condition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(item.(map[string]any), &c); err == nil && c.Type == hcov1.ConditionUpgradeable {
+			return &c, nil
+		}
+	}
+	return nil, fmt.Errorf("no Upgradeable condition in the OperatorCondition")
+}
+
+// expectUpgradeable waits until the OperatorCondition says status, reason
+// and message.
+func expectUpgradeable(t *testing.T, status metav1.ConditionStatus, reason, message string) {
+	t.Helper()
+	testenv.Eventually(t, fmt.Sprintf("OperatorCondition Upgradeable %s %s", status, reason), func() error {
+		c, err := upgradeable(context.Background())
+		if err != nil {
+			return err
+		}
+		if c.Status != status || c.Reason != reason || c.Message != message {
+			return fmt.Errorf("Upgradeable %s %s %q", c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
+}
+
+// Under OLM the operator keeps its OperatorCondition's Upgradeable: True
+// (reason Upgradeable) while the HyperConverged is Upgradeable; set back by
+// someone (another replica starting says Initializing), it is put right by
+// the elected one, whose cache sees the change. (The False cases are
+// TestUpgradeableCondition's.)
+func TestOperatorConditionFollowsTheHyperConverged(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	setIngress(t, "apps.example.com")
+	testenv.CreateForTest(t, k, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}})
+	testenv.Eventually(t, "the HyperConverged Upgradeable", func() error {
+		hc := &hcov1.HyperConverged{}
+		if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: hcov1.HyperConvergedName}, hc); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionUpgradeable); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Errorf("Upgradeable %v", c)
+		}
+		return nil
+	})
+	expectUpgradeable(t, metav1.ConditionTrue, hco.UpgradeableAllowReason, "")
+
+	init := metav1.Condition{Type: hcov1.ConditionUpgradeable, Status: metav1.ConditionFalse, Reason: hco.UpgradeableInitReason, Message: hco.UpgradeableInitMessage}
+	if err := hco.SetOperatorCondition(ctx, k, k, ns, operatorCondition, init); err != nil {
+		t.Fatal(err)
+	}
+	expectUpgradeable(t, metav1.ConditionTrue, hco.UpgradeableAllowReason, "")
+}
