@@ -33,8 +33,9 @@ type CacheScope struct {
 	// OpenShift: the cluster is OpenShift; its Ingress configuration
 	// "cluster" gives the platform facts (by name).
 	OpenShift bool
-	// OperatorCondition names OLM's OperatorCondition of the operator, in
-	// its namespace (by name); empty when not under OLM.
+	// OperatorCondition names OLM's OperatorCondition of the operator, and
+	// its CSV (OLM names them alike), in its namespace (by name); empty when
+	// not under OLM.
 	OperatorCondition string
 }
 
@@ -74,10 +75,14 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
 	if scope.OperatorCondition != "" {
+		byName := fields.OneTermEqualSelector("metadata.name", scope.OperatorCondition)
 		oc := &unstructured.Unstructured{}
 		oc.SetGroupVersionKind(OperatorConditionKind)
-		byObject[oc] = cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", scope.OperatorCondition),
-			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
+		byObject[oc] = cache.ByObject{Label: everything, Field: byName, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
+		// The CSV of the same name, its metadata only (its annotations).
+		csv := &metav1.PartialObjectMetadata{}
+		csv.SetGroupVersionKind(CSVKind)
+		byObject[csv] = cache.ByObject{Label: everything, Field: byName, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
 	return cache.Options{
 		Scheme:                       s,

@@ -3,6 +3,7 @@ package hco
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -97,6 +99,45 @@ func SetOperatorCondition(ctx context.Context, reader client.Reader, c client.Cl
 	}
 	if err := c.Update(ctx, update); err != nil {
 		return fmt.Errorf("set the %s condition of OperatorCondition %s/%s: %w", want.Type, namespace, name, err)
+	}
+	return nil
+}
+
+// CSVKind is OLM's ClusterServiceVersion.
+var CSVKind = schema.GroupVersionKind{Group: "operators.coreos.com", Version: "v1alpha1", Kind: "ClusterServiceVersion"}
+
+// DisableOperandDeleteAnnotation on the operator's CSV tells OpenShift's
+// console not to offer deleting the operands, upstream's
+// (DisableOperandDeletionAnnotation at 03da3cf): "true" while the
+// HyperConverged's uninstallStrategy blocks an uninstall over existing
+// workloads.
+const DisableOperandDeleteAnnotation = "console.openshift.io/disable-operand-delete"
+
+// syncCSV keeps the DisableOperandDeleteAnnotation of the operator's CSV
+// (under OLM: named as its OperatorCondition, which OLM names after the
+// CSV) following hc's uninstallStrategy, as upstream's csv handler does:
+// read from the cache (metadata only, by name), patched only when it
+// differs. A missing CSV is not an error.
+func (r *Reconciler) syncCSV(ctx context.Context, hc *hcov1.HyperConverged) error {
+	name := r.env.OperatorConditionName
+	if name == "" {
+		return nil
+	}
+	csv := &metav1.PartialObjectMetadata{}
+	csv.SetGroupVersionKind(CSVKind)
+	if err := r.cache.Get(ctx, client.ObjectKey{Namespace: r.env.Namespace, Name: name}, csv); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("read the operator's ClusterServiceVersion %s: %w", name, err)
+	}
+	want := strconv.FormatBool(hc.Spec.Deployment.UninstallStrategy == hcov1.UninstallStrategyBlockUninstallIfWorkloadsExist)
+	if csv.GetAnnotations()[DisableOperandDeleteAnnotation] == want {
+		return nil
+	}
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, DisableOperandDeleteAnnotation, want)
+	if err := r.client.Patch(ctx, csv.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+		return fmt.Errorf("set %s on the operator's ClusterServiceVersion %s: %w", DisableOperandDeleteAnnotation, name, err)
 	}
 	return nil
 }

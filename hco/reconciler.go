@@ -12,6 +12,7 @@ import (
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -167,7 +168,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 		oc := &unstructured.Unstructured{}
 		oc.SetGroupVersionKind(OperatorConditionKind)
-		b = b.Watches(oc, r.toSingleton())
+		csv := &metav1.PartialObjectMetadata{}
+		csv.SetGroupVersionKind(CSVKind)
+		b = b.Watches(oc, r.toSingleton()).Watches(csv, r.toSingleton(), builder.OnlyMetadata)
 	}
 	for _, k := range r.kinds {
 		served, namespaced, err := kindServed(mgr.GetRESTMapper(), k.gvk)
@@ -290,6 +293,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return
 	}
 	r.announce(hc, outcomes)
+	a.record(r.syncCSV(ctx, hc))
 	desiredKeys := r.assess(ctx, hc, ops, outcomes, a)
 	a.record(r.prune(ctx, hc, owner, desiredKeys))
 	a.full, a.facts = true, facts

@@ -62,6 +62,7 @@ package main
 // +kubebuilder:rbac:groups=operator.openshift.io,resources=kubedeschedulers,resourceNames=cluster,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=ingresses,resourceNames=cluster,verbs=list;watch
 // +kubebuilder:rbac:groups=operators.coreos.com,namespace=kubevirt-hyperconverged,resources=operatorconditions,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=operators.coreos.com,namespace=kubevirt-hyperconverged,resources=clusterserviceversions,verbs=list;watch;patch
 // +kubebuilder:rbac:groups=cert-manager.io,namespace=kubevirt-hyperconverged,resources=issuers,resourceNames=selfsigned,verbs=get;delete
 // +kubebuilder:rbac:groups=cert-manager.io,namespace=kubevirt-hyperconverged,resources=certificates,resourceNames=virt-network-resources-injector-cert,verbs=get;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch

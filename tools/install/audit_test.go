@@ -189,8 +189,8 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 		return "after a failed write, hco checks past the cache that the HyperConverged still exists (Reconciler.deletedMeanwhile)", true
 	case sa == "hco-operator" && g.group == "config.openshift.io" && g.resource == "networks":
 		return "read once at start on OpenShift, where the Network configuration says whether the cluster is single-stack IPv6; the test cluster has no such kind", true
-	case g.group == "operators.coreos.com" && g.resource == "operatorconditions":
-		return "the operator's OperatorCondition, kept under OLM only (OPERATOR_CONDITION_NAME set); this install is not OLM's", true
+	case g.group == "operators.coreos.com" && (g.resource == "operatorconditions" || g.resource == "clusterserviceversions"):
+		return "the operator's OperatorCondition and CSV annotation, kept under OLM only (OPERATOR_CONDITION_NAME set); this install is not OLM's", true
 	case g.group == "route.openshift.io" || g.group == "console.openshift.io":
 		return "the virtctl download's Route and ConsoleCLIDownload, made on OpenShift only (operands/clidownload); the test cluster is not OpenShift", true
 	case g.group == "config.openshift.io" && g.resource == "ingresses":

@@ -31,7 +31,8 @@ const ns = hcov1.DefaultNamespace
 var operatorEnv = hco.Environment{Namespace: ns, Version: "1.20.0", Images: map[string]string{clidownload.ImageKey: "quay.io/kubevirt/virt-artifacts-server:v1.20.0"},
 	OperatorConditionName: operatorCondition}
 
-// operatorCondition is the OperatorCondition's name: OLM names it after the CSV.
+// operatorCondition is the OperatorCondition's name, and its CSV's: OLM
+// names the OperatorCondition after the CSV.
 const operatorCondition = "hcokit-operator.v1.20.0"
 
 var (
@@ -65,6 +66,13 @@ func setup() error {
 	oc.SetNamespace(ns)
 	oc.SetName(operatorCondition)
 	if err := k.Create(context.Background(), oc); err != nil {
+		return err
+	}
+	csv := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"displayName": "hcokit", "install": map[string]any{"strategy": "deployment"}}}}
+	csv.SetGroupVersionKind(hco.CSVKind)
+	csv.SetNamespace(ns)
+	csv.SetName(operatorCondition)
+	if err := k.Create(context.Background(), csv); err != nil {
 		return err
 	}
 	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New())

@@ -78,3 +78,48 @@ func TestOperatorConditionFollowsTheHyperConverged(t *testing.T) {
 	}
 	expectUpgradeable(t, metav1.ConditionTrue, hco.UpgradeableAllowReason, "")
 }
+
+// csvAnnotation reads the operator's CSV's disable-operand-delete annotation.
+func csvAnnotation(ctx context.Context) (string, error) {
+	csv := &metav1.PartialObjectMetadata{}
+	csv.SetGroupVersionKind(hco.CSVKind)
+	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: operatorCondition}, csv); err != nil {
+		return "", err
+	}
+	return csv.GetAnnotations()[hco.DisableOperandDeleteAnnotation], nil
+}
+
+// Under OLM the operator's CSV says to the console whether operands may be
+// deleted, following the HyperConverged's uninstallStrategy, as upstream's:
+// "true" while it blocks an uninstall over existing workloads (the
+// default), "false" with RemoveWorkloads.
+func TestCSVFollowsTheUninstallStrategy(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	setIngress(t, "apps.example.com")
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}
+	testenv.CreateForTest(t, k, hc)
+	expect := func(want string) {
+		t.Helper()
+		testenv.Eventually(t, "the CSV's "+hco.DisableOperandDeleteAnnotation+" "+want, func() error {
+			got, err := csvAnnotation(ctx)
+			if err != nil {
+				return err
+			}
+			if got != want {
+				return fmt.Errorf("%q", got)
+			}
+			return nil
+		})
+	}
+	expect("true")
+	testenv.Eventually(t, "uninstallStrategy RemoveWorkloads", func() error {
+		cur := &hcov1.HyperConverged{}
+		if err := k.Get(ctx, client.ObjectKeyFromObject(hc), cur); err != nil {
+			return err
+		}
+		cur.Spec.Deployment.UninstallStrategy = hcov1.UninstallStrategyRemoveWorkloads
+		return k.Update(ctx, cur)
+	})
+	expect("false")
+}
