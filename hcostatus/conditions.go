@@ -17,28 +17,36 @@ const (
 	ReasonInvalidConfiguration = "InvalidConfiguration"
 	ReasonReconcileFailed      = "ReconcileFailed"
 	ReasonUpgrading            = "HCOUpgrading"
-	ReasonTainted              = "UnsupportedFeatureAnnotation"
-	ReasonDeleting             = "Deleting"
-	ReasonDeletionBlocked      = "DeletionBlocked"
+	// ReasonDegraded and ReasonProgressing: not Upgradeable while a
+	// component is degraded or progressing (upstream's commonDegradedReason
+	// and commonProgressingReason at 03da3cf).
+	ReasonDegraded        = "HCODegraded"
+	ReasonProgressing     = "HCOProgressing"
+	ReasonTainted         = "UnsupportedFeatureAnnotation"
+	ReasonDeleting        = "Deleting"
+	ReasonDeletionBlocked = "DeletionBlocked"
 	// ReasonOperandAPINotServed: Degraded while an enabled operand waits
 	// for the API of one of its kinds.
 	ReasonOperandAPINotServed = "OperandAPINotServed"
 	// ReasonOwnedElsewhere: ReconcileComplete False and Degraded True while
 	// an operand's object belongs to another install (another
 	// HyperConverged's, or upstream HCO's beside this one).
-	ReasonOwnedElsewhere           = "OwnedByAnotherInstall"
-	MessageTainted                 = "Unsupported feature was activated via an HCO annotation"
-	messageReconcileCompleted      = "Reconcile completed successfully"
-	messageAllAvailable            = "All components are available"
-	messageNothingProgressing      = "No component is progressing"
-	messageNothingDegraded         = "No component is degraded"
-	messageAllUpgradeable          = "All components are upgradeable"
-	messageUpgrading               = "The operator is upgrading its components"
-	reasonNotAvailableSuffix       = "NotAvailable"
-	reasonProgressingSuffix        = "Progressing"
-	reasonDegradedSuffix           = "Degraded"
-	reasonNotUpgradeableSuffix     = "NotUpgradeable"
-	messageComponentHasNotReported = "%s has not reported %s yet"
+	ReasonOwnedElsewhere      = "OwnedByAnotherInstall"
+	MessageTainted            = "Unsupported feature was activated via an HCO annotation"
+	messageReconcileCompleted = "Reconcile completed successfully"
+	messageAllAvailable       = "All components are available"
+	messageNothingProgressing = "No component is progressing"
+	messageNothingDegraded    = "No component is degraded"
+	messageAllUpgradeable     = "All components are upgradeable"
+	messageUpgrading          = "The operator is upgrading its components"
+	// Upstream's messages.
+	messageNotUpgradeableDegraded    = "HCO is not Upgradeable due to degraded components"
+	messageNotUpgradeableProgressing = "HCO is not Upgradeable due to progressing components"
+	reasonNotAvailableSuffix         = "NotAvailable"
+	reasonProgressingSuffix          = "Progressing"
+	reasonDegradedSuffix             = "Degraded"
+	reasonNotUpgradeableSuffix       = "NotUpgradeable"
+	messageComponentHasNotReported   = "%s has not reported %s yet"
 )
 
 // Assessment is everything the conditions are computed from: one reconcile's
@@ -162,6 +170,17 @@ func Conditions(a Assessment) []metav1.Condition {
 	if a.Upgrading {
 		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, ReasonUpgrading, messageUpgrading
 		upgradeable.Status, upgradeable.Reason, upgradeable.Message = metav1.ConditionFalse, ReasonUpgrading, messageUpgrading
+	}
+	// As upstream: not upgradeable while anything is degraded or
+	// progressing, unless a component has said why already (its reason
+	// stays).
+	if upgradeable.Status == metav1.ConditionTrue {
+		switch {
+		case degraded.Status == metav1.ConditionTrue:
+			upgradeable.Status, upgradeable.Reason, upgradeable.Message = metav1.ConditionFalse, ReasonDegraded, messageNotUpgradeableDegraded
+		case progressing.Status == metav1.ConditionTrue:
+			upgradeable.Status, upgradeable.Reason, upgradeable.Message = metav1.ConditionFalse, ReasonProgressing, messageNotUpgradeableProgressing
+		}
 	}
 	out = append(out, available, progressing, degraded, upgradeable)
 	for _, cs := range a.Components {

@@ -94,9 +94,19 @@ func TestConditions(t *testing.T) {
 			in:   hcostatus.Assessment{Components: []hcostatus.Component{hcostatus.FromConditions("KubeVirt", nil, "")}},
 			want: map[string]want{
 				"Available": {"False", "KubeVirtNotAvailable"}, "Progressing": {"True", "KubeVirtProgressing"},
-				"Degraded": {"False", "ReconcileCompleted"}, "Upgradeable": {"True", "ReconcileCompleted"},
+				"Degraded": {"False", "ReconcileCompleted"}, "Upgradeable": {"False", "HCOProgressing"},
 			},
 			health: "warning",
+		},
+		{
+			// Upstream's: not upgradeable while a component is degraded, even
+			// when none says it is not upgradeable.
+			name: "degraded, so not upgradeable",
+			in: hcostatus.Assessment{Components: []hcostatus.Component{
+				with(healthy("CDI"), func(c *hcostatus.Component) { c.Degraded.Status = metav1.ConditionTrue }),
+			}},
+			want:   map[string]want{"Degraded": {"True", "CDIDegraded"}, "Upgradeable": {"False", "HCODegraded"}},
+			health: "error",
 		},
 		{
 			name: "the first failing component names the reason",

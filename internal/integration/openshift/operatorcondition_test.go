@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,6 +16,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/operands/clidownload"
 )
 
 // upgradeable reads the Upgradeable condition of the operator's
@@ -50,25 +53,47 @@ func expectUpgradeable(t *testing.T, status metav1.ConditionStatus, reason, mess
 	})
 }
 
-// Under OLM the operator keeps its OperatorCondition's Upgradeable: True
-// (reason Upgradeable) while the HyperConverged is Upgradeable; set back by
-// someone (another replica starting says Initializing), it is put right by
-// the elected one, whose cache sees the change. (The False cases are
-// TestUpgradeableCondition's.)
+// Under OLM the operator keeps its OperatorCondition's Upgradeable: False
+// with the HyperConverged's reason while a component is not ready (the
+// virtctl download's Deployment rolling out), True (reason Upgradeable)
+// once it is; set back by someone (another replica starting says
+// Initializing), it is put right by the elected one, whose cache sees the
+// change. (The upgrading case is TestUpgradeableCondition's.)
 func TestOperatorConditionFollowsTheHyperConverged(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
 	setIngress(t, "apps.example.com")
 	testenv.CreateForTest(t, k, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}})
-	testenv.Eventually(t, "the HyperConverged Upgradeable", func() error {
+
+	// The download server's Deployment has no pods here: progressing, so
+	// not upgradeable, for the reason the HyperConverged gives.
+	var hcReason, hcMessage string
+	testenv.Eventually(t, "the HyperConverged not Upgradeable", func() error {
 		hc := &hcov1.HyperConverged{}
 		if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: hcov1.HyperConvergedName}, hc); err != nil {
 			return err
 		}
-		if c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionUpgradeable); c == nil || c.Status != metav1.ConditionTrue {
+		c := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionUpgradeable)
+		if c == nil || c.Status != metav1.ConditionFalse {
 			return fmt.Errorf("Upgradeable %v", c)
 		}
+		hcReason, hcMessage = c.Reason, c.Message
 		return nil
+	})
+	expectUpgradeable(t, metav1.ConditionFalse, hcReason, hcMessage)
+
+	// The Deployment rolled out, as its controller would say.
+	testenv.Eventually(t, "the download Deployment available", func() error {
+		d := &appsv1.Deployment{}
+		if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: clidownload.ObjectName}, d); err != nil {
+			return err
+		}
+		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
+			Conditions: []appsv1.DeploymentCondition{
+				{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"},
+				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable"},
+			}}
+		return k.Status().Update(ctx, d)
 	})
 	expectUpgradeable(t, metav1.ConditionTrue, hco.UpgradeableAllowReason, "")
 
