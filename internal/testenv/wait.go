@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -76,4 +77,17 @@ func EnsureNamespace(t testing.TB, c client.Client, name string) {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("create namespace %s: %v", name, err)
 	}
+}
+
+// Stored waits until the API server holds an object of obj's kind, namespace
+// and name, and returns it as stored (unstructured: every field, whatever
+// obj's Go type lacks).
+func Stored(t testing.TB, c client.Client, obj client.Object) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
+	Eventually(t, fmt.Sprintf("%s %s", u.GetKind(), obj.GetName()), func() error {
+		return c.Get(context.Background(), client.ObjectKeyFromObject(obj), u)
+	})
+	return u
 }

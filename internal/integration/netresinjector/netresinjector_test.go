@@ -84,17 +84,6 @@ func wire(t *testing.T, obj client.Object) *unstructured.Unstructured {
 	return u
 }
 
-// stored reads the object of obj's kind and name as the API server holds it.
-func stored(t *testing.T, obj client.Object) *unstructured.Unstructured {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
-	testenv.Eventually(t, fmt.Sprintf("%s %s", u.GetKind(), obj.GetName()), func() error {
-		return k.Get(context.Background(), client.ObjectKeyFromObject(obj), u)
-	})
-	return u
-}
-
 // TestDefaultHyperConvergedYieldsTheInjector: the six objects (the ClusterRole
 // is the install's, config/rbac/operand_roles.yaml), labelled,
 // stored as built (nothing the operator sends is pruned or changed).
@@ -103,7 +92,7 @@ func TestDefaultHyperConvergedYieldsTheInjector(t *testing.T) {
 	createHC(t, nil)
 	for _, want := range desired(t) {
 		sent := wire(t, want)
-		got := stored(t, want)
+		got := testenv.Stored(t, k, want)
 		assert.Equal(t, hco.ManagedByValue, got.GetLabels()[hco.LabelManagedBy], got.GetName())
 		assert.Equal(t, netresinjector.Component, got.GetLabels()[hco.LabelComponent], got.GetName())
 		for field, v := range sent.Object {
@@ -126,7 +115,7 @@ func TestTurningTheInjectorOffAndOn(t *testing.T) {
 	createHC(t, nil)
 	objs := desired(t)
 	for _, o := range objs {
-		stored(t, o)
+		testenv.Stored(t, k, o)
 	}
 	off, on := false, true
 	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Spec.DeployNetworkResourcesInjector = &off })
@@ -142,7 +131,7 @@ func TestTurningTheInjectorOffAndOn(t *testing.T) {
 	})
 	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Spec.DeployNetworkResourcesInjector = &on })
 	for _, o := range objs {
-		stored(t, o)
+		testenv.Stored(t, k, o)
 	}
 }
 

@@ -1,7 +1,6 @@
 package openshift
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -17,17 +16,6 @@ import (
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands/clidownload"
 )
-
-// stored reads obj's kind and name as the API server holds it.
-func stored(t *testing.T, obj client.Object) *unstructured.Unstructured {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(obj.GetObjectKind().GroupVersionKind())
-	testenv.Eventually(t, fmt.Sprintf("%s %s", u.GetKind(), obj.GetName()), func() error {
-		return k.Get(context.Background(), client.ObjectKeyFromObject(obj), u)
-	})
-	return u
-}
 
 // On OpenShift the virtctl download gets upstream's Route and
 // ConsoleCLIDownload (the module's unit test compares them with upstream's
@@ -55,7 +43,7 @@ func TestVirtctlDownloadRouteAndConsoleLink(t *testing.T) {
 	for _, want := range built("") {
 		sent, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
 		assert.NoError(t, err)
-		got := stored(t, want)
+		got := testenv.Stored(t, k, want)
 		for field, v := range sent {
 			if field == "metadata" || field == "apiVersion" || field == "kind" || field == "status" {
 				continue
@@ -68,11 +56,11 @@ func TestVirtctlDownloadRouteAndConsoleLink(t *testing.T) {
 
 	setIngress(t, "apps.example.com", route{clidownload.ComponentRoute, ns, "virtctl.apps.example.com"})
 	testenv.Eventually(t, "the Route and the links at the admin's host", func() error {
-		r := stored(t, built("virtctl.apps.example.com")[0])
+		r := testenv.Stored(t, k, built("virtctl.apps.example.com")[0])
 		if host, _, _ := unstructured.NestedString(r.Object, "spec", "host"); host != "virtctl.apps.example.com" {
 			return fmt.Errorf("Route host %q", host)
 		}
-		c := stored(t, built("virtctl.apps.example.com")[1])
+		c := testenv.Stored(t, k, built("virtctl.apps.example.com")[1])
 		links, _, _ := unstructured.NestedSlice(c.Object, "spec", "links")
 		if len(links) == 0 || links[0].(map[string]any)["href"] != "https://virtctl.apps.example.com/amd64/linux/virtctl.tar.gz" {
 			return fmt.Errorf("ConsoleCLIDownload links %v", links)
