@@ -81,14 +81,13 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		}
 		return restmapping.Remembering(m), nil
 	}
-	clusterTLS := false
+	clusterTLS, openShift := false, false
 	mo.NewCache = func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
 		served, err := clustertls.Served(opts.Mapper)
 		if err != nil {
 			return nil, err
 		}
-		openShift, err := OpenShift(opts.Mapper)
-		if err != nil {
+		if openShift, err = OpenShift(opts.Mapper); err != nil {
 			return nil, err
 		}
 		clusterTLS = served
@@ -156,6 +155,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err != nil {
 		return nil, nil, err
 	}
+	r.clusterTLS, r.openShift, r.platformKnown = clusterTLS, openShift, true
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, nil, fmt.Errorf("set up HyperConverged controller: %w", err)
 	}

@@ -74,6 +74,9 @@ type Reconciler struct {
 	// openShift: the cluster is OpenShift (it serves ClusterVersion); its
 	// Ingress configuration is watched for the platform facts.
 	openShift bool
+	// platformKnown: clusterTLS and openShift were set by NewManager, which
+	// learnt them making the cache; SetupWithManager asks otherwise.
+	platformKnown bool
 	// switched: switchFrom has run since the operator started.
 	switched atomic.Bool
 	now      func() time.Time
@@ -142,16 +145,20 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b = b.WatchesRawSource(nodefacts.NewSource(r.nodes, mc, reconcile.Request{NamespacedName: r.singleton()}))
 	// On OpenShift, the cluster's APIServer configuration: its TLS profile
 	// is the operands' when the HyperConverged has none.
-	if r.clusterTLS, err = clustertls.Served(mgr.GetRESTMapper()); err != nil {
-		return err
+	// (NewManager has asked both already, for the cache: each question the
+	// cluster answers "no" costs a discovery request.)
+	if !r.platformKnown {
+		if r.clusterTLS, err = clustertls.Served(mgr.GetRESTMapper()); err != nil {
+			return err
+		}
+		if r.openShift, err = OpenShift(mgr.GetRESTMapper()); err != nil {
+			return err
+		}
 	}
 	if r.clusterTLS {
 		b = b.Watches(&ocpconfigv1.APIServer{}, r.toSingleton())
 	}
 	// On OpenShift, its Ingress configuration: the platform facts.
-	if r.openShift, err = OpenShift(mgr.GetRESTMapper()); err != nil {
-		return err
-	}
 	if r.openShift {
 		b = b.Watches(&ocpconfigv1.Ingress{}, r.toSingleton())
 	}
@@ -227,6 +234,10 @@ func (r *Reconciler) toSingleton() handler.EventHandler {
 		return []reconcile.Request{{NamespacedName: r.singleton()}}
 	})
 }
+
+// OpenShift reports whether the cluster is OpenShift (it serves
+// ClusterVersion), as learnt at setup.
+func (r *Reconciler) OpenShift() bool { return r.openShift }
 
 func (r *Reconciler) singleton() types.NamespacedName {
 	return types.NamespacedName{Namespace: r.env.Namespace, Name: hcov1.HyperConvergedName}

@@ -216,7 +216,7 @@ func run(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	mgr, _, err := hco.NewManager(restConfig, reg, c.env, hco.ManagerOptions{Manager: ctrl.Options{
+	mgr, r, err := hco.NewManager(restConfig, reg, c.env, hco.ManagerOptions{Manager: ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        c.probeAddr,
@@ -229,8 +229,8 @@ func run(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	openShift, err := applyPlatformDefaults(reg, mgr.GetRESTMapper(), c.operands)
-	if err != nil {
+	openShift := r.OpenShift()
+	if err := applyPlatformDefaults(reg, openShift, c.operands); err != nil {
 		return err
 	}
 	ctrl.Log.Info("starting hco-operator", "namespace", c.env.Namespace, "version", c.env.Version, "build", versionString(), "operands", reg.Names(), "openShift", openShift)

@@ -102,8 +102,9 @@ func TestPlatformDefaultsFollowTheClusterAndTheFlag(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			reg, err := stockRegistry(tc.operands)
 			require.NoError(t, err)
-			_, err = applyPlatformDefaults(reg, tc.mapper, tc.operands)
+			openShift, err := hco.OpenShift(tc.mapper)
 			require.NoError(t, err)
+			require.NoError(t, applyPlatformDefaults(reg, openShift, tc.operands))
 			assert.Equal(t, tc.want, reg.WhereServed("ssp"))
 		})
 	}

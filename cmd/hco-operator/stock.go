@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
 
@@ -86,18 +85,15 @@ func selectOperands(value string) (run, named []string, err error) {
 }
 
 // applyPlatformDefaults marks the OpenShift-only operands as platform
-// defaults on a cluster that is not OpenShift, unless --operands named them
-// (stock.PlatformDefaults), and returns whether it is OpenShift.
-func applyPlatformDefaults(reg *hco.Registry, mapper meta.RESTMapper, operandList string) (bool, error) {
+// defaults on a cluster that is not OpenShift (openShift: hco.OpenShift, as
+// the reconciler learnt it), unless --operands named them
+// (stock.PlatformDefaults).
+func applyPlatformDefaults(reg *hco.Registry, openShift bool, operandList string) error {
 	_, named, err := selectOperands(operandList)
 	if err != nil {
-		return false, err
+		return err
 	}
-	openShift, err := hco.OpenShift(mapper)
-	if err != nil {
-		return false, err
-	}
-	return openShift, stock.PlatformDefaults(reg, openShift, named)
+	return stock.PlatformDefaults(reg, openShift, named)
 }
 
 // clusterSetup returns what the operator and the webhook both start from:
