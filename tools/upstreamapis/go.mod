@@ -92,7 +92,7 @@ replace github.com/hcokit/hcokit => ../..
 // controller-runtime stays at v0.19.7 and k8s.io at v0.34.1 (CNAO's own pin);
 // controller-runtime v0.19 does not compile against client-go v0.37.
 replace (
-	github.com/openshift/api => github.com/openshift/api v0.0.0-20251208101024-c2a41ea924bd
+	github.com/openshift/api => github.com/openshift/api v0.0.0-20260325070019-86893981287e
 	k8s.io/api => k8s.io/api v0.34.1
 	k8s.io/apimachinery => k8s.io/apimachinery v0.34.1
 	k8s.io/client-go => k8s.io/client-go v0.34.1
