@@ -146,6 +146,7 @@ func newApplier(c client.Client, cache, reader client.Reader) *applier {
 //   - keep: nothing sent; the memo records the object in sync.
 //   - delete: a delete with a UID precondition; an object replaced meanwhile
 //     (conflict) or gone is not an error.
+//   - replace: that delete, then the create.
 func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructured.Unstructured, ApplyResult, error) {
 	key := objectKey{gvk: s.GVK, key: s.Key}
 	switch s.Verb {
@@ -169,6 +170,23 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 			return nil, "", err
 		}
 		return a.execute(ctx, s, wait)
+	case VerbReplace:
+		wait()
+		err := a.client.Delete(ctx, s.Live, client.Preconditions{UID: ptr.To(s.Live.GetUID())})
+		switch {
+		case apierrors.IsConflict(err):
+			// Replaced meanwhile: the next reconcile plans over the new one.
+			return s.Live, ResultUnchanged, nil
+		case err != nil && !apierrors.IsNotFound(err):
+			return nil, "", fmt.Errorf("delete %s %s to create it again (its %s cannot change): %w", s.GVK.Kind, displayName(s.Key), "spec.selector", err)
+		}
+		a.forget(s.GVK, s.Key)
+		wait()
+		if err := a.client.Create(ctx, s.Send, strict); err != nil {
+			return nil, "", fmt.Errorf("create %s %s again (its spec.selector cannot change): %w", s.GVK.Kind, displayName(s.Key), err)
+		}
+		a.remember(key, s.want, content(s.want), s.Send, "")
+		return s.Send, ResultUpdated, nil
 	case VerbKeep:
 		switch {
 		case !s.recalled.fast:

@@ -132,7 +132,7 @@ func TestVersionsWaitOnlyForReportingOperands(t *testing.T) {
 // keepingOperand keeps a webhook configuration's caBundles (ContentKeeper).
 type keepingOperand struct{ namedOperand }
 
-func (keepingOperand) KeptFields(gvk schema.GroupVersionKind) [][]string {
+func (keepingOperand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
 	return WorkloadKeptFields(gvk)
 }
 

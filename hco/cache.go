@@ -30,9 +30,11 @@ type CacheScope struct {
 	// ClusterTLS: the cluster serves OpenShift's APIServer configuration,
 	// whose TLS profile is the operands' when the HyperConverged has none.
 	ClusterTLS bool
-	// OpenShift: the cluster is OpenShift; its Ingress configuration
-	// "cluster" gives the platform facts (by name).
+	// OpenShift: the cluster is OpenShift; its Ingress, Network and DNS
+	// configurations "cluster" give the platform facts (by name).
 	OpenShift bool
+	// Lists are the objects ListMembers add to (by name).
+	Lists []ListTarget
 	// OperatorCondition names OLM's OperatorCondition of the operator, and
 	// its CSV (OLM names them alike), in its namespace (by name); empty when
 	// not under OLM.
@@ -71,7 +73,13 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 		byObject[&ocpconfigv1.APIServer{}] = cache.ByObject{Label: everything, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
 	if scope.OpenShift {
-		byObject[&ocpconfigv1.Ingress{}] = cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", ClusterConfigName),
+		for _, obj := range platformObjects() {
+			byObject[obj] = cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", ClusterConfigName),
+				Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
+		}
+	}
+	for _, t := range scope.Lists {
+		byObject[listObject(t)] = cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", t.Name),
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
 	if scope.OperatorCondition != "" {

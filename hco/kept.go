@@ -1,6 +1,9 @@
 package hco
 
 import (
+	"slices"
+	"strings"
+
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,7 +29,7 @@ func WorkloadKeptFields(gvk schema.GroupVersionKind) [][]string {
 // keeps none.
 func keptFields(op Operand, obj *unstructured.Unstructured) [][]string {
 	if k, ok := op.(ContentKeeper); ok {
-		return k.KeptFields(obj.GroupVersionKind())
+		return k.KeptFields(obj.GroupVersionKind(), obj.GetName())
 	}
 	return nil
 }
@@ -40,14 +43,32 @@ func keptFields(op Operand, obj *unstructured.Unstructured) [][]string {
 func keepObserved(want, observed *unstructured.Unstructured, paths [][]string) bool {
 	copied := false
 	for _, p := range paths {
-		if len(p) > 0 && keepAt(want.Object, observed.Object, p) {
+		if len(p) == 0 || strings.HasPrefix(p[len(p)-1], KeepNot) {
+			continue
+		}
+		if keepAt(want.Object, observed.Object, p, notKept(paths, p)) {
 			copied = true
 		}
 	}
 	return copied
 }
 
-func keepAt(want, observed any, path []string) bool {
+// notKept returns the members of the map at path that paths name with
+// KeepNot: the operator's even in a kept map.
+func notKept(paths [][]string, path []string) map[string]bool {
+	var out map[string]bool
+	for _, p := range paths {
+		if len(p) == len(path)+1 && slices.Equal(p[:len(path)], path) && strings.HasPrefix(p[len(path)], KeepNot) {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[strings.TrimPrefix(p[len(path)], KeepNot)] = true
+		}
+	}
+	return out
+}
+
+func keepAt(want, observed any, path []string, not map[string]bool) bool {
 	if path[0] == "*" {
 		wl, ok := want.([]any)
 		ol, ok2 := observed.([]any)
@@ -56,7 +77,7 @@ func keepAt(want, observed any, path []string) bool {
 		}
 		copied := false
 		for i := range min(len(wl), len(ol)) {
-			if keepAt(wl[i], ol[i], path[1:]) {
+			if keepAt(wl[i], ol[i], path[1:], not) {
 				copied = true
 			}
 		}
@@ -84,6 +105,9 @@ func keepAt(want, observed any, path []string) bool {
 		}
 		copied := false
 		for k, v := range omap {
+			if not[k] {
+				continue
+			}
 			if w, had := wmap[k]; !had || !equality.Semantic.DeepEqual(w, v) {
 				wmap[k] = runtime.DeepCopyJSONValue(v)
 				copied = true
@@ -96,11 +120,11 @@ func keepAt(want, observed any, path []string) bool {
 			return false
 		}
 		wv = map[string]any{}
-		if !keepAt(wv, ov, path[1:]) {
+		if !keepAt(wv, ov, path[1:], not) {
 			return false
 		}
 		wm[path[0]] = wv
 		return true
 	}
-	return keepAt(wv, ov, path[1:])
+	return keepAt(wv, ov, path[1:], not)
 }

@@ -32,6 +32,13 @@ func TestKeepObserved(t *testing.T) {
 		result:   `{"webhooks":[{"clientConfig":{"caBundle":"MQ=="}},{"clientConfig":{}},{"clientConfig":{}}]}`,
 		copied:   true,
 	}, {
+		name:     "a kept map's members named with KeepNot are the operator's",
+		want:     `{"data":{"edited":"default","version":"2","ipStack":"DualStack"}}`,
+		observed: `{"data":{"edited":"by the admin","version":"1","ipStack":"IPv4SingleStack","added":"x"}}`,
+		paths:    [][]string{{"data"}, {"data", "!version"}, {"data", "!ipStack"}},
+		result:   `{"data":{"edited":"by the admin","version":"2","ipStack":"DualStack","added":"x"}}`,
+		copied:   true,
+	}, {
 		name:     "a value the operator builds wins",
 		want:     `{"webhooks":[{"clientConfig":{"caBundle":"b3Vycw=="}}]}`,
 		observed: `{"webhooks":[{"clientConfig":{"caBundle":"dGhlaXJz"}}]}`,

@@ -82,6 +82,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		return restmapping.Remembering(m), nil
 	}
 	clusterTLS, openShift := false, false
+	var lists []ListTarget
 	mo.NewCache = func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
 		served, err := clustertls.Served(opts.Mapper)
 		if err != nil {
@@ -91,7 +92,10 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 			return nil, err
 		}
 		clusterTLS = served
-		defaults := CacheOptions(mo.Scheme, env.Namespace, CacheScope{ClusterTLS: served, OpenShift: openShift, OperatorCondition: env.OperatorConditionName})
+		if lists, err = servedListTargets(reg, opts.Mapper, openShift); err != nil {
+			return nil, err
+		}
+		defaults := CacheOptions(mo.Scheme, env.Namespace, CacheScope{ClusterTLS: served, OpenShift: openShift, Lists: lists, OperatorCondition: env.OperatorConditionName})
 		defaults.HTTPClient, defaults.Mapper = opts.HTTPClient, opts.Mapper
 		return newCache(cfg, defaults)
 	}
@@ -155,7 +159,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err != nil {
 		return nil, nil, err
 	}
-	r.clusterTLS, r.openShift, r.platformKnown = clusterTLS, openShift, true
+	r.clusterTLS, r.openShift, r.lists, r.platformKnown = clusterTLS, openShift, lists, true
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, nil, fmt.Errorf("set up HyperConverged controller: %w", err)
 	}

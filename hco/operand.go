@@ -84,16 +84,23 @@ type StatusContributor interface {
 // ContentKeeper is an optional capability: an operand whose objects hold
 // content that others fill in (a caBundle a certificate rotator injects, the
 // pull secrets a platform adds to a ServiceAccount, a ConfigMap an admin
-// edits). KeptFields names, for the desired objects of a kind, the paths of
-// JSON member names whose values the operator keeps as found where the
-// object it built has none, instead of reverting them; a map the object
+// edits). KeptFields names, for the desired object of a kind and name, the
+// paths of JSON member names whose values the operator keeps as found where
+// the object it built has none, instead of reverting them; a map the object
 // built has too is kept as found, with the members it lacks seeded from
-// what was built (upstream's editable ConfigMap); "*" in a path stands for
-// every item of a list, matched by position (e.g. {"webhooks", "*",
-// "clientConfig", "caBundle"}). Nil keeps nothing.
+// what was built (upstream's editable ConfigMap); a path whose last element
+// is a member name prefixed with KeepNot names a member of such a kept map
+// that is the operator's all the same: its built value wins (upstream's
+// managed keys of an editable ConfigMap, e.g. {"data", "!version"}); "*" in
+// a path stands for every item of a list, matched by position (e.g.
+// {"webhooks", "*", "clientConfig", "caBundle"}). Nil keeps nothing.
 type ContentKeeper interface {
-	KeptFields(gvk schema.GroupVersionKind) [][]string
+	KeptFields(gvk schema.GroupVersionKind, name string) [][]string
 }
+
+// KeepNot prefixes the last element of a ContentKeeper path that names a
+// member of a kept map the operator sets all the same.
+const KeepNot = "!"
 
 // SchemeAdder is an optional capability: an operand whose objects are of
 // types a scheme must register (its component's custom resources) adds
@@ -104,12 +111,12 @@ type SchemeAdder interface {
 }
 
 // Imager is an optional capability: an operand that deploys a workload of
-// its own names the image it needs. A binary gives every Imager of its
-// registry a flag and an environment variable for it (the stock binary:
-// upstream's variable names), and passes the value as
-// Environment.Images[Image().Key]; without one, the operand wants nothing.
+// its own names the images it needs. A binary gives every image of every
+// Imager of its registry a flag and an environment variable (the stock
+// binary: upstream's variable names), and passes the value as
+// Environment.Images[Image.Key]; without them, the operand wants nothing.
 type Imager interface {
-	Image() Image
+	Images() []Image
 }
 
 // Image is what an Imager needs: the Environment.Images key, and the flag,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,6 +32,10 @@ const (
 	VerbKeep Verb = "keep"
 	// VerbDelete deletes Live, which no operand builds any more.
 	VerbDelete Verb = "delete"
+	// VerbReplace deletes Live and creates Send: what differs is immutable
+	// (a workload's selector, which upstream HCO's labels, version included,
+	// change on an upgrade), so an update would be refused.
+	VerbReplace Verb = "replace"
 )
 
 // Step is one object's part of a Plan.
@@ -236,6 +241,11 @@ func planObject(op Operand, w, live *unstructured.Unstructured, view View, owner
 			s.want = kept
 		}
 	}
+	if immutableChanged(s.GVK, s.want, live) {
+		s.Verb, s.Send = VerbReplace, s.want.DeepCopy()
+		owner.record(s.Send)
+		return s, nil
+	}
 	if m, ok := view.(memory); ok {
 		s.recalled = m.recall(objectKey{gvk: s.GVK, key: s.Key}, w, s.want, live)
 		if s.recalled.fast {
@@ -289,4 +299,19 @@ type recalled struct {
 	rebuilt bool
 	// inSync: live's content is what the API server stored from want.
 	inSync bool
+}
+
+// immutableChanged reports whether want sets a field of live's that the
+// API server refuses to change: the selector of a Deployment, DaemonSet or
+// StatefulSet.
+func immutableChanged(gvk schema.GroupVersionKind, want, live *unstructured.Unstructured) bool {
+	if gvk.Group != "apps" || (gvk.Kind != "Deployment" && gvk.Kind != "DaemonSet" && gvk.Kind != "StatefulSet") {
+		return false
+	}
+	w, found, _ := unstructured.NestedFieldNoCopy(want.Object, "spec", "selector")
+	if !found {
+		return false
+	}
+	l, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "selector")
+	return !equality.Semantic.DeepEqual(w, l)
 }

@@ -43,7 +43,7 @@ func (p planOperand) Desired(hc *hcov1.HyperConverged, _ Facts) ([]client.Object
 
 func (planOperand) JSONPatchAnnotation() string { return "test.kubevirt.io/jsonpatch" }
 
-func (planOperand) KeptFields(schema.GroupVersionKind) [][]string {
+func (planOperand) KeptFields(schema.GroupVersionKind, string) [][]string {
 	return [][]string{{"data", "kept"}}
 }
 
@@ -166,4 +166,43 @@ func TestPlan(t *testing.T) {
 		assert.Equal(t, "test.kubevirt.io/jsonpatch", p.Steps[0].JSONPatch, "named on the first object")
 		assert.Equal(t, "", p.Steps[1].JSONPatch)
 	})
+}
+
+// A workload whose selector the build changes (upstream's labels carry the
+// version, and its workloads select by them) is replaced: deleted and
+// created again, since the API server refuses to change a selector; one
+// whose selector is the same is updated.
+func TestPlanReplacesAWorkloadWhoseSelectorChanges(t *testing.T) {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "hc-uid"}}
+	owner := Owner{Namespace: "ns", Name: hcov1.HyperConvergedName, UID: "hc-uid", AdoptsUnrecorded: true}
+	deployment := func(version string, replicas int64) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+			"replicas": replicas,
+			"selector": map[string]any{"matchLabels": map[string]any{"version": version}},
+		}}}
+		u.SetAPIVersion("apps/v1")
+		u.SetKind("Deployment")
+		u.SetName("d")
+		u.SetNamespace("ns")
+		u.SetLabels(Labels(hc, Environment{}, "test"))
+		return u
+	}
+	op := planOperand{namedOperand: "test"}
+	want := deployment("2", 1)
+	for _, tc := range []struct {
+		live *unstructured.Unstructured
+		verb Verb
+	}{
+		{deployment("1", 1), VerbReplace},
+		{deployment("2", 2), VerbUpdate},
+		{deployment("2", 1), VerbKeep},
+	} {
+		s, err := planObject(op, want, tc.live, fakeView{served: true}, owner)
+		require.NoError(t, err)
+		assert.Equal(t, tc.verb, s.Verb)
+		if tc.verb == VerbReplace {
+			assert.Empty(t, s.Send.GetResourceVersion(), "the create after the delete carries no precondition")
+			assert.Len(t, s.Send.GetOwnerReferences(), 1, "the create carries the owner record")
+		}
+	}
 }

@@ -74,6 +74,8 @@ type Reconciler struct {
 	// openShift: the cluster is OpenShift (it serves ClusterVersion); its
 	// Ingress configuration is watched for the platform facts.
 	openShift bool
+	// lists are the ListMembers' targets the cache holds (NewManager).
+	lists []ListTarget
 	// platformKnown: clusterTLS and openShift were set by NewManager, which
 	// learnt them making the cache; SetupWithManager asks otherwise.
 	platformKnown bool
@@ -158,9 +160,15 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.clusterTLS {
 		b = b.Watches(&ocpconfigv1.APIServer{}, r.toSingleton())
 	}
-	// On OpenShift, its Ingress configuration: the platform facts.
+	// On OpenShift, its configurations the platform facts are read from,
+	// and the objects the ListMembers add to.
 	if r.openShift {
-		b = b.Watches(&ocpconfigv1.Ingress{}, r.toSingleton())
+		for _, obj := range platformObjects() {
+			b = b.Watches(obj, r.toSingleton())
+		}
+		for _, t := range r.lists {
+			b = b.Watches(listObject(t), r.toSingleton())
+		}
 	}
 	// Under OLM, the operator's OperatorCondition: OLM makes it, and a
 	// change of it (another replica starting says Initializing) brings the
@@ -305,6 +313,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	}
 	r.announce(hc, outcomes)
 	a.record(r.syncCSV(ctx, hc))
+	a.record(r.syncLists(ctx, hc, facts, false))
 	desiredKeys := r.assess(ctx, hc, ops, outcomes, a)
 	a.record(r.prune(ctx, hc, owner, desiredKeys))
 	a.full, a.facts = true, facts

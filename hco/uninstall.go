@@ -57,6 +57,17 @@ func (r *Reconciler) uninstallPollAfter(deleted time.Time) time.Duration {
 // finalizer is stored before any operand object is created, so nothing
 // escapes it.
 func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, a *assessment) {
+	// The ListMembers' items out of the shared lists first (the console
+	// stops loading the plugin before its server goes).
+	if len(r.lists) > 0 {
+		facts, err := r.facts(ctx, hc)
+		if err == nil {
+			err = r.syncLists(ctx, hc, facts, true)
+		}
+		if !a.record(err) {
+			return
+		}
+	}
 	remaining, err := r.deleteOperands(ctx, hc, owner, r.reader, "the HyperConverged is being deleted")
 	if !a.record(err) {
 		return

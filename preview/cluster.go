@@ -339,6 +339,11 @@ func (c *Cluster) send(ctx context.Context, v *view, s hco.Step) (Object, error)
 	case hco.VerbDelete:
 		o.Live = document(s.Live, ownedKeys(s.Live))
 		return o, nil
+	case hco.VerbReplace:
+		// Deleted, then created again: no dry run shows the pair.
+		keys := ownedKeys(s.Live).union(ownedKeys(s.Send))
+		o.Live, o.Merged = document(s.Live, keys), document(s.Send, keys)
+		return o, nil
 	case hco.VerbCreate:
 		created := s.Send.DeepCopy()
 		err := c.dryRun.Create(ctx, created, strict, client.FieldOwner(hco.FieldOwner))

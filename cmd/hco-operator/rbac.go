@@ -58,7 +58,8 @@ package main
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=get
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions/status,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=patch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
-// +kubebuilder:rbac:groups=config.openshift.io,resources=networks,resourceNames=cluster,verbs=get
+// +kubebuilder:rbac:groups=config.openshift.io,resources=networks,resourceNames=cluster,verbs=get;list;watch
+// +kubebuilder:rbac:groups=config.openshift.io,resources=dnses,resourceNames=cluster,verbs=list;watch
 // +kubebuilder:rbac:groups=operator.openshift.io,resources=kubedeschedulers,resourceNames=cluster,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=ingresses,resourceNames=cluster,verbs=list;watch
 // +kubebuilder:rbac:groups=operators.coreos.com,namespace=kubevirt-hyperconverged,resources=operatorconditions,verbs=get;list;watch;update

@@ -153,7 +153,9 @@ func operandImages() []operandImage {
 	var out []operandImage
 	for _, op := range stock.Operands() {
 		if im, ok := op.(hco.Imager); ok {
-			out = append(out, operandImage{Image: im.Image(), operand: op.Name()})
+			for _, img := range im.Images() {
+				out = append(out, operandImage{Image: img, operand: op.Name()})
+			}
 		}
 	}
 	return out

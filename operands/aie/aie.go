@@ -216,7 +216,7 @@ func BuildMutatingWebhookConfiguration(hc *hcov1.HyperConverged, env hco.Environ
 // (an admin's edits kept, a missing key seeded), the caBundle the
 // certificate rotator injects, and the pull secrets a platform adds to the
 // ServiceAccount.
-func (Operand) KeptFields(gvk schema.GroupVersionKind) [][]string {
+func (Operand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
 	if gvk.GroupKind() == (schema.GroupKind{Kind: "ConfigMap"}) {
 		return [][]string{{"data"}}
 	}
@@ -234,9 +234,9 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 	return hcostatus.NotFound(StatusKind)
 }
 
-// Image implements hco.Imager: the flag aie-webhook-image and the variable AIE_WEBHOOK_IMAGE
+// Images implements hco.Imager: the flag aie-webhook-image and the variable AIE_WEBHOOK_IMAGE
 // (upstream's variable (deploy/operator.yaml at 03da3cf)).
-func (Operand) Image() hco.Image {
-	return hco.Image{Key: ImageKey, Flag: "aie-webhook-image", Variable: "AIE_WEBHOOK_IMAGE",
-		Usage: "Image of the AI-workload (AIE) webhook, deployed while the HyperConverged carries hco.kubevirt.io/deployAIE: \"true\"; empty disables the aie operand"}
+func (Operand) Images() []hco.Image {
+	return []hco.Image{{Key: ImageKey, Flag: "aie-webhook-image", Variable: "AIE_WEBHOOK_IMAGE",
+		Usage: "Image of the AI-workload (AIE) webhook, deployed while the HyperConverged carries hco.kubevirt.io/deployAIE: \"true\"; empty disables the aie operand"}}
 }

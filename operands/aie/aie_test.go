@@ -114,7 +114,7 @@ func TestStatus(t *testing.T) {
 
 func TestKeptFields(t *testing.T) {
 	op := aie.New()
-	assert.Equal(t, [][]string{{"data"}}, op.KeptFields(corev1.SchemeGroupVersion.WithKind("ConfigMap")))
-	assert.Equal(t, [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}, op.KeptFields(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfiguration")))
-	assert.Nil(t, op.KeptFields(appsv1.SchemeGroupVersion.WithKind("Deployment")))
+	assert.Equal(t, [][]string{{"data"}}, op.KeptFields(corev1.SchemeGroupVersion.WithKind("ConfigMap"), ""))
+	assert.Equal(t, [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}, op.KeptFields(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfiguration"), ""))
+	assert.Nil(t, op.KeptFields(appsv1.SchemeGroupVersion.WithKind("Deployment"), ""))
 }

@@ -222,9 +222,9 @@ func StatusFromDeployment(d *appsv1.Deployment) hcostatus.Component {
 	return hcostatus.FromConditions(StatusKind, conds, "")
 }
 
-// Image implements hco.Imager: the flag cli-download-image and the variable CLI_DOWNLOAD_IMAGE
+// Images implements hco.Imager: the flag cli-download-image and the variable CLI_DOWNLOAD_IMAGE
 // (hcokit's own variable).
-func (Operand) Image() hco.Image {
-	return hco.Image{Key: ImageKey, Flag: "cli-download-image", Variable: "CLI_DOWNLOAD_IMAGE",
-		Usage: "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand"}
+func (Operand) Images() []hco.Image {
+	return []hco.Image{{Key: ImageKey, Flag: "cli-download-image", Variable: "CLI_DOWNLOAD_IMAGE",
+		Usage: "Image serving the virtctl binaries in the cluster; empty disables the clidownload operand"}}
 }

@@ -144,7 +144,7 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 // KeptFields implements hco.ContentKeeper: the caBundle the certificate
 // rotator writes into the webhook configuration, and what a platform adds
 // to a ServiceAccount.
-func (Operand) KeptFields(gvk schema.GroupVersionKind) [][]string {
+func (Operand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
 	return hco.WorkloadKeptFields(gvk)
 }
 
@@ -409,9 +409,9 @@ func withReadiness(status metav1.ConditionStatus, reason, message string) hcosta
 	return s
 }
 
-// Image implements hco.Imager: the flag network-resources-injector-image and the variable NETWORK_RESOURCES_INJECTOR_IMAGE
+// Images implements hco.Imager: the flag network-resources-injector-image and the variable NETWORK_RESOURCES_INJECTOR_IMAGE
 // (upstream's variable (deploy/operator.yaml at 03da3cf)).
-func (Operand) Image() hco.Image {
-	return hco.Image{Key: ImageKey, Flag: "network-resources-injector-image", Variable: "NETWORK_RESOURCES_INJECTOR_IMAGE",
-		Usage: "Image of the network-resources-injector webhook; empty disables the netresinjector operand"}
+func (Operand) Images() []hco.Image {
+	return []hco.Image{{Key: ImageKey, Flag: "network-resources-injector-image", Variable: "NETWORK_RESOURCES_INJECTOR_IMAGE",
+		Usage: "Image of the network-resources-injector webhook; empty disables the netresinjector operand"}}
 }

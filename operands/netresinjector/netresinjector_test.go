@@ -222,9 +222,9 @@ func TestTLSArguments(t *testing.T) {
 
 func TestKeptFields(t *testing.T) {
 	op := netresinjector.New()
-	assert.Equal(t, [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}, op.KeptFields(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfiguration")))
-	assert.Equal(t, [][]string{{"secrets"}, {"imagePullSecrets"}}, op.KeptFields(corev1.SchemeGroupVersion.WithKind("ServiceAccount")))
-	assert.Nil(t, op.KeptFields(appsv1.SchemeGroupVersion.WithKind("Deployment")))
+	assert.Equal(t, [][]string{{"webhooks", "*", "clientConfig", "caBundle"}}, op.KeptFields(admissionregistrationv1.SchemeGroupVersion.WithKind("MutatingWebhookConfiguration"), ""))
+	assert.Equal(t, [][]string{{"secrets"}, {"imagePullSecrets"}}, op.KeptFields(corev1.SchemeGroupVersion.WithKind("ServiceAccount"), ""))
+	assert.Nil(t, op.KeptFields(appsv1.SchemeGroupVersion.WithKind("Deployment"), ""))
 }
 
 // Status is upstream's readiness rule (deployment.go Ensure at 03da3cf):

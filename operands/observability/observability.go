@@ -224,9 +224,9 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 	return hcostatus.NotFound(StatusKind)
 }
 
-// Image implements hco.Imager: the flag observability-controller-image and the variable OBSERVABILITY_CONTROLLER_IMAGE
+// Images implements hco.Imager: the flag observability-controller-image and the variable OBSERVABILITY_CONTROLLER_IMAGE
 // (upstream's variable (deploy/operator.yaml at 03da3cf)).
-func (Operand) Image() hco.Image {
-	return hco.Image{Key: ImageKey, Flag: "observability-controller-image", Variable: "OBSERVABILITY_CONTROLLER_IMAGE",
-		Usage: "Image of the virt-observability-controller (deployed while the deployObservabilityController gate is enabled and the Prometheus operator's API is served); empty disables the observability operand"}
+func (Operand) Images() []hco.Image {
+	return []hco.Image{{Key: ImageKey, Flag: "observability-controller-image", Variable: "OBSERVABILITY_CONTROLLER_IMAGE",
+		Usage: "Image of the virt-observability-controller (deployed while the deployObservabilityController gate is enabled and the Prometheus operator's API is served); empty disables the observability operand"}}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/consoleplugin"
 	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/hpp"
 	"github.com/hcokit/hcokit/operands/kubevirt"
@@ -23,12 +24,13 @@ import (
 
 // Default names the operands the stock binary runs unless told otherwise
 // (its --operands), in registry order: every stock operand but hpp, which
-// is opt-in (config/components/hpp). clidownload, aie, netresinjector and
-// observability stay inert without their images; aaq wants nothing unless
-// the HyperConverged enables it.
+// is opt-in (config/components/hpp). clidownload, consoleplugin, aie,
+// netresinjector and observability stay inert without their images (and
+// clidownload's Route and consoleplugin off OpenShift); aaq wants nothing
+// unless the HyperConverged enables it.
 func Default() []string {
 	return []string{priorityclass.Name, kubevirt.Name, cdi.Name, cnao.Name, aaq.Name, migcontroller.Name, filerestore.Name,
-		aie.Name, netresinjector.Name, observability.Name, ssp.Name, clidownload.Name, namespacepolicy.Name}
+		aie.Name, netresinjector.Name, observability.Name, ssp.Name, clidownload.Name, consoleplugin.Name, namespacepolicy.Name}
 }
 
 // DefaultList is Default as a comma-separated list, as --operands takes it.
@@ -76,7 +78,7 @@ func PlatformDefaults(reg *hco.Registry, openShift bool, required []string) erro
 func Operands() []hco.Operand {
 	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(),
 		filerestore.New(), aie.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(),
-		namespacepolicy.New()}
+		consoleplugin.New(), namespacepolicy.New()}
 }
 
 // Registry returns a registry of every stock operand in which only those

@@ -187,13 +187,13 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 	switch {
 	case sa == "hco-operator" && g.verb == "get" && g.group == "hco.kubevirt.io" && g.resource == "hyperconvergeds":
 		return "after a failed write, hco checks past the cache that the HyperConverged still exists (Reconciler.deletedMeanwhile)", true
-	case sa == "hco-operator" && g.group == "config.openshift.io" && g.resource == "networks":
-		return "read once at start on OpenShift, where the Network configuration says whether the cluster is single-stack IPv6; the test cluster has no such kind", true
+	case sa == "hco-operator" && g.group == "config.openshift.io" && (g.resource == "networks" || g.resource == "dnses"):
+		return "read only on OpenShift, where the Network and DNS configurations give platform facts (the IP stack, single-stack IPv6, the base DNS domain); the test cluster has no such kind", true
 	case g.group == "operators.coreos.com" && (g.resource == "operatorconditions" || g.resource == "clusterserviceversions"):
 		return "the operator's OperatorCondition and CSV annotation, kept under OLM only (OPERATOR_CONDITION_NAME set); this install is not OLM's", true
 	case g.group == "route.openshift.io" || g.group == "console.openshift.io":
 		return "the virtctl download's Route and ConsoleCLIDownload, made on OpenShift only (operands/clidownload); the test cluster is not OpenShift", true
-	case g.group == "config.openshift.io" && g.resource == "ingresses":
+	case g.group == "config.openshift.io" && (g.resource == "ingresses" || g.resource == "networks" || g.resource == "dnses"):
 		return "read only on OpenShift (ClusterVersion served), where the Ingress configuration gives the platform facts; the test cluster is not OpenShift", true
 	case g.group == "config.openshift.io" && g.resource == "apiservers":
 		return "read only on OpenShift, where the APIServer configuration (the cluster's TLS profile) is served; the test cluster has no such kind", true

@@ -21,15 +21,19 @@ import (
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/consoleplugin"
 )
 
 const ns = hcov1.DefaultNamespace
 
-// operatorEnv is the operator's environment: the virtctl download's image,
-// so that its module deploys.
-// and the OperatorCondition OLM would have made for it.
-var operatorEnv = hco.Environment{Namespace: ns, Version: "1.20.0", Images: map[string]string{clidownload.ImageKey: "quay.io/kubevirt/virt-artifacts-server:v1.20.0"},
-	OperatorConditionName: operatorCondition}
+// operatorEnv is the operator's environment: the virtctl download's and
+// the console plugin's images, so that their modules deploy, and the
+// OperatorCondition OLM would have made for it.
+var operatorEnv = hco.Environment{Namespace: ns, Version: "1.20.0", Images: map[string]string{
+	clidownload.ImageKey:         "quay.io/kubevirt/virt-artifacts-server:v1.20.0",
+	consoleplugin.PluginImageKey: "quay.io/kubevirt-ui/kubevirt-plugin:v1.20.0",
+	consoleplugin.ProxyImageKey:  "quay.io/kubevirt-ui/kubevirt-apiserver-proxy:v1.20.0",
+}, OperatorConditionName: operatorCondition}
 
 // operatorCondition is the OperatorCondition's name, and its CSV's: OLM
 // names the OperatorCondition after the CSV.
@@ -75,7 +79,7 @@ func setup() error {
 	if err := k.Create(context.Background(), csv); err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New())
+	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New(), consoleplugin.New())
 	if err != nil {
 		return err
 	}

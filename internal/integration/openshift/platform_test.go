@@ -3,6 +3,7 @@ package openshift
 import (
 	"context"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,6 +43,8 @@ func (platformProbe) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]clien
 			"openShift":       strconv.FormatBool(facts.Platform.OpenShift),
 			"ingressDomain":   facts.Platform.IngressDomain,
 			"componentRoutes": strings.Join(routes, ","),
+			"ipStack":         facts.Platform.IPStack,
+			"dnsBaseDomain":   facts.Platform.DNSBaseDomain,
 		},
 	}}, nil
 }
@@ -99,14 +102,80 @@ func probe(t *testing.T, want map[string]string) {
 // On a cluster that serves ClusterVersion, the operands are told it is
 // OpenShift, with the Ingress configuration's domain and the component
 // routes an admin set for the operator's namespace (another namespace's
-// left out); a change of the Ingress configuration reaches them without a
-// restart.
+// left out); a change of the Ingress configuration's routes reaches them
+// without a restart.
 func TestPlatformFactsFollowTheIngressConfiguration(t *testing.T) {
 	env.Require(t)
 	setIngress(t, "apps.example.com", route{"downloads", ns, "virtctl.example.com"}, route{"downloads", "another-install", "other.example.com"})
 	testenv.CreateForTest(t, k, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}})
 	probe(t, map[string]string{"openShift": "true", "ingressDomain": "apps.example.com", "componentRoutes": "downloads=virtctl.example.com"})
 
-	setIngress(t, "apps.other.example.com")
-	probe(t, map[string]string{"openShift": "true", "ingressDomain": "apps.other.example.com", "componentRoutes": ""})
+	// The domain is immutable once set (openshift/api's CRD).
+	setIngress(t, "apps.example.com", route{"downloads", ns, "virtctl2.example.com"})
+	probe(t, map[string]string{"openShift": "true", "ingressDomain": "apps.example.com", "componentRoutes": "downloads=virtctl2.example.com"})
+}
+
+// setConfig creates or updates OpenShift's configuration "cluster" of kind
+// (config.openshift.io/v1) with spec and, unless nil, status (through the
+// status subresource where the CRD has one).
+func setConfig(t *testing.T, kind string, spec, status map[string]any) {
+	t.Helper()
+	ctx := context.Background()
+	testenv.Eventually(t, "the "+kind+" configuration set", func() error {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(schema.GroupVersionKind{Group: "config.openshift.io", Version: "v1", Kind: kind})
+		err := k.Get(ctx, client.ObjectKey{Name: hco.ClusterConfigName}, u)
+		exists := err == nil
+		if client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		u.SetName(hco.ClusterConfigName)
+		u.Object["spec"] = spec
+		if status != nil {
+			u.Object["status"] = status
+		}
+		if exists {
+			err = k.Update(ctx, u)
+		} else {
+			err = k.Create(ctx, u)
+		}
+		if err != nil || status == nil {
+			return err
+		}
+		u.Object["status"] = status
+		if err := k.Status().Update(ctx, u); !apierrors.IsNotFound(err) {
+			return err
+		}
+		return nil
+	})
+}
+
+// The pod network's IP families (the Network configuration's status) and
+// the base DNS domain (the DNS configuration's spec) reach the operands,
+// and follow a change without a restart.
+func TestPlatformFactsFollowTheNetworkAndDNSConfigurations(t *testing.T) {
+	env.Require(t)
+	network := func(cidrs ...string) map[string]any {
+		entries := []any{}
+		for _, c := range cidrs {
+			entries = append(entries, map[string]any{"cidr": c, "hostPrefix": int64(23)})
+		}
+		return map[string]any{"clusterNetwork": entries}
+	}
+	t.Cleanup(func() {
+		for _, kind := range []string{"Network", "DNS"} {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(schema.GroupVersionKind{Group: "config.openshift.io", Version: "v1", Kind: kind})
+			u.SetName(hco.ClusterConfigName)
+			testenv.DeleteAndWait(t, k, u)
+		}
+	})
+	setConfig(t, "Network", map[string]any{}, network("10.128.0.0/14"))
+	setConfig(t, "DNS", map[string]any{"baseDomain": "example.com"}, nil)
+	testenv.CreateForTest(t, k, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}})
+	probe(t, map[string]string{"ipStack": hco.IPv4SingleStack, "dnsBaseDomain": "example.com"})
+
+	setConfig(t, "Network", map[string]any{}, network("10.128.0.0/14", "fd01::/48"))
+	setConfig(t, "DNS", map[string]any{"baseDomain": "other.example.com"}, nil)
+	probe(t, map[string]string{"ipStack": hco.DualStack, "dnsBaseDomain": "other.example.com"})
 }
