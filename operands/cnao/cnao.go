@@ -61,6 +61,10 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 	return []client.Object{nac}, nil
 }
 
+// OpenShiftNADNamespace is the namespace of the cluster default network's
+// NetworkAttachmentDefinitions on OpenShift (OVN-Kubernetes').
+const OpenShiftNADNamespace = "openshift-ovn-kubernetes"
+
 // Build returns the NetworkAddonsConfig for hc, or an error naming the field
 // when spec.networking.kubeSecondaryDNSNameServerIP is not an IPv4 address
 // (checked whether or not KubeSecondaryDNS is deployed, as upstream does).
@@ -94,9 +98,6 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*cnaov1.NetworkAddonsConf
 				CertRotateInterval:  durationString(certs.Server.Duration, hcov1.DefaultServerDuration),
 				CertOverlapInterval: durationString(certs.Server.RenewBefore, hcov1.DefaultServerRenewBefore),
 			},
-			// Upstream names the OVN-Kubernetes namespace on OpenShift
-			// ("openshift-ovn-kubernetes"); the Environment does not say
-			// whether the cluster is OpenShift yet, so it is left empty.
 			KubevirtIpamController: &cnaov1.KubevirtIpamController{},
 			// Unset in the HyperConverged means the cluster's profile, else Intermediate.
 			TLSSecurityProfile: tlsprofile.Resolve(spec.Security.TLSSecurityProfile, facts.ClusterTLSProfile),
@@ -105,10 +106,16 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*cnaov1.NetworkAddonsConf
 	if DeploysOVS(hc) {
 		nac.Spec.Ovs = &cnaov1.Ovs{}
 	}
+	if facts.Platform.OpenShift {
+		// The cluster default network's NetworkAttachmentDefinitions live
+		// in OVN-Kubernetes' namespace on OpenShift (upstream's value).
+		nac.Spec.KubevirtIpamController.DefaultNetworkNADNamespace = OpenShiftNADNamespace
+	}
 	if featuregates.Enabled(spec.FeatureGates, featuregates.GateDeployKubeSecondaryDNS) {
-		// Upstream sets Domain to OpenShift's base domain (the DNS config
-		// "cluster"), empty elsewhere; the Environment has no base domain yet.
-		nac.Spec.KubeSecondaryDNS = &cnaov1.KubeSecondaryDNS{NameServerIP: nameServerIP}
+		// The secondary DNS serves under the cluster's base domain
+		// (OpenShift's DNS configuration "cluster"; empty elsewhere, as
+		// upstream).
+		nac.Spec.KubeSecondaryDNS = &cnaov1.KubeSecondaryDNS{Domain: facts.Platform.DNSBaseDomain, NameServerIP: nameServerIP}
 	}
 	return nac, nil
 }

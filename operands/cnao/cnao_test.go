@@ -202,3 +202,21 @@ func TestBuildDoesNotShareTheHyperConvergedsMemory(t *testing.T) {
 	nac.Spec.TLSSecurityProfile.Custom.Ciphers[0] = "b"
 	assert.Equal(t, before, hc)
 }
+
+// On OpenShift the cluster default network's NetworkAttachmentDefinitions
+// are OVN-Kubernetes', and the secondary DNS serves under the cluster's
+// base domain (both from the platform facts), as upstream.
+func TestOpenShiftPlatform(t *testing.T) {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
+	hc.Spec.FeatureGates.Set(featuregates.GateDeployKubeSecondaryDNS, true)
+	facts := hco.Facts{Platform: hco.Platform{OpenShift: true, DNSBaseDomain: "example.com"}}
+	nac, err := cnao.Build(hc, facts)
+	require.NoError(t, err)
+	assert.Equal(t, cnao.OpenShiftNADNamespace, nac.Spec.KubevirtIpamController.DefaultNetworkNADNamespace)
+	assert.Equal(t, &cnaov1.KubeSecondaryDNS{Domain: "example.com"}, nac.Spec.KubeSecondaryDNS)
+
+	nac, err = cnao.Build(hc, hco.Facts{})
+	require.NoError(t, err)
+	assert.Empty(t, nac.Spec.KubevirtIpamController.DefaultNetworkNADNamespace, "CNAO's default off OpenShift")
+	assert.Empty(t, nac.Spec.KubeSecondaryDNS.Domain)
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/consoleplugin"
 )
 
@@ -48,7 +49,7 @@ func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
 		AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
 		CRDDirectoryPaths: []string{"config/crd/bases", "internal/integration/testdata/openshift", "internal/integration/testdata/openshift-platform",
-			"internal/integration/testdata/olm"},
+			"internal/integration/testdata/olm", "config/crd/operands/networkaddonsoperator.network.kubevirt.io_networkaddonsconfigs.yaml"},
 	}, func(e *testenv.Env) {
 		env, k = e, e.Client
 		if err := setup(); err != nil {
@@ -79,7 +80,7 @@ func setup() error {
 	if err := k.Create(context.Background(), csv); err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New(), consoleplugin.New())
+	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New())
 	if err != nil {
 		return err
 	}

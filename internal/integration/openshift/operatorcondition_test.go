@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,12 +12,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/cnao"
 )
 
 // upgradeable reads the Upgradeable condition of the operator's
@@ -65,8 +68,9 @@ func TestOperatorConditionFollowsTheHyperConverged(t *testing.T) {
 	setIngress(t, "apps.example.com")
 	testenv.CreateForTest(t, k, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}})
 
-	// The download server's Deployment has no pods here: progressing, so
-	// not upgradeable, for the reason the HyperConverged gives.
+	// The download server's Deployment has no pods here, nor CNAO to report
+	// on the NetworkAddonsConfig: progressing, so not upgradeable, for the
+	// reason the HyperConverged gives.
 	var hcReason, hcMessage string
 	testenv.Eventually(t, "the HyperConverged not Upgradeable", func() error {
 		hc := &hcov1.HyperConverged{}
@@ -94,6 +98,20 @@ func TestOperatorConditionFollowsTheHyperConverged(t *testing.T) {
 				{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable"},
 			}}
 		return k.Status().Update(ctx, d)
+	})
+	// And the NetworkAddonsConfig, as CNAO would say.
+	testenv.Eventually(t, "the NetworkAddonsConfig available", func() error {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(schema.GroupVersionKind{Group: "networkaddonsoperator.network.kubevirt.io", Version: "v1", Kind: "NetworkAddonsConfig"})
+		if err := k.Get(ctx, client.ObjectKey{Name: cnao.CRName}, u); err != nil {
+			return err
+		}
+		now := metav1.Now().UTC().Format(time.RFC3339)
+		cond := func(typ, status string) any {
+			return map[string]any{"type": typ, "status": status, "lastTransitionTime": now, "lastHeartbeatTime": now}
+		}
+		u.Object["status"] = map[string]any{"conditions": []any{cond("Available", "True"), cond("Progressing", "False"), cond("Degraded", "False")}}
+		return k.Status().Update(ctx, u)
 	})
 	expectUpgradeable(t, metav1.ConditionTrue, hco.UpgradeableAllowReason, "")
 
