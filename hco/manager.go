@@ -109,6 +109,17 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
+	if !openShift {
+		// Operands whose objects exist on OpenShift only are left out
+		// elsewhere: their kinds are not watched, nothing is asked.
+		for _, op := range reg.Operands() {
+			if o, ok := op.(OpenShiftOnly); ok && o.OpenShiftOnly() {
+				if err := reg.Disable(op.Name()); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
 	// The TLS profile's sources, read by every replica (the metrics
 	// endpoint), not only by the elected one whose controller watches them.
 	profileSources := []client.Object{&hcov1.HyperConverged{}}

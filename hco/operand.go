@@ -125,6 +125,15 @@ type Image struct {
 	Key, Flag, Variable, Usage string
 }
 
+// OpenShiftOnly is an optional capability: an operand whose objects exist
+// on OpenShift only (upstream HCO deploys them there only). NewManager
+// disables it in the registry on a cluster that is not OpenShift, so that
+// its kinds are not even watched; Desired must still want nothing off
+// OpenShift (Facts.Platform), for a render or a reconciler built otherwise.
+type OpenShiftOnly interface {
+	OpenShiftOnly() bool
+}
+
 // DeletionOrderer is an optional capability: operands are deleted on
 // uninstall in ascending DeletionOrder (default 0), each group gone before
 // the next starts.

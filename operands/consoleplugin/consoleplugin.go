@@ -81,6 +81,7 @@ const (
 type Operand struct{}
 
 var (
+	_ hco.OpenShiftOnly = Operand{}
 	_ hco.Operand       = Operand{}
 	_ hco.SchemeAdder   = Operand{}
 	_ hco.Imager        = Operand{}
@@ -93,6 +94,10 @@ func New() Operand { return Operand{} }
 
 // Name implements hco.Operand.
 func (Operand) Name() string { return Name }
+
+// OpenShiftOnly implements hco.OpenShiftOnly: upstream deploys it on
+// OpenShift only.
+func (Operand) OpenShiftOnly() bool { return true }
 
 var (
 	deploymentType    = metav1.TypeMeta{APIVersion: appsv1.SchemeGroupVersion.String(), Kind: "Deployment"}

@@ -191,8 +191,16 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 		return "read only on OpenShift, where the Network and DNS configurations give platform facts (the IP stack, single-stack IPv6, the base DNS domain); the test cluster has no such kind", true
 	case g.group == "operators.coreos.com" && (g.resource == "operatorconditions" || g.resource == "clusterserviceversions"):
 		return "the operator's OperatorCondition and CSV annotation, kept under OLM only (OPERATOR_CONDITION_NAME set); this install is not OLM's", true
+	case sa == "hco-operator" && g.group == "rbac.authorization.k8s.io" && (g.resource == "roles" || g.resource == "rolebindings"):
+		return "the console plugin's and virtio-win's Roles and RoleBindings, made on OpenShift only (operands/consoleplugin, operands/virtiowin); the test cluster is not OpenShift", true
+	case sa == "hco-operator" && g.group == "networking.k8s.io" && g.resource == "networkpolicies":
+		return "the console plugin's NetworkPolicies, made on OpenShift only (operands/consoleplugin); the test cluster is not OpenShift", true
+	case sa == "hco-operator" && g.group == "operator.openshift.io" && g.resource == "consoles":
+		return "the console plugin's name in the Console configuration, on OpenShift only (hco.ListMember); the test cluster is not OpenShift", true
+	case sa == "hco-operator" && g.resource == "configmaps" && g.verb == "patch" && slices.Equal(g.names, []string{"kubevirt-user-settings"}):
+		return "never used: held so that the operator may write and bind the console plugin's config-reader Role, which grants it (no escalate, no bind)", true
 	case g.group == "route.openshift.io" || g.group == "console.openshift.io":
-		return "the virtctl download's Route and ConsoleCLIDownload, made on OpenShift only (operands/clidownload); the test cluster is not OpenShift", true
+		return "the virtctl download's Route and ConsoleCLIDownload and the console plugin's ConsolePlugin, made on OpenShift only (operands/clidownload, operands/consoleplugin); the test cluster is not OpenShift", true
 	case g.group == "config.openshift.io" && (g.resource == "ingresses" || g.resource == "networks" || g.resource == "dnses"):
 		return "read only on OpenShift (ClusterVersion served), where the Ingress configuration gives the platform facts; the test cluster is not OpenShift", true
 	case g.group == "config.openshift.io" && g.resource == "apiservers":

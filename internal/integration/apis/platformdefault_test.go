@@ -18,9 +18,11 @@ import (
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
+	"github.com/hcokit/hcokit/operands/consoleplugin"
 	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/ssp"
 	"github.com/hcokit/hcokit/operands/stock"
+	"github.com/hcokit/hcokit/operands/virtiowin"
 	"github.com/hcokit/hcokit/preview"
 )
 
@@ -139,5 +141,31 @@ func TestOperandCheckSkipsAnAPINotServed(t *testing.T) {
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}
 	if err := c.CheckOperands(context.Background(), hc, hco.OfflineFacts(hco.Environment{Namespace: ns})); err != nil {
 		t.Errorf("SSP's API is not served: want no refusal, got %v", err)
+	}
+}
+
+// On plain Kubernetes the operands upstream deploys on OpenShift only
+// (hco.OpenShiftOnly: the console plugin, virtio-win) are left out when
+// the manager is made: their kinds are not even watched.
+func TestOpenShiftOnlyOperandsAreLeftOut(t *testing.T) {
+	env.Require(t)
+	reg, err := hco.NewRegistry(kubevirt.New(), virtiowin.New(), consoleplugin.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := hco.NewManager(env.Config, reg, hco.Environment{Namespace: plainNS},
+		hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, op := range reg.Operands() {
+		names = append(names, op.Name())
+	}
+	if strings.Join(names, ",") != kubevirt.Name {
+		t.Errorf("enabled operands %v, want only %s", names, kubevirt.Name)
 	}
 }

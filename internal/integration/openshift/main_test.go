@@ -23,6 +23,7 @@ import (
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/consoleplugin"
+	"github.com/hcokit/hcokit/operands/virtiowin"
 )
 
 const ns = hcov1.DefaultNamespace
@@ -34,6 +35,7 @@ var operatorEnv = hco.Environment{Namespace: ns, Version: "1.20.0", Images: map[
 	clidownload.ImageKey:         "quay.io/kubevirt/virt-artifacts-server:v1.20.0",
 	consoleplugin.PluginImageKey: "quay.io/kubevirt-ui/kubevirt-plugin:v1.20.0",
 	consoleplugin.ProxyImageKey:  "quay.io/kubevirt-ui/kubevirt-apiserver-proxy:v1.20.0",
+	virtiowin.ImageKey:           "quay.io/kubevirt/virtio-container-disk:v1.20.0",
 }, OperatorConditionName: operatorCondition}
 
 // operatorCondition is the OperatorCondition's name, and its CSV's: OLM
@@ -80,7 +82,7 @@ func setup() error {
 	if err := k.Create(context.Background(), csv); err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New())
+	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New(), virtiowin.New())
 	if err != nil {
 		return err
 	}
