@@ -21,17 +21,19 @@ import (
 	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/ssp"
 	"github.com/hcokit/hcokit/operands/virtiowin"
+	"github.com/hcokit/hcokit/operands/waspagent"
 )
 
 // Default names the operands the stock binary runs unless told otherwise
 // (its --operands), in registry order: every stock operand but hpp, which
 // is opt-in (config/components/hpp). clidownload, consoleplugin, aie,
 // netresinjector and observability stay inert without their images (and
-// clidownload's Route, virtiowin and consoleplugin off OpenShift); aaq
-// wants nothing unless the HyperConverged enables it.
+// clidownload's Route, waspagent, virtiowin and consoleplugin off
+// OpenShift); aaq wants nothing unless the HyperConverged enables it, nor
+// waspagent unless it overcommits memory.
 func Default() []string {
 	return []string{priorityclass.Name, kubevirt.Name, cdi.Name, cnao.Name, aaq.Name, migcontroller.Name, filerestore.Name,
-		aie.Name, netresinjector.Name, observability.Name, ssp.Name, clidownload.Name, virtiowin.Name, consoleplugin.Name, namespacepolicy.Name}
+		aie.Name, netresinjector.Name, observability.Name, ssp.Name, clidownload.Name, waspagent.Name, virtiowin.Name, consoleplugin.Name, namespacepolicy.Name}
 }
 
 // DefaultList is Default as a comma-separated list, as --operands takes it.
@@ -79,7 +81,7 @@ func PlatformDefaults(reg *hco.Registry, openShift bool, required []string) erro
 func Operands() []hco.Operand {
 	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(),
 		filerestore.New(), aie.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(),
-		virtiowin.New(), consoleplugin.New(), namespacepolicy.New()}
+		waspagent.New(), virtiowin.New(), consoleplugin.New(), namespacepolicy.New()}
 }
 
 // Registry returns a registry of every stock operand in which only those

@@ -21,6 +21,7 @@ import (
 	"github.com/hcokit/hcokit/operands/aie"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
+	"github.com/hcokit/hcokit/operands/waspagent"
 )
 
 // The installs an admin can choose (docs/install.md).
@@ -400,5 +401,6 @@ func TestWorkloadClusterRolesShipped(t *testing.T) {
 		objs := render(t, dir, "")
 		assertShipped(t, objs, netresinjector.ClusterRole())
 		assertShipped(t, objs, aie.ClusterRole())
+		assertShipped(t, objs, waspagent.ClusterRole())
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/consoleplugin"
 	"github.com/hcokit/hcokit/operands/virtiowin"
+	"github.com/hcokit/hcokit/operands/waspagent"
 )
 
 const ns = hcov1.DefaultNamespace
@@ -36,6 +37,7 @@ var operatorEnv = hco.Environment{Namespace: ns, Version: "1.20.0", Images: map[
 	consoleplugin.PluginImageKey: "quay.io/kubevirt-ui/kubevirt-plugin:v1.20.0",
 	consoleplugin.ProxyImageKey:  "quay.io/kubevirt-ui/kubevirt-apiserver-proxy:v1.20.0",
 	virtiowin.ImageKey:           "quay.io/kubevirt/virtio-container-disk:v1.20.0",
+	waspagent.ImageKey:           "quay.io/openshift-virtualization/wasp-agent:v1.20.0",
 }, OperatorConditionName: operatorCondition}
 
 // operatorCondition is the OperatorCondition's name, and its CSV's: OLM
@@ -82,7 +84,7 @@ func setup() error {
 	if err := k.Create(context.Background(), csv); err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New(), virtiowin.New())
+	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New(), virtiowin.New(), waspagent.New())
 	if err != nil {
 		return err
 	}
