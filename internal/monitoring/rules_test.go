@@ -31,11 +31,21 @@ type rule struct {
 // spec.groups as written, and its rules.
 func prometheusRule(t *testing.T) (groups any, rules []rule) {
 	t.Helper()
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
+	return prometheusRuleAt(t, filepath.Join("config", "prometheus", "prometheus_rule.yaml"))
+}
+
+// prometheusRuleAt reads the PrometheusRule at path (from the repository's
+// root, or absolute) and returns its spec.groups as written, and its rules.
+func prometheusRuleAt(t *testing.T, path string) (groups any, rules []rule) {
+	t.Helper()
+	if !filepath.IsAbs(path) {
+		root, err := testenv.RepoRoot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path = filepath.Join(root, path)
 	}
-	raw, err := os.ReadFile(filepath.Join(root, "config", "prometheus", "prometheus_rule.yaml"))
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +63,13 @@ func prometheusRule(t *testing.T) (groups any, rules []rule) {
 		} `json:"spec"`
 	}
 	if err := yaml.Unmarshal(raw, &generic); err != nil {
-		t.Fatalf("config/prometheus/prometheus_rule.yaml: %v", err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	if err := yaml.Unmarshal(raw, &typed); err != nil {
-		t.Fatalf("config/prometheus/prometheus_rule.yaml: %v", err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	if generic.Kind != "PrometheusRule" {
-		t.Fatalf("config/prometheus/prometheus_rule.yaml holds a %q, want a PrometheusRule", generic.Kind)
+		t.Fatalf("%s holds a %q, want a PrometheusRule", path, generic.Kind)
 	}
 	for _, g := range typed.Spec.Groups {
 		rules = append(rules, g.Rules...)
@@ -86,8 +96,15 @@ func promtool(t *testing.T) string {
 // The PrometheusRule's groups pass `promtool check rules` and the unit tests
 // in testdata/rules_test.yaml.
 func TestPromtool(t *testing.T) {
-	bin := promtool(t)
 	groups, _ := prometheusRule(t)
+	runPromtool(t, groups, "rules_test.yaml")
+}
+
+// runPromtool runs `promtool check rules` on groups and `promtool test
+// rules` with testdata/tests, which reads them from rules.yaml.
+func runPromtool(t *testing.T, groups any, tests string) {
+	t.Helper()
+	bin := promtool(t)
 	dir := t.TempDir()
 	out, err := yaml.Marshal(map[string]any{"groups": groups})
 	if err != nil {
@@ -96,11 +113,11 @@ func TestPromtool(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "rules.yaml"), out, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tests, err := os.ReadFile(filepath.Join("testdata", "rules_test.yaml"))
+	raw, err := os.ReadFile(filepath.Join("testdata", tests))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "rules_test.yaml"), tests, 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "rules_test.yaml"), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"check", "rules", "rules.yaml"}, {"test", "rules", "rules_test.yaml"}} {
@@ -122,20 +139,20 @@ type ruleTests struct {
 	} `json:"tests"`
 }
 
-// Every alert is upstream's shape: its runbook, severity and health impact,
-// and a unit test where it fires and one where it does not.
-func TestEveryAlertHasARunbookAndIsTestedFiringAndNot(t *testing.T) {
-	_, rules := prometheusRule(t)
-	raw, err := os.ReadFile(filepath.Join("testdata", "rules_test.yaml"))
+// testedAlerts reads testdata/tests and returns the alerts it tests firing
+// and not firing.
+func testedAlerts(t *testing.T, tests string) (firing, quiet map[string]bool) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", tests))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tests ruleTests
-	if err := yaml.Unmarshal(raw, &tests); err != nil {
+	var rt ruleTests
+	if err := yaml.Unmarshal(raw, &rt); err != nil {
 		t.Fatal(err)
 	}
-	firing, quiet := map[string]bool{}, map[string]bool{}
-	for _, tc := range tests.Tests {
+	firing, quiet = map[string]bool{}, map[string]bool{}
+	for _, tc := range rt.Tests {
 		for _, a := range tc.AlertRuleTest {
 			if len(a.ExpAlerts) > 0 {
 				firing[a.Alertname] = true
@@ -144,6 +161,14 @@ func TestEveryAlertHasARunbookAndIsTestedFiringAndNot(t *testing.T) {
 			}
 		}
 	}
+	return firing, quiet
+}
+
+// Every alert is upstream's shape: its runbook, severity and health impact,
+// and a unit test where it fires and one where it does not.
+func TestEveryAlertHasARunbookAndIsTestedFiringAndNot(t *testing.T) {
+	_, rules := prometheusRule(t)
+	firing, quiet := testedAlerts(t, "rules_test.yaml")
 	alerts := 0
 	for _, r := range rules {
 		if r.Alert == "" {
