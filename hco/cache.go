@@ -78,10 +78,10 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 				Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 		}
 	}
-	for _, t := range scope.Lists {
-		byObject[listObject(t)] = cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", t.Name),
+	listCacheEntries(s, scope.Lists, byObject, func(name string) cache.ByObject {
+		return cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", name),
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
-	}
+	})
 	if scope.OperatorCondition != "" {
 		byName := fields.OneTermEqualSelector("metadata.name", scope.OperatorCondition)
 		oc := &unstructured.Unstructured{}

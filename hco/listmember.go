@@ -6,26 +6,33 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // ListMember is an optional capability: an operand that adds items of its
-// own to a list of strings in a cluster-scoped object it does not own,
-// which others edit too (the console plugin's name in OpenShift's Console
-// operator configuration, spec.plugins). The reconciler adds each item
-// missing from its list and keeps every other item as it is, in its place;
-// when the HyperConverged is deleted it takes out the items the operand
-// still lists, and only those. Each write is a merge patch of that one list
-// with the object's resourceVersion as precondition, so an edit made
-// meanwhile is never overwritten.
+// own to a list in a cluster-scoped object it does not own, which others
+// edit too (the console plugin's name in OpenShift's Console operator
+// configuration, spec.plugins; the virtctl download's component route in
+// the Ingress configuration's status.componentRoutes). The reconciler adds
+// each item missing from its list, puts back one of its items that differs,
+// and keeps every other item as it is, in its place; when the HyperConverged
+// is deleted it takes out the items the operand still lists, and only those.
+// Each write is a merge patch of that one list (through the status
+// subresource for a list under status) with the object's resourceVersion as
+// precondition, so an edit made meanwhile is never overwritten.
 //
 // The target objects are OpenShift's: they are watched (by name) and
 // written on OpenShift only, where their kind is served; elsewhere an
@@ -39,22 +46,33 @@ type ListMember interface {
 	ListItems(hc *hcov1.HyperConverged, facts Facts) []ListItem
 }
 
-// ListTarget is a list of strings in a cluster-scoped object: its kind,
-// its name and the path of JSON member names to the list.
+// ListTarget is a list in a cluster-scoped object: its kind, its name and
+// the path of JSON member names to the list.
 type ListTarget struct {
 	GVK  schema.GroupVersionKind
 	Name string
 	Path []string
+	// Key names the members that tell one item of a list of objects from
+	// another (e.g. {"name", "namespace"}); nil for a list of strings.
+	Key []string
 }
 
 func (t ListTarget) String() string {
 	return fmt.Sprintf("%s %s %s", t.GVK.Kind, t.Name, strings.Join(t.Path, "."))
 }
 
-// ListItem is one string an operand wants in a ListTarget's list.
+// status reports whether the list is under the object's status, written
+// through the status subresource.
+func (t ListTarget) status() bool { return t.Path[0] == "status" }
+
+// ListItem is one item an operand wants in a ListTarget's list: a string,
+// or, for a list of objects (ListTarget.Key), the object in its JSON form
+// (map[string]any). An item's "conditions" (metav1.Condition in JSON) need
+// no lastTransitionTime: the reconciler keeps the one found for a
+// condition whose status is unchanged, and stamps the others.
 type ListItem struct {
 	Target ListTarget
-	Value  string
+	Value  any
 }
 
 // listTargets returns the targets of reg's enabled ListMembers, one per
@@ -83,101 +101,6 @@ func listTargets(reg *Registry) ([]ListTarget, error) {
 	return out, nil
 }
 
-// listObject is an empty object of t's kind and name, for the cache and
-// for reads.
-func listObject(t ListTarget) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(t.GVK)
-	u.SetName(t.Name)
-	return u
-}
-
-// wantedListItems are the items the enabled ListMembers want for hc, by
-// target (its String), in registry order.
-func (r *Reconciler) wantedListItems(hc *hcov1.HyperConverged, facts Facts) map[string][]ListItem {
-	out := map[string][]ListItem{}
-	for _, op := range r.registry.Operands() {
-		if m, ok := op.(ListMember); ok {
-			for _, item := range m.ListItems(hc, facts) {
-				out[item.Target.String()] = append(out[item.Target.String()], item)
-			}
-		}
-	}
-	return out
-}
-
-// syncLists adds the items the ListMembers want to their lists (remove:
-// takes them out), where the target objects are watched (r.lists) and
-// exist; one patch per object that changes, none otherwise.
-func (r *Reconciler) syncLists(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, remove bool) error {
-	if len(r.lists) == 0 {
-		return nil
-	}
-	var errs []error
-	for key, items := range r.wantedListItems(hc, facts) {
-		t := items[0].Target
-		if !slices.ContainsFunc(r.lists, func(o ListTarget) bool { return o.GVK == t.GVK && o.Name == t.Name }) {
-			continue
-		}
-		obj := listObject(t)
-		if err := r.cache.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
-			if apierrors.IsNotFound(err) {
-				continue
-			}
-			errs = append(errs, fmt.Errorf("read %s: %w", key, err))
-			continue
-		}
-		list, _, err := unstructured.NestedStringSlice(obj.Object, t.Path...)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("read %s: %w", key, err))
-			continue
-		}
-		changed := slices.Clone(list)
-		for _, item := range items {
-			has := slices.Contains(changed, item.Value)
-			switch {
-			case remove && has:
-				changed = slices.DeleteFunc(changed, func(v string) bool { return v == item.Value })
-			case !remove && !has:
-				changed = append(changed, item.Value)
-			}
-		}
-		if slices.Equal(changed, list) {
-			continue
-		}
-		// A conflict: the object changed since the cache read it (or the
-		// cache is behind this operator's own patch); its watch event
-		// brings the next reconcile, which reads it again. Not so on
-		// uninstall, which must not go on without the removal.
-		if err := r.patchList(ctx, t, obj.GetResourceVersion(), changed); err != nil && (remove || !apierrors.IsConflict(err)) {
-			errs = append(errs, fmt.Errorf("update %s: %w", key, err))
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("lists of shared objects: %v", errs)
-	}
-	return nil
-}
-
-// patchList sets t's list to list with a merge patch of that list alone,
-// on condition that the object is still at resourceVersion.
-func (r *Reconciler) patchList(ctx context.Context, t ListTarget, resourceVersion string, list []string) error {
-	var value any = list
-	if list == nil {
-		value = []string{}
-	}
-	for i := len(t.Path) - 1; i >= 0; i-- {
-		value = map[string]any{t.Path[i]: value}
-	}
-	patch := value.(map[string]any)
-	patch["metadata"] = map[string]any{"resourceVersion": resourceVersion}
-	body, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	return r.client.Patch(ctx, listObject(t), client.RawPatch(types.MergePatchType, body))
-}
-
 // servedListTargets are the targets of reg's ListMembers whose kind the
 // cluster serves, on OpenShift only (see ListMember): nothing is asked
 // elsewhere.
@@ -200,4 +123,249 @@ func servedListTargets(reg *Registry, mapper meta.RESTMapper, openShift bool) ([
 		}
 	}
 	return out, nil
+}
+
+// listObject is an empty object of t's kind and name: of its Go type when
+// s knows the kind (the cache then holds one informer for it, the one the
+// platform facts may read too), else unstructured.
+func listObject(s *runtime.Scheme, t ListTarget) client.Object {
+	if s != nil {
+		if o, err := s.New(t.GVK); err == nil {
+			if obj, ok := o.(client.Object); ok {
+				obj.GetObjectKind().SetGroupVersionKind(t.GVK)
+				obj.SetName(t.Name)
+				return obj
+			}
+		}
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(t.GVK)
+	u.SetName(t.Name)
+	return u
+}
+
+// listCacheEntries adds the cache's entries for the targets to byObject:
+// by name, where no entry of the kind is there already.
+func listCacheEntries(s *runtime.Scheme, targets []ListTarget, byObject map[client.Object]cache.ByObject, entry func(name string) cache.ByObject) {
+	for _, t := range targets {
+		obj := listObject(s, t)
+		held := false
+		for o := range byObject {
+			if gvk, err := gvkOf(s, o); err == nil && gvk == t.GVK {
+				held = true
+			}
+		}
+		if !held {
+			byObject[obj] = entry(t.Name)
+		}
+	}
+}
+
+// gvkOf is obj's kind, from the object or else from the scheme.
+func gvkOf(s *runtime.Scheme, obj client.Object) (schema.GroupVersionKind, error) {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
+		return gvk, nil
+	}
+	gvks, _, err := s.ObjectKinds(obj)
+	if err != nil || len(gvks) == 0 {
+		return schema.GroupVersionKind{}, fmt.Errorf("kind of %T: %w", obj, err)
+	}
+	return gvks[0], nil
+}
+
+// wantedListItems are the items the enabled ListMembers want for hc, by
+// target (its String), in registry order.
+func (r *Reconciler) wantedListItems(hc *hcov1.HyperConverged, facts Facts) map[string][]ListItem {
+	out := map[string][]ListItem{}
+	for _, op := range r.registry.Operands() {
+		if m, ok := op.(ListMember); ok {
+			for _, item := range m.ListItems(hc, facts) {
+				out[item.Target.String()] = append(out[item.Target.String()], item)
+			}
+		}
+	}
+	return out
+}
+
+// readList reads t's object from the cache, in its JSON form; false when
+// there is none.
+func (r *Reconciler) readList(ctx context.Context, t ListTarget) (*unstructured.Unstructured, bool, error) {
+	obj := listObject(r.scheme, t)
+	if err := r.cache.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u, true, nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	return &unstructured.Unstructured{Object: m}, true, nil
+}
+
+// syncLists adds the items the ListMembers want to their lists (remove:
+// takes them out), where the target objects are watched (r.lists) and
+// exist; one patch per object that changes, none otherwise.
+func (r *Reconciler) syncLists(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, remove bool) error {
+	if len(r.lists) == 0 {
+		return nil
+	}
+	var errs []error
+	for key, items := range r.wantedListItems(hc, facts) {
+		t := items[0].Target
+		if !slices.ContainsFunc(r.lists, func(o ListTarget) bool { return o.GVK == t.GVK && o.Name == t.Name }) {
+			continue
+		}
+		obj, found, err := r.readList(ctx, t)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read %s: %w", key, err))
+			continue
+		}
+		if !found {
+			continue
+		}
+		list, _, err := unstructured.NestedSlice(obj.Object, t.Path...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read %s: %w", key, err))
+			continue
+		}
+		changed := mergeListItems(t, list, items, remove, metav1.NewTime(r.now().UTC().Truncate(time.Second)))
+		if equality.Semantic.DeepEqual(changed, list) {
+			continue
+		}
+		// A conflict: the object changed since the cache read it (or the
+		// cache is behind this operator's own patch); its watch event
+		// brings the next reconcile, which reads it again. Not so on
+		// uninstall, which must not go on without the removal.
+		if err := r.patchList(ctx, t, obj.GetResourceVersion(), changed); err != nil && (remove || !apierrors.IsConflict(err)) {
+			errs = append(errs, fmt.Errorf("update %s: %w", key, err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("lists of shared objects: %v", errs)
+	}
+	return nil
+}
+
+// mergeListItems returns list with items added (or, remove, taken out):
+// an item is found by its value (a string) or its Key members (an object);
+// an object item found but different replaces it in its place, the
+// lastTransitionTime of each of its conditions kept from the one found
+// when the status is the same, else now.
+func mergeListItems(t ListTarget, list []any, items []ListItem, remove bool, now metav1.Time) []any {
+	out := runtime.DeepCopyJSONValue(list).([]any)
+	if out == nil {
+		out = []any{}
+	}
+	for _, item := range items {
+		want := runtime.DeepCopyJSONValue(jsonValue(item.Value))
+		i := slices.IndexFunc(out, func(v any) bool { return sameItem(t.Key, v, want) })
+		switch {
+		case remove && i >= 0:
+			out = slices.Delete(out, i, i+1)
+		case remove:
+		case i < 0:
+			stampConditions(want, nil, now)
+			out = append(out, want)
+		default:
+			stampConditions(want, out[i], now)
+			if !equality.Semantic.DeepEqual(out[i], want) {
+				out[i] = want
+			}
+		}
+	}
+	return out
+}
+
+// jsonValue is v in its JSON form (strings stay strings).
+func jsonValue(v any) any {
+	switch v.(type) {
+	case string, map[string]any:
+		return v
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(raw, &out) != nil {
+		return v
+	}
+	return out
+}
+
+// sameItem reports whether a and b are the same item of a list: equal
+// strings, or objects equal in every key member.
+func sameItem(key []string, a, b any) bool {
+	if len(key) == 0 {
+		return equality.Semantic.DeepEqual(a, b)
+	}
+	am, ok := a.(map[string]any)
+	bm, ok2 := b.(map[string]any)
+	if !ok || !ok2 {
+		return false
+	}
+	for _, k := range key {
+		if !equality.Semantic.DeepEqual(am[k], bm[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// stampConditions sets the lastTransitionTime of want's conditions: the
+// found item's for a condition of the same type and status, else now.
+func stampConditions(want, found any, now metav1.Time) {
+	wm, ok := want.(map[string]any)
+	if !ok {
+		return
+	}
+	conds, ok := wm["conditions"].([]any)
+	if !ok {
+		return
+	}
+	var old []any
+	if fm, ok := found.(map[string]any); ok {
+		old, _ = fm["conditions"].([]any)
+	}
+	stamp, _ := now.MarshalQueryParameter()
+	for _, c := range conds {
+		cm, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		cm["lastTransitionTime"] = stamp
+		for _, o := range old {
+			if om, ok := o.(map[string]any); ok && om["type"] == cm["type"] && om["status"] == cm["status"] && om["lastTransitionTime"] != nil {
+				cm["lastTransitionTime"] = om["lastTransitionTime"]
+			}
+		}
+	}
+}
+
+// patchList sets t's list to list with a merge patch of that list alone
+// (through the status subresource for a list under status), on condition
+// that the object is still at resourceVersion.
+func (r *Reconciler) patchList(ctx context.Context, t ListTarget, resourceVersion string, list []any) error {
+	var value any = list
+	for i := len(t.Path) - 1; i >= 0; i-- {
+		value = map[string]any{t.Path[i]: value}
+	}
+	patch := value.(map[string]any)
+	patch["metadata"] = map[string]any{"resourceVersion": resourceVersion}
+	body, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(t.GVK)
+	u.SetName(t.Name)
+	if t.status() {
+		return r.client.Status().Patch(ctx, u, client.RawPatch(types.MergePatchType, body))
+	}
+	return r.client.Patch(ctx, u, client.RawPatch(types.MergePatchType, body))
 }

@@ -2,10 +2,14 @@ package hco
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"net"
+	"time"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +33,11 @@ type Platform struct {
 	// operator's namespace: an admin's custom hostnames (and serving
 	// certificates) of the routes the operator makes there.
 	ComponentRoutes []ocpconfigv1.ComponentRouteSpec
+	// RouteCertificates are the serving certificates of ComponentRoutes
+	// that name one (servingCertKeyPairSecret), by Secret name, read from
+	// the namespace openshift-config (OpenShift's ingress operator lets the
+	// routes' consuming users read them).
+	RouteCertificates map[string]RouteCertificate
 	// IPStack is the IP families of the cluster's pod network (OpenShift's
 	// Network configuration "cluster", status.clusterNetwork), as upstream
 	// HCO names them (pkg/ipstacktype at 03da3cf): IPv4SingleStack,
@@ -40,6 +49,18 @@ type Platform struct {
 	// networks' DNS serves under; empty when not OpenShift or not set.
 	DNSBaseDomain string
 }
+
+// RouteCertificate is a component route's serving certificate and key
+// (PEM), or why it cannot be used (Err: the Secret is missing, not of type
+// kubernetes.io/tls, or holds no valid, current certificate and key).
+type RouteCertificate struct {
+	Cert, Key string
+	Err       error
+}
+
+// RouteCertificatesNamespace is where OpenShift's component routes' serving
+// certificates are kept.
+const RouteCertificatesNamespace = "openshift-config"
 
 // The IP stack types of Platform.IPStack, upstream's names.
 const (
@@ -113,9 +134,10 @@ func platformObjects() []client.Object {
 // reconciler's cache, which holds them on OpenShift only; or past it, as
 // the preview reads): the ingress domain, the component routes for
 // namespace (the operator's), the pod network's IP stack and the base DNS
-// domain. A configuration not found leaves its facts empty (IPStack
-// IPv4SingleStack, as upstream takes it).
-func PlatformOf(ctx context.Context, reader client.Reader, openShift bool, namespace string) (Platform, error) {
+// domain; and, from secrets (past the cache; nil: not read), the serving
+// certificates the component routes name. A configuration not found leaves
+// its facts empty (IPStack IPv4SingleStack, as upstream takes it).
+func PlatformOf(ctx context.Context, reader, secrets client.Reader, openShift bool, namespace string) (Platform, error) {
 	if !openShift {
 		return Platform{}, nil
 	}
@@ -137,8 +159,15 @@ func PlatformOf(ctx context.Context, reader client.Reader, openShift bool, names
 	if found {
 		p.IngressDomain = ing.Spec.Domain
 		for _, r := range ing.Spec.ComponentRoutes {
-			if r.Namespace == namespace {
-				p.ComponentRoutes = append(p.ComponentRoutes, r)
+			if r.Namespace != namespace {
+				continue
+			}
+			p.ComponentRoutes = append(p.ComponentRoutes, r)
+			if name := r.ServingCertKeyPairSecret.Name; name != "" && secrets != nil {
+				if p.RouteCertificates == nil {
+					p.RouteCertificates = map[string]RouteCertificate{}
+				}
+				p.RouteCertificates[name] = routeCertificate(ctx, secrets, name)
 			}
 		}
 	}
@@ -151,4 +180,49 @@ func PlatformOf(ctx context.Context, reader client.Reader, openShift bool, names
 	}
 	p.DNSBaseDomain = dns.Spec.BaseDomain
 	return p, nil
+}
+
+// routeCertificate reads the Secret name in RouteCertificatesNamespace and
+// checks it as upstream HCO does (controllers/ingresscluster at 03da3cf):
+// of type kubernetes.io/tls, with a PEM certificate valid now and a PEM
+// private key (PKCS#8, PKCS#1 or EC).
+func routeCertificate(ctx context.Context, secrets client.Reader, name string) RouteCertificate {
+	s := &corev1.Secret{}
+	if err := secrets.Get(ctx, client.ObjectKey{Namespace: RouteCertificatesNamespace, Name: name}, s); err != nil {
+		return RouteCertificate{Err: fmt.Errorf("can't get secret %s; %v", name, err)}
+	}
+	if s.Type != corev1.SecretTypeTLS {
+		return RouteCertificate{Err: fmt.Errorf("non-TLS secret")}
+	}
+	crt, ok1 := s.Data[corev1.TLSCertKey]
+	key, ok2 := s.Data[corev1.TLSPrivateKeyKey]
+	if !ok1 || !ok2 {
+		return RouteCertificate{Err: fmt.Errorf("wrong TLS secret")}
+	}
+	block, _ := pem.Decode(crt)
+	if block == nil {
+		return RouteCertificate{Err: fmt.Errorf("failed to decode certificate PEM")}
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return RouteCertificate{Err: err}
+	}
+	switch now := time.Now(); {
+	case now.After(cert.NotAfter):
+		return RouteCertificate{Err: fmt.Errorf("custom TLS certificate is expired")}
+	case now.Before(cert.NotBefore):
+		return RouteCertificate{Err: fmt.Errorf("custom TLS certificate is not valid yet")}
+	}
+	kb, _ := pem.Decode(key)
+	if kb == nil {
+		return RouteCertificate{Err: fmt.Errorf("failed to decode key PEM")}
+	}
+	if _, err := x509.ParsePKCS8PrivateKey(kb.Bytes); err != nil {
+		if _, err := x509.ParsePKCS1PrivateKey(kb.Bytes); err != nil {
+			if _, err := x509.ParseECPrivateKey(kb.Bytes); err != nil {
+				return RouteCertificate{Err: fmt.Errorf("block %s is not valid key PEM", kb.Type)}
+			}
+		}
+	}
+	return RouteCertificate{Cert: string(crt), Key: string(key)}
 }

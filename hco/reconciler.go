@@ -167,7 +167,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			b = b.Watches(obj, r.toSingleton())
 		}
 		for _, t := range r.lists {
-			b = b.Watches(listObject(t), r.toSingleton())
+			if !slices.ContainsFunc(platformObjects(), func(o client.Object) bool {
+				gvk, err := gvkOf(r.scheme, o)
+				return err == nil && gvk == t.GVK
+			}) {
+				b = b.Watches(listObject(r.scheme, t), r.toSingleton())
+			}
 		}
 	}
 	// Under OLM, the operator's OperatorCondition: OLM makes it, and a
@@ -643,7 +648,7 @@ func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind,
 func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts, error) {
 	nodes := r.nodes.Facts(hc.Spec.WorkloadPlacement())
 	f := Facts{Environment: r.env, Nodes: &nodes, DataImportSchedule: hc.Status.DataImportSchedule, Observed: r.observed(ctx)}
-	p, err := PlatformOf(ctx, r.client, r.openShift, r.env.Namespace)
+	p, err := PlatformOf(ctx, r.client, r.reader, r.openShift, r.env.Namespace)
 	if err != nil {
 		return f, err
 	}

@@ -147,7 +147,7 @@ func (c *Cluster) Facts(ctx context.Context, hc *hcov1.HyperConverged) (hco.Fact
 	if err != nil {
 		return f, err
 	}
-	if f.Platform, err = hco.PlatformOf(ctx, c.reader, openShift, c.env.Namespace); err != nil {
+	if f.Platform, err = hco.PlatformOf(ctx, c.reader, c.reader, openShift, c.env.Namespace); err != nil {
 		return f, err
 	}
 	served, err := clustertls.Served(c.mapper)

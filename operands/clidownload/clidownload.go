@@ -45,6 +45,7 @@ type Operand struct{}
 var (
 	_ hco.Operand     = Operand{}
 	_ hco.SchemeAdder = Operand{}
+	_ hco.ListMember  = Operand{}
 )
 
 // New returns the CLI-download operand.
@@ -83,7 +84,7 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 	objs := []client.Object{BuildDeployment(hc, env, image), BuildService(hc, env)}
 	if p := facts.Platform; p.OpenShift {
 		host := DownloadHost(p, hc.Namespace)
-		objs = append(objs, BuildRoute(hc, env, host), BuildCLIDownload(hc, env, host))
+		objs = append(objs, BuildRoute(hc, env, host), BuildCLIDownload(hc, env, host.Current))
 	}
 	return objs, nil
 }

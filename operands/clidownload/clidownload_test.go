@@ -2,6 +2,7 @@ package clidownload_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -309,10 +310,57 @@ func TestOpenShiftRouteAndCLIDownloadAreUpstreams(t *testing.T) {
 }
 
 // A component route outside the ingress domain needs a serving certificate
-// (upstream reads it from a Secret in openshift-config, which this module
-// does not): the default host stays.
-func TestDownloadHostOutsideTheDomainKeepsTheDefault(t *testing.T) {
-	p := hco.Platform{OpenShift: true, IngressDomain: "apps.example.com", ComponentRoutes: []ocpconfigv1.ComponentRouteSpec{
-		{Name: clidownload.ComponentRoute, Namespace: "ns", Hostname: "virtctl.example.org"}}}
-	assert.Equal(t, "hyperconverged-cluster-cli-download-ns.apps.example.com", clidownload.DownloadHost(p, "ns"))
+// from a Secret: without one the default host stays, and the component
+// route's status says why (Degraded); with a usable one, the Route serves
+// the custom host with it; with one that cannot be used, the default host
+// stays, Degraded saying why.
+func TestDownloadHostOutsideTheDomain(t *testing.T) {
+	route := ocpconfigv1.ComponentRouteSpec{Name: clidownload.ComponentRoute, Namespace: "ns", Hostname: "virtctl.example.org"}
+	p := hco.Platform{OpenShift: true, IngressDomain: "apps.example.com", ComponentRoutes: []ocpconfigv1.ComponentRouteSpec{route}}
+	const def = "hyperconverged-cluster-cli-download-ns.apps.example.com"
+	h := clidownload.DownloadHost(p, "ns")
+	assert.Equal(t, def, h.Current)
+	require.Error(t, h.Err)
+	assert.Contains(t, h.Err.Error(), "must use a secret")
+
+	route.ServingCertKeyPairSecret.Name = "virtctl-cert"
+	p.ComponentRoutes = []ocpconfigv1.ComponentRouteSpec{route}
+	p.RouteCertificates = map[string]hco.RouteCertificate{"virtctl-cert": {Cert: "CERT", Key: "KEY"}}
+	h = clidownload.DownloadHost(p, "ns")
+	assert.Equal(t, clidownload.Host{Default: def, Current: "virtctl.example.org", Cert: "CERT", Key: "KEY"}, h)
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns"}}
+	r := clidownload.BuildRoute(hc, hco.Environment{}, h)
+	assert.Equal(t, "virtctl.example.org", r.Spec.Host)
+	assert.Equal(t, "CERT", r.Spec.TLS.Certificate)
+	assert.Equal(t, "KEY", r.Spec.TLS.Key)
+
+	p.RouteCertificates = map[string]hco.RouteCertificate{"virtctl-cert": {Err: errors.New("non-TLS secret")}}
+	h = clidownload.DownloadHost(p, "ns")
+	assert.Equal(t, def, h.Current)
+	assert.EqualError(t, h.Err, "non-TLS secret")
+}
+
+// The component route's status is upstream's: the hosts, the operator's
+// service account as consuming user, the Route, and Degraded while the
+// admin's host cannot be used; nothing off OpenShift or without the image.
+func TestIngressStatusItem(t *testing.T) {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns"}}
+	facts := hco.OfflineFacts(hco.Environment{Namespace: "ns", Images: map[string]string{clidownload.ImageKey: "example.com/virtctl:v1"}})
+	assert.Empty(t, clidownload.New().ListItems(hc, facts), "plain Kubernetes")
+	facts.Platform = hco.Platform{OpenShift: true, IngressDomain: "apps.example.com"}
+	items := clidownload.New().ListItems(hc, facts)
+	require.Len(t, items, 1)
+	assert.Equal(t, clidownload.IngressStatusTarget.String(), items[0].Target.String())
+	v := items[0].Value.(map[string]any)
+	assert.Equal(t, "virt-downloads", v["name"])
+	assert.Equal(t, "hyperconverged-cluster-cli-download-ns.apps.example.com", v["defaultHostname"])
+	assert.Equal(t, []any{"system:serviceaccount:ns:hco-operator"}, v["consumingUsers"])
+	conds := v["conditions"].([]any)
+	require.Len(t, conds, 3)
+	assert.Equal(t, map[string]any{"type": "Degraded", "status": "False", "reason": "AsExpected", "message": "All is well"}, conds[0])
+
+	facts.Platform.ComponentRoutes = []ocpconfigv1.ComponentRouteSpec{{Name: clidownload.ComponentRoute, Namespace: "ns", Hostname: "virtctl.example.org"}}
+	conds = clidownload.New().ListItems(hc, facts)[0].Value.(map[string]any)["conditions"].([]any)
+	assert.Equal(t, "True", conds[0].(map[string]any)["status"])
+	assert.Equal(t, "WrongConfiguration", conds[0].(map[string]any)["reason"])
 }

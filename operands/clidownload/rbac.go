@@ -11,3 +11,8 @@ package clidownload
 // +kubebuilder:rbac:groups=route.openshift.io,namespace=kubevirt-hyperconverged,resources=routes,verbs=get;list;watch;create;update;delete
 // +kubebuilder:rbac:groups=console.openshift.io,resources=consoleclidownloads,verbs=list;watch;create
 // +kubebuilder:rbac:groups=console.openshift.io,resources=consoleclidownloads,resourceNames=virtctl-clidownloads-kubevirt-hyperconverged,verbs=get;update;delete
+// The download's component route in the Ingress configuration's status
+// (hco.ListMember); the custom host's certificate Secret in
+// openshift-config is read with the access OpenShift's ingress operator
+// gives the route's consuming user, the operator: no grant here.
+// +kubebuilder:rbac:groups=config.openshift.io,resources=ingresses/status,resourceNames=cluster,verbs=patch

@@ -204,7 +204,7 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 		return "never used: held so that the operator may write and bind the console plugin's config-reader Role, which grants it (no escalate, no bind)", true
 	case g.group == "route.openshift.io" || g.group == "console.openshift.io":
 		return "the virtctl download's Route and ConsoleCLIDownload and the console plugin's ConsolePlugin, made on OpenShift only (operands/clidownload, operands/consoleplugin); the test cluster is not OpenShift", true
-	case g.group == "config.openshift.io" && (g.resource == "ingresses" || g.resource == "networks" || g.resource == "dnses"):
+	case g.group == "config.openshift.io" && (g.resource == "ingresses" || g.resource == "ingresses/status" || g.resource == "networks" || g.resource == "dnses"):
 		return "read only on OpenShift (ClusterVersion served), where the Ingress configuration gives the platform facts; the test cluster is not OpenShift", true
 	case g.group == "config.openshift.io" && g.resource == "apiservers":
 		return "read only on OpenShift, where the APIServer configuration (the cluster's TLS profile) is served; the test cluster has no such kind", true

@@ -54,7 +54,7 @@ func TestVirtctlDownloadRouteAndConsoleLink(t *testing.T) {
 		}
 	}
 
-	setIngress(t, "apps.example.com", route{clidownload.ComponentRoute, ns, "virtctl.apps.example.com"})
+	setIngress(t, "apps.example.com", route{clidownload.ComponentRoute, ns, "virtctl.apps.example.com", ""})
 	testenv.Eventually(t, "the Route and the links at the admin's host", func() error {
 		r := testenv.Stored(t, k, built("virtctl.apps.example.com")[0])
 		if host, _, _ := unstructured.NestedString(r.Object, "spec", "host"); host != "virtctl.apps.example.com" {

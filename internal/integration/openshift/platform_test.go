@@ -53,8 +53,9 @@ func (platformProbe) Status([]client.Object) hcostatus.Component { return hcosta
 
 var ingressKind = schema.GroupVersionKind{Group: "config.openshift.io", Version: "v1", Kind: "Ingress"}
 
-// route is a component route of the Ingress configuration.
-type route struct{ name, namespace, hostname string }
+// route is a component route of the Ingress configuration; secret, when
+// set, names its serving certificate's Secret in openshift-config.
+type route struct{ name, namespace, hostname, secret string }
 
 // setIngress creates or updates OpenShift's Ingress configuration "cluster"
 // with domain and routes.
@@ -63,7 +64,12 @@ func setIngress(t *testing.T, domain string, routes ...route) {
 	ctx := context.Background()
 	spec := []any{}
 	for _, r := range routes {
-		spec = append(spec, map[string]any{"name": r.name, "namespace": r.namespace, "hostname": r.hostname})
+		r := map[string]any{"name": r.name, "namespace": r.namespace, "hostname": r.hostname, "secret": r.secret}
+		if r["secret"] != "" {
+			r["servingCertKeyPairSecret"] = map[string]any{"name": r["secret"]}
+		}
+		delete(r, "secret")
+		spec = append(spec, r)
 	}
 	testenv.Eventually(t, "the Ingress configuration set", func() error {
 		u := &unstructured.Unstructured{}
@@ -106,12 +112,12 @@ func probe(t *testing.T, want map[string]string) {
 // without a restart.
 func TestPlatformFactsFollowTheIngressConfiguration(t *testing.T) {
 	env.Require(t)
-	setIngress(t, "apps.example.com", route{"downloads", ns, "virtctl.example.com"}, route{"downloads", "another-install", "other.example.com"})
+	setIngress(t, "apps.example.com", route{"downloads", ns, "virtctl.example.com", ""}, route{"downloads", "another-install", "other.example.com", ""})
 	testenv.CreateForTest(t, k, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}})
 	probe(t, map[string]string{"openShift": "true", "ingressDomain": "apps.example.com", "componentRoutes": "downloads=virtctl.example.com"})
 
 	// The domain is immutable once set (openshift/api's CRD).
-	setIngress(t, "apps.example.com", route{"downloads", ns, "virtctl2.example.com"})
+	setIngress(t, "apps.example.com", route{"downloads", ns, "virtctl2.example.com", ""})
 	probe(t, map[string]string{"openShift": "true", "ingressDomain": "apps.example.com", "componentRoutes": "downloads=virtctl2.example.com"})
 }
 
