@@ -15,9 +15,11 @@ import (
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/consoleplugin"
 	"github.com/hcokit/hcokit/operands/namespacepolicy"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/priorityclass"
+	"github.com/hcokit/hcokit/operands/waspagent"
 )
 
 // The operator's ClusterRole (config/rbac/role.yaml, from the markers in
@@ -34,8 +36,9 @@ func TestRBACNamesTheOperandObjects(t *testing.T) {
 		"validatingadmissionpolicies":       {namespacepolicy.PolicyName},
 		"validatingadmissionpolicybindings": {namespacepolicy.BindingName},
 		"mutatingwebhookconfigurations":     {netresinjector.WebhookConfigName, aie.ObjectName},
-		"clusterrolebindings":               {netresinjector.ClusterRoleBindingName, aie.ObjectName}, // the observability controller's: its component
+		"clusterrolebindings":               {netresinjector.ClusterRoleBindingName, aie.ObjectName, waspagent.ClusterRoleName}, // the observability controller's: its component
 		"consoleclidownloads":               {clidownload.CLIDownloadName},
+		"consoleplugins":                    {consoleplugin.PluginName},
 	}
 	raw, err := os.ReadFile("../../config/rbac/role.yaml")
 	require.NoError(t, err)
@@ -66,7 +69,7 @@ func TestRBACNamesTheOperandObjects(t *testing.T) {
 			bound = append(bound, r.ResourceNames...)
 		}
 	}
-	assert.ElementsMatch(t, []string{netresinjector.ClusterRoleName, aie.ObjectName}, bound)
+	assert.ElementsMatch(t, []string{netresinjector.ClusterRoleName, aie.ObjectName, waspagent.ClusterRoleName}, bound)
 	for res, names := range want {
 		for _, v := range []string{"get", "update", "delete"} {
 			got := slices.Clone(granted[res][v])
