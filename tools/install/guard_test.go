@@ -13,22 +13,53 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
+	"github.com/hcokit/hcokit/operands/waspagent"
 )
+
+// scc is the wasp agent's SecurityContextConstraints as the operator
+// builds them for a HyperConverged in namespace hco-guard, named name, for
+// users (nil: the agent's service account, as built).
+func scc(t *testing.T, name string, users []string) client.Object {
+	t.Helper()
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "hco-guard"}}
+	obj := waspagent.BuildSCC(hc, hco.Environment{})
+	obj.Name = name
+	if users != nil {
+		obj.Users = users
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	require.NoError(t, err)
+	return &unstructured.Unstructured{Object: m}
+}
+
+// sccForGroup is the wasp agent's SecurityContextConstraints admitting
+// group too.
+func sccForGroup(t *testing.T, group string) client.Object {
+	t.Helper()
+	u := scc(t, waspagent.SCCName, nil).(*unstructured.Unstructured)
+	u.Object["groups"] = []any{group}
+	return u
+}
 
 // The install's admission policy (config/guard) lets the operator's service
 // account write only its operands' own cluster-scoped RBAC, webhook
 // configurations and PriorityClass: asked as that account, with every RBAC
 // grant (so that only the policy can refuse), the API server refuses a
 // binding to cluster-admin, a Pod-mutating webhook of another name or one
-// sent outside the operator's namespace, another PriorityClass, and an
-// operand's binding of another ClusterRole or to another account, and takes
-// the injector's and the observability controller's own objects.
+// sent outside the operator's namespace, another PriorityClass, an operand's
+// binding of another ClusterRole or to another account, and
+// SecurityContextConstraints of another name or admitting anyone but the
+// wasp agent's account, and takes the injector's, the observability
+// controller's and the wasp agent's own objects.
 func TestOperatorWritesAreGuarded(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
@@ -76,6 +107,11 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"a webhook of another name":                         webhook("mine", ns),
 		"the injector's webhook, elsewhere":                 webhook(netresinjector.WebhookConfigName, "default"),
 		"another PriorityClass":                             &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
+		"the wasp agent's binding, to another account":      binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, "hco-operator"),
+		"SecurityContextConstraints of another name":        scc(t, "privileged-too", nil),
+		"the wasp agent's SCC, for another account":         scc(t, waspagent.SCCName, []string{"system:serviceaccount:" + ns + ":hco-operator"}),
+		"the wasp agent's SCC, for a second account":        scc(t, waspagent.SCCName, []string{waspagent.ServiceAccountUser(ns), "system:serviceaccount:default:default"}),
+		"the wasp agent's SCC, for every user":              sccForGroup(t, "system:authenticated"),
 	}
 	// A new policy takes effect once the API server has loaded it.
 	waitFor(t, "the policy in effect", func() error {
@@ -96,6 +132,8 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"the injector's binding":         binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, injectorSA),
 		"the observability controller's": binding(observability.ClusterRoleBindingName, observability.ObjectName, observability.ObjectName),
 		"the injector's webhook":         webhook(netresinjector.WebhookConfigName, ns),
+		"the wasp agent's binding":       binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, waspagent.ServiceAccountName),
+		"the wasp agent's SCC":           scc(t, waspagent.SCCName, nil),
 	} {
 		assert.NoError(t, operator.Create(ctx, obj, dryRun), what)
 	}

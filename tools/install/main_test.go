@@ -34,10 +34,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	configRoot = filepath.Join(root, "config")
-	// Only the component operators' CRDs: the HyperConverged CRD comes with
-	// the manifests under test.
+	// Only the component operators' CRDs (and OpenShift's
+	// SecurityContextConstraints, which the install's admission policy
+	// guards): the HyperConverged CRD comes with the manifests under test.
 	testenv.Main(m, testenv.Options{
-		CRDDirectoryPaths: []string{"config/crd/operands"},
+		CRDDirectoryPaths: []string{"config/crd/operands", "internal/integration/testdata/openshift-platform/securitycontextconstraints.crd.yaml"},
 		AddToScheme:       []func(*runtime.Scheme) error{hcov1.AddToScheme},
 		AuditPolicy:       auditPolicy,
 	}, func(e *testenv.Env) { env = e })
