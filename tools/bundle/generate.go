@@ -18,6 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/stock"
 )
 
 // Metadata is what the CSV says that the manifests cannot.
@@ -433,10 +436,26 @@ func (g *generator) operatorImage() string {
 	return g.md.Image + ":" + g.md.Version
 }
 
+// imageVariables are the environment variables the stock operands read
+// their images from (hco.Imager): VIRTIOWIN_CONTAINER, say, besides the
+// *_IMAGE ones.
+func imageVariables() map[string]bool {
+	out := map[string]bool{}
+	for _, op := range stock.Operands() {
+		if im, ok := op.(hco.Imager); ok {
+			for _, img := range im.Images() {
+				out[img.Variable] = true
+			}
+		}
+	}
+	return out
+}
+
 // relatedImages lists every image the Deployments run or pass on in an
-// environment variable named *_IMAGE, once each, for mirroring in
-// disconnected clusters.
+// environment variable named *_IMAGE or read by a stock operand for its
+// image, once each, for mirroring in disconnected clusters.
 func (g *generator) relatedImages() []v1alpha1.RelatedImage {
+	images := imageVariables()
 	var out []v1alpha1.RelatedImage
 	seen := map[string]bool{}
 	add := func(name, image string) {
@@ -452,7 +471,7 @@ func (g *generator) relatedImages() []v1alpha1.RelatedImage {
 			name := repository(c.Image)
 			add(name[strings.LastIndex(name, "/")+1:], c.Image)
 			for _, e := range c.Env {
-				if strings.HasSuffix(e.Name, "_IMAGE") && e.ValueFrom == nil {
+				if (strings.HasSuffix(e.Name, "_IMAGE") || images[e.Name]) && e.ValueFrom == nil {
 					add(strings.ToLower(strings.ReplaceAll(strings.TrimSuffix(e.Name, "_IMAGE"), "_", "-")), e.Value)
 				}
 			}

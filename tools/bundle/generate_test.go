@@ -470,3 +470,25 @@ func TestBuildDigest(t *testing.T) {
 		t.Errorf("a malformed digest: %v, want it refused", err)
 	}
 }
+
+// Every image the stock operands read from the operator's environment (its
+// hco.Imager variables, VIRTIOWIN_CONTAINER too) and the install sets is a
+// related image, for mirroring in disconnected clusters.
+func TestRelatedImagesHoldTheOperandImages(t *testing.T) {
+	b, err := bundle.BuildDigest(root, "1.2.3", bundle.DefaultImage, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range b.CSV.Spec.InstallStrategy.StrategySpec.DeploymentSpecs {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			for _, e := range c.Env {
+				if e.Name != "VIRTIOWIN_CONTAINER" && e.Name != "WASP_AGENT_IMAGE" {
+					continue
+				}
+				if e.Value == "" || !slices.ContainsFunc(b.CSV.Spec.RelatedImages, func(r v1alpha1.RelatedImage) bool { return r.Image == e.Value }) {
+					t.Errorf("%s %q is not among relatedImages %v", e.Name, e.Value, b.CSV.Spec.RelatedImages)
+				}
+			}
+		}
+	}
+}

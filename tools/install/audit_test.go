@@ -193,7 +193,7 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 		return "the operator's OperatorCondition and CSV annotation, kept under OLM only (OPERATOR_CONDITION_NAME set); this install is not OLM's", true
 	case sa == "hco-operator" && g.group == "rbac.authorization.k8s.io" && (g.resource == "roles" || g.resource == "rolebindings"):
 		return "the console plugin's and virtio-win's Roles and RoleBindings, made on OpenShift only (operands/consoleplugin, operands/virtiowin); the test cluster is not OpenShift", true
-	case sa == "hco-operator" && (g.group == "security.openshift.io" || (g.resource == "daemonsets" && g.verb != "list" && g.verb != "watch") ||
+	case sa == "hco-operator" && (g.group == "security.openshift.io" || g.resource == "daemonsets" ||
 		(g.resource == "clusterrolebindings" && slices.Equal(g.names, []string{"wasp-cluster"}))):
 		return "the wasp agent's SecurityContextConstraints, DaemonSet and binding, made on OpenShift only while memory is overcommitted (operands/waspagent); the test cluster is not OpenShift", true
 	case sa == "hco-operator" && g.group == "networking.k8s.io" && g.resource == "networkpolicies":
