@@ -113,7 +113,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		// Operands whose objects exist on OpenShift only are left out
 		// elsewhere: their kinds are not watched, nothing is asked.
 		for _, op := range reg.Operands() {
-			if o, ok := op.(OpenShiftOnly); ok && o.OpenShiftOnly() {
+			if openShiftOnly(op) {
 				if err := reg.Disable(op.Name()); err != nil {
 					return nil, nil, err
 				}

@@ -108,7 +108,8 @@ func NewPlan(reg *Registry, hc *hcov1.HyperConverged, facts Facts, view View, ow
 	var p Plan
 	desired := map[objectKey]bool{}
 	protected := map[schema.GroupVersionKind]bool{}
-	for _, op := range reg.Operands() {
+	ops := PlatformOperands(reg, facts.Platform)
+	for _, op := range ops {
 		steps, missing, err := PlanOperand(op, hc, facts, view, owner)
 		switch {
 		case err != nil:
@@ -129,19 +130,37 @@ func NewPlan(reg *Registry, hc *hcov1.HyperConverged, facts Facts, view View, ow
 		}
 		p.Steps = append(p.Steps, steps...)
 	}
-	deletes, err := deletions(reg, view, owner, func(k objectKey) bool { return desired[k] || protected[k.gvk] })
+	deletes, err := deletions(ops, view, owner, func(k objectKey) bool { return desired[k] || protected[k.gvk] })
 	p.Steps = append(p.Steps, deletes...)
 	return p, err
 }
 
+// PlatformOperands are reg's enabled operands for platform p: those that
+// are OpenShiftOnly left out when p is not OpenShift (NewManager disables
+// them in the registry; a plan made without it, hco-operator diff's, leaves
+// their kinds alone the same way).
+func PlatformOperands(reg *Registry, p Platform) []Operand {
+	ops := reg.Operands()
+	if p.OpenShift {
+		return ops
+	}
+	return slices.DeleteFunc(ops, openShiftOnly)
+}
+
+// openShiftOnly reports whether op's objects exist on OpenShift only.
+func openShiftOnly(op Operand) bool {
+	o, ok := op.(OpenShiftOnly)
+	return ok && o.OpenShiftOnly()
+}
+
 // deletions are the steps that delete the objects view manages of the
-// served kinds of reg's operands that owner claims and keep does not keep:
-// what the operator prunes. keep is asked about each object (its key) and
-// about each kind (a key with the kind only, kept whole when true).
-func deletions(reg *Registry, view View, owner Owner, keep func(objectKey) bool) ([]Step, error) {
+// served kinds of ops that owner claims and keep does not keep: what the
+// operator prunes. keep is asked about each object (its key) and about
+// each kind (a key with the kind only, kept whole when true).
+func deletions(ops []Operand, view View, owner Owner, keep func(objectKey) bool) ([]Step, error) {
 	var out []Step
 	seen := map[schema.GroupVersionKind]bool{}
-	for _, op := range reg.Operands() {
+	for _, op := range ops {
 		for _, k := range op.Kinds() {
 			gvk := k.GetObjectKind().GroupVersionKind()
 			if seen[gvk] {

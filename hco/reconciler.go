@@ -580,7 +580,7 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 // the object listed (its UID): the deletions of the plan (see deletions). A
 // key with an empty name protects a whole kind.
 func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, desired map[objectKey]bool) error {
-	steps, err := deletions(r.registry, &cacheView{ctx: ctx, r: r, owner: owner}, owner, func(k objectKey) bool { return desired[k] })
+	steps, err := deletions(r.registry.Operands(), &cacheView{ctx: ctx, r: r, owner: owner}, owner, func(k objectKey) bool { return desired[k] })
 	for _, s := range steps {
 		_, res, delErr := r.applier.execute(ctx, s, func() {})
 		if delErr != nil {

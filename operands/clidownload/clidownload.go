@@ -1,6 +1,8 @@
 package clidownload
 
 import (
+	"strconv"
+
 	consolev1 "github.com/openshift/api/console/v1"
 	routev1 "github.com/openshift/api/route/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -158,16 +160,17 @@ func BuildDeployment(hc *hcov1.HyperConverged, env hco.Environment, image string
 	}
 }
 
-// BuildService returns the ClusterIP Service in front of the download server.
+// BuildService returns the Service in front of the download server,
+// upstream's (controllers/handlers/cliDownload.go at 03da3cf: component
+// compute, its port named after its number).
 func BuildService(hc *hcov1.HyperConverged, env hco.Environment) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   serviceType(),
-		ObjectMeta: metav1.ObjectMeta{Name: ObjectName, Namespace: hc.Namespace, Labels: hco.Labels(hc, env, hco.ComponentDeployment)},
+		ObjectMeta: metav1.ObjectMeta{Name: ObjectName, Namespace: hc.Namespace, Labels: hco.Labels(hc, env, openShiftComponent)},
 		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
 			Selector: map[string]string{podLabel: ObjectName},
 			Ports: []corev1.ServicePort{{
-				Name: "http", Port: Port, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromString("http"),
+				Name: strconv.Itoa(Port), Port: Port, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(Port),
 			}},
 		},
 	}

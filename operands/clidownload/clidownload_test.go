@@ -75,7 +75,11 @@ func TestDesiredDeploymentAndService(t *testing.T) {
 			t.Errorf("object %d is %s/%s, want virt/%s", i, o.GetNamespace(), o.GetName(), clidownload.ObjectName)
 		}
 		l := o.GetLabels()
-		if l[hco.LabelManagedBy] != hco.ManagedByValue || l[hco.LabelComponent] != hco.ComponentDeployment || l[hco.LabelVersion] != "1.2.3" {
+		component := hco.ComponentDeployment
+		if i == 1 {
+			component = hco.ComponentCompute // upstream's Service
+		}
+		if l[hco.LabelManagedBy] != hco.ManagedByValue || l[hco.LabelComponent] != component || l[hco.LabelVersion] != "1.2.3" {
 			t.Errorf("object %d labels %v lack the managed-by, component or version label", i, l)
 		}
 	}
@@ -103,8 +107,8 @@ func TestDesiredDeploymentAndService(t *testing.T) {
 	if svc.Spec.Ports[0].Port != clidownload.Port || c.Ports[0].ContainerPort != clidownload.Port {
 		t.Errorf("service port %d, container port %d; want %d", svc.Spec.Ports[0].Port, c.Ports[0].ContainerPort, clidownload.Port)
 	}
-	if svc.Spec.Ports[0].TargetPort.StrVal != c.Ports[0].Name {
-		t.Errorf("service targets port %v, container port is named %q", svc.Spec.Ports[0].TargetPort, c.Ports[0].Name)
+	if svc.Spec.Ports[0].TargetPort.IntVal != c.Ports[0].ContainerPort {
+		t.Errorf("service targets port %v, the container serves %d", svc.Spec.Ports[0].TargetPort, c.Ports[0].ContainerPort)
 	}
 }
 
@@ -301,6 +305,7 @@ func TestOpenShiftRouteAndCLIDownloadAreUpstreams(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, objs, 4, file)
 		want := upstream(t, file)
+		assert.Equal(t, want["Service"], wire(t, objs[1]), "%s: the Service", file)
 		assert.Equal(t, want["Route"], wire(t, objs[2]), "%s: the Route", file)
 		assert.Equal(t, want["ConsoleCLIDownload"], wire(t, objs[3]), "%s: the ConsoleCLIDownload", file)
 	}
