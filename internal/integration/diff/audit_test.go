@@ -151,6 +151,11 @@ func unexercised(g grant) string {
 		return "checked by the API server on the dry-run create of a ClusterRoleBinding to a ClusterRole that does not exist yet; no request of its own"
 	case g.resource == "ingresses":
 		return "OpenShift's Ingress configuration, read for the platform facts on OpenShift only (ClusterVersion served), which this control plane is not"
+	case g.group == "console.openshift.io" || g.group == "security.openshift.io" || g.group == "route.openshift.io" ||
+		g.resource == "roles" || g.resource == "rolebindings" || g.resource == "networkpolicies" || g.resource == "daemonsets":
+		return "the OpenShift-only operands' kinds (the virtctl download's Route and console link, the console plugin, virtio-win, the wasp agent), planned on OpenShift only, which this control plane is not"
+	case g.resource == "configmaps" && g.verb == "patch":
+		return "never a request: held so that the dry-run create of the console plugin's config-reader Role, which grants it, passes the API server's escalation check"
 	case g.verb == "get" && g.resource != "hyperconvergeds" && g.resource != "deployments" && g.resource != "apiservers":
 		return "read by name only for an object whose managed-by labels were edited away (a create finds it exists)"
 	}
