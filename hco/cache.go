@@ -39,6 +39,11 @@ type CacheScope struct {
 	// its CSV (OLM names them alike), in its namespace (by name); empty when
 	// not under OLM.
 	OperatorCondition string
+	// OtherNamespaces are, for namespaced operand kinds, the namespaces
+	// besides the operator's where the cache holds the operator's objects
+	// of that kind too (Registry.OtherNamespaces; the OtherNamespacer
+	// operands').
+	OtherNamespaces map[schema.GroupVersionKind][]string
 }
 
 // CacheOptions restricts the manager's cache to what the operator manages:
@@ -49,7 +54,9 @@ type CacheScope struct {
 // (they say which labels and annotations it set); the HyperConverged, from
 // every namespace (one outside namespace is marked as ignored); the names
 // of the CustomResourceDefinitions (an operand API comes or goes); and,
-// what scope names of the cluster's optional objects (CacheScope). The Nodes are not in the cache: the reconciler keeps
+// what scope names of the cluster's optional objects (CacheScope), and
+// the operator's objects of the kinds scope names in the namespaces it
+// names for them. The Nodes are not in the cache: the reconciler keeps
 // their names and labels in its own compact node index. Nothing else (Pods,
 // Secrets, VirtualMachines, DataVolumes, unlabelled ConfigMaps) is cached,
 // and reading a kind the cache does not hold is an error, not a new
@@ -91,6 +98,16 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 		csv := &metav1.PartialObjectMetadata{}
 		csv.SetGroupVersionKind(CSVKind)
 		byObject[csv] = cache.ByObject{Label: everything, Field: byName, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
+	}
+	for gvk, others := range scope.OtherNamespaces {
+		namespaces := map[string]cache.Config{namespace: {}}
+		for _, ns := range others {
+			namespaces[ns] = cache.Config{}
+		}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		// The managed-by selector, transform and no-copy of the defaults.
+		byObject[u] = cache.ByObject{Namespaces: namespaces}
 	}
 	return cache.Options{
 		Scheme:                       s,
@@ -134,6 +151,9 @@ type operandKind struct {
 	// namespaced is the kind's scope, learnt with its API (the REST
 	// mapping) once, not looked up on every list.
 	namespaced bool
+	// others are the namespaces besides the operator's where operands put
+	// objects of the (namespaced) kind (OtherNamespacer), set at setup.
+	others []string
 }
 
 // newObject returns an empty object of the kind, as the cache holds it.

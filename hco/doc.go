@@ -115,11 +115,12 @@
 // same ones: labels select what to cache and list, and only an owner record
 // decides what is the operator's to write, prune or delete (see [Owner]).
 // Everything the operator writes records its HyperConverged: an owner
-// reference on a namespaced object, the [OwnerAnnotation] and
-// [OwnerUIDAnnotation] on a cluster-scoped one. An object without a record
-// (upstream made it) is adopted by the HyperConverged of its namespace, or,
-// cluster-scoped, by the cluster's eldest HyperConverged only, and gets the
-// record with the next write it needs, not by a write of its own: an
+// reference on a namespaced object in its namespace, the [OwnerAnnotation]
+// and [OwnerUIDAnnotation] on a cluster-scoped one or one in another
+// namespace ([OtherNamespacer]). An object without a record (upstream made
+// it) is adopted by the HyperConverged of its namespace, or, cluster-scoped
+// or in another namespace, by the cluster's eldest HyperConverged only, and
+// gets the record with the next write it needs, not by a write of its own: an
 // in-place switch from upstream costs no extra write. An object of another
 // install is left alone, and its operand reports OwnedByAnotherInstall.
 // Deletions carry a UID precondition.

@@ -55,7 +55,8 @@ type ManagerOptions struct {
 }
 
 // NewManager creates a manager whose cache holds only what the operator
-// manages, namespaced objects only from env.Namespace (but the
+// manages, namespaced objects only from env.Namespace and the namespaces
+// the operands name for their kinds (OtherNamespacer; but the
 // HyperConverged from every namespace), with the HyperConverged reconciler
 // and ping health checks set up.
 func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOptions) (ctrl.Manager, *Reconciler, error) {
@@ -95,7 +96,8 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		if lists, err = servedListTargets(reg, opts.Mapper, openShift); err != nil {
 			return nil, err
 		}
-		defaults := CacheOptions(mo.Scheme, env.Namespace, CacheScope{ClusterTLS: served, OpenShift: openShift, Lists: lists, OperatorCondition: env.OperatorConditionName})
+		defaults := CacheOptions(mo.Scheme, env.Namespace, CacheScope{ClusterTLS: served, OpenShift: openShift, Lists: lists, OperatorCondition: env.OperatorConditionName,
+			OtherNamespaces: reg.OtherNamespaces(env.Namespace, openShift)})
 		defaults.HTTPClient, defaults.Mapper = opts.HTTPClient, opts.Mapper
 		return newCache(cfg, defaults)
 	}

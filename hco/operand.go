@@ -134,6 +134,23 @@ type OpenShiftOnly interface {
 	OpenShiftOnly() bool
 }
 
+// OtherNamespacer is an optional capability: an operand that puts namespaced
+// objects in namespaces besides the HyperConverged's (the console's
+// dashboards, which it reads from openshift-config-managed only) names
+// them, for each of its kinds that needs it. Only in those namespaces
+// besides the HyperConverged's does the operator cache, list, prune and
+// delete its objects of those kinds, so only there may Desired put them;
+// and only there does it need permissions for them. Such an object records
+// its HyperConverged with the owner annotations (OwnerAnnotation), as a
+// cluster-scoped object does: an owner reference cannot name an object of
+// another namespace (the garbage collector would take the owner for gone
+// and delete the object). It is asked once, when the operator starts and
+// makes its cache, for the one platform fact known then: whether the
+// cluster is OpenShift (see OpenShift). Nil names none.
+type OtherNamespacer interface {
+	OtherNamespaces(openShift bool) map[schema.GroupVersionKind][]string
+}
+
 // DeletionOrderer is an optional capability: operands are deleted on
 // uninstall in ascending DeletionOrder (default 0), each group gone before
 // the next starts.

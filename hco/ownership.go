@@ -14,11 +14,13 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
-// The owner record of a cluster-scoped object: the HyperConverged it was
-// made for, as "<namespace>/<name>", and that HyperConverged's UID. A
-// cluster-scoped object cannot carry an owner reference to a namespaced
-// one; a namespaced object records its HyperConverged in an owner
-// reference instead (see Owner).
+// The owner record of a cluster-scoped object, and of a namespaced one
+// outside its HyperConverged's namespace (OtherNamespacer): the
+// HyperConverged it was made for, as "<namespace>/<name>", and that
+// HyperConverged's UID. Such an object cannot carry an owner reference to
+// the HyperConverged (a reference names an object of the same namespace,
+// or a cluster-scoped one); a namespaced object in the HyperConverged's
+// namespace records it in an owner reference instead (see Owner).
 const (
 	OwnerAnnotation    = "hco.kubevirt.io/owner"
 	OwnerUIDAnnotation = "hco.kubevirt.io/owner-uid"
@@ -30,21 +32,23 @@ const (
 // another namespace) carries the same ones: only the owner record says whose
 // an object is. An object is its owner's when
 //
-//   - its record names the owner: an owner reference to a HyperConverged
-//     of this name (namespaced objects, which are only ever looked for in
-//     the HyperConverged's namespace), or the OwnerAnnotation with its
-//     namespace and name (cluster-scoped). Only one HyperConverged can
-//     exist at a namespace and name, so a record with another UID is its
-//     predecessor's at the same place (deleted without the finalizer having
-//     run): it is the owner's too;
+//   - its record names the owner: the OwnerAnnotation with its namespace
+//     and name (cluster-scoped objects, and namespaced ones outside the
+//     owner's namespace), or an owner reference to a HyperConverged of this
+//     name (namespaced objects in their HyperConverged's namespace). Only
+//     one HyperConverged can exist at a namespace and name, so a record
+//     with another UID is its predecessor's at the same place (deleted
+//     without the finalizer having run): it is the owner's too;
 //   - or it has no record (upstream made it, or an hcokit that did not
-//     record owners yet) and is namespaced, in the owner's namespace: the
-//     labels name the HyperConverged there, which is the owner;
-//   - or it has no record, is cluster-scoped, and AdoptsUnrecorded: the
-//     owner is the eldest HyperConverged in the cluster. Two installs
-//     agree on which that is, so an in-place switch from upstream adopts
-//     upstream's objects, while an install beside upstream's (evaluated in
-//     a namespace of its own) leaves them to it.
+//     record owners yet) and is in the owner's namespace: the labels name
+//     the HyperConverged there, which is the owner;
+//   - or it has no record, is cluster-scoped or in another namespace (the
+//     namespaces an OtherNamespacer names, which several installs may
+//     share), and AdoptsUnrecorded: the owner is the eldest HyperConverged
+//     in the cluster. Two installs agree on which that is, so an in-place
+//     switch from upstream adopts upstream's objects, while an install
+//     beside upstream's (evaluated in a namespace of its own) leaves them
+//     to it.
 //
 // Anything else belongs to another install: it is never written, pruned or
 // deleted, and the operand that wants it reports the conflict.
@@ -93,22 +97,23 @@ func (o recordedOwner) String() string {
 	return fmt.Sprintf("HyperConverged %s/%s (uid %s)", o.namespace, o.name, o.uid)
 }
 
-// recordOf returns obj's owner record, if it has one.
+// recordOf returns obj's owner record, if it has one: its owner
+// annotations, else, for a namespaced object, its owner reference to a
+// HyperConverged (of the same namespace).
 func recordOf(obj metav1.Object) (recordedOwner, bool) {
-	if obj.GetNamespace() != "" {
-		for _, ref := range obj.GetOwnerReferences() {
-			if isHyperConvergedRef(ref) {
-				return recordedOwner{namespace: obj.GetNamespace(), name: ref.Name, uid: ref.UID}, true
-			}
-		}
-		return recordedOwner{}, false
-	}
 	a := obj.GetAnnotations()
-	ns, name, ok := strings.Cut(a[OwnerAnnotation], "/")
-	if !ok {
+	if ns, name, ok := strings.Cut(a[OwnerAnnotation], "/"); ok {
+		return recordedOwner{namespace: ns, name: name, uid: types.UID(a[OwnerUIDAnnotation])}, true
+	}
+	if obj.GetNamespace() == "" {
 		return recordedOwner{}, false
 	}
-	return recordedOwner{namespace: ns, name: name, uid: types.UID(a[OwnerUIDAnnotation])}, true
+	for _, ref := range obj.GetOwnerReferences() {
+		if isHyperConvergedRef(ref) {
+			return recordedOwner{namespace: obj.GetNamespace(), name: ref.Name, uid: ref.UID}, true
+		}
+	}
+	return recordedOwner{}, false
 }
 
 func isHyperConvergedRef(ref metav1.OwnerReference) bool {
@@ -127,8 +132,8 @@ func (o Owner) Claims(obj metav1.Object) (bool, string) {
 		return false, rec.String()
 	case o.Gone:
 		return false, "no HyperConverged (no owner recorded)"
-	case obj.GetNamespace() != "":
-		return obj.GetNamespace() == o.Namespace, "no HyperConverged of this namespace"
+	case obj.GetNamespace() == o.Namespace:
+		return true, ""
 	case o.AdoptsUnrecorded:
 		return true, ""
 	}
@@ -137,10 +142,10 @@ func (o Owner) Claims(obj metav1.Object) (bool, string) {
 
 // record sets the owner record on u, an object about to be written for the
 // owner: an owner reference to the HyperConverged for a namespaced object
-// (in place of a stale one to a predecessor), the owner annotations for a
-// cluster-scoped one.
+// in its namespace (in place of a stale one to a predecessor), the owner
+// annotations for a cluster-scoped one or one in another namespace.
 func (o Owner) record(u *unstructured.Unstructured) {
-	if u.GetNamespace() == "" {
+	if u.GetNamespace() != o.Namespace {
 		a := u.GetAnnotations()
 		if a == nil {
 			a = map[string]string{}

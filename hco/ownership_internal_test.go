@@ -54,6 +54,15 @@ func TestOwnerClaims(t *testing.T) {
 		{"namespaced, an owner reference of another kind only: unrecorded", ours, thing("hco", nil, metav1.OwnerReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "x", UID: "d"}), true},
 		{"namespaced, unrecorded, in the owner's namespace", ours, thing("hco", nil), true},
 		{"namespaced, unrecorded, the HyperConverged is gone", gone, thing("hco", nil), false},
+		// Namespaced objects outside the HyperConverged's namespace
+		// (OtherNamespacer) are recorded and adopted as cluster-scoped ones.
+		{"other namespace, recorded for the owner", ours, thing("shared", recorded("hco", "u1")), true},
+		{"other namespace, recorded for a HyperConverged of another namespace", eldest, thing("shared", recorded("other", "u2")), false},
+		{"other namespace, recorded for a HyperConverged that is gone", gone, thing("shared", recorded("hco", "u0")), true},
+		{"other namespace, unrecorded, the owner is not the eldest HyperConverged", ours, thing("shared", nil), false},
+		{"other namespace, unrecorded, the owner is the eldest HyperConverged", eldest, thing("shared", nil), true},
+		{"other namespace, unrecorded, the HyperConverged is gone", gone, thing("shared", nil), false},
+		{"other namespace, owner reference to a HyperConverged of that namespace", eldest, thing("shared", nil, hcRef("hco.kubevirt.io/v1", "kubevirt-hyperconverged", "u4")), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,6 +92,15 @@ func TestOwnerRecord(t *testing.T) {
 	assert.Equal(t, k8stypes.UID("u1"), ref.UID)
 	assert.True(t, *ref.Controller)
 	assert.Empty(t, namespaced.GetAnnotations(), "a namespaced object is recorded by its owner reference only")
+
+	// Outside the owner's namespace, the annotations: an owner reference
+	// cannot cross namespaces.
+	elsewhere := thing("shared", nil)
+	o.record(elsewhere)
+	assert.Equal(t, map[string]string{OwnerAnnotation: "hco/kubevirt-hyperconverged", OwnerUIDAnnotation: "u1"}, elsewhere.GetAnnotations())
+	assert.Empty(t, elsewhere.GetOwnerReferences())
+	claimed, _ := o.Claims(elsewhere)
+	assert.True(t, claimed, "the record written is the owner's")
 
 	// Upstream's reference to the same HyperConverged is kept as it is.
 	upstream := thing("hco", nil, hcRef("hco.kubevirt.io/v1beta1", "kubevirt-hyperconverged", "u1"))

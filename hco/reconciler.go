@@ -192,7 +192,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		csv.SetGroupVersionKind(CSVKind)
 		b = b.Watches(oc, r.toSingleton()).Watches(csv, r.toSingleton(), builder.OnlyMetadata)
 	}
+	others := r.registry.OtherNamespaces(r.env.Namespace, r.openShift)
 	for _, k := range r.kinds {
+		k.others = others[k.gvk]
 		served, namespaced, err := kindServed(mgr.GetRESTMapper(), k.gvk)
 		if err != nil {
 			return err
@@ -598,30 +600,37 @@ func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, owner 
 // owner claims (see Owner): another install's are left out. Those from the
 // cache are shared with it: read only.
 func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *operandKind, owner Owner) ([]unstructured.Unstructured, error) {
-	list := k.newList()
-	opts := []client.ListOption{client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: owner.Name}}
+	labels := client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: owner.Name}
 	// Namespaced objects are managed in the HyperConverged's namespace
-	// (the operator namespace) only: the cache and the RBAC of namespaced
-	// kinds are scoped to it.
+	// (the operator namespace), and in the namespaces operands name for
+	// the kind (OtherNamespacer), only: the cache and the RBAC of
+	// namespaced kinds are scoped to them.
+	namespaces := []string{""} // cluster-scoped: the whole cluster
 	if k.namespaced {
-		opts = append(opts, client.InNamespace(owner.Namespace))
+		namespaces = append([]string{owner.Namespace}, k.others...)
 	}
-	if err := reader.List(ctx, list, opts...); err != nil {
-		return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
-	}
-	items := list.Items[:0]
-	for i := range list.Items {
-		if claimed, _ := owner.Claims(&list.Items[i]); !claimed {
-			continue
+	var items []unstructured.Unstructured
+	for _, ns := range namespaces {
+		list := k.newList()
+		if err := reader.List(ctx, list, labels, client.InNamespace(ns)); err != nil {
+			return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
 		}
-		item := list.Items[i]
-		// The cache's objects are shared (CacheOptions): set the kind on a
-		// copy, should one lack it.
-		if item.GroupVersionKind() != k.gvk {
-			item = *item.DeepCopy()
-			item.SetGroupVersionKind(k.gvk)
+		if items == nil {
+			items = list.Items[:0] // filtered in place
 		}
-		items = append(items, item)
+		for i := range list.Items {
+			if claimed, _ := owner.Claims(&list.Items[i]); !claimed {
+				continue
+			}
+			item := list.Items[i]
+			// The cache's objects are shared (CacheOptions): set the kind on a
+			// copy, should one lack it.
+			if item.GroupVersionKind() != k.gvk {
+				item = *item.DeepCopy()
+				item.SetGroupVersionKind(k.gvk)
+			}
+			items = append(items, item)
+		}
 	}
 	return items, nil
 }

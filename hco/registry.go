@@ -2,6 +2,9 @@ package hco
 
 import (
 	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Registry holds the operands of one meta-operator in registration order:
@@ -126,6 +129,35 @@ func (r *Registry) OnlyWhereServed(names ...string) error {
 func (r *Registry) WhereServed(name string) bool {
 	i := r.index(name)
 	return i >= 0 && r.entries[i].whereServed
+}
+
+// OtherNamespaces gathers the namespaces the enabled operands name for
+// their objects besides namespace, the operator's (OtherNamespacer), on a
+// cluster that is OpenShift or not: for each kind, sorted, each once; nil
+// when there are none.
+func (r *Registry) OtherNamespaces(namespace string, openShift bool) map[schema.GroupVersionKind][]string {
+	var out map[schema.GroupVersionKind][]string
+	for _, op := range r.Operands() {
+		o, ok := op.(OtherNamespacer)
+		if !ok {
+			continue
+		}
+		for gvk, namespaces := range o.OtherNamespaces(openShift) {
+			for _, ns := range namespaces {
+				if ns == "" || ns == namespace || slices.Contains(out[gvk], ns) {
+					continue
+				}
+				if out == nil {
+					out = map[schema.GroupVersionKind][]string{}
+				}
+				out[gvk] = append(out[gvk], ns)
+			}
+		}
+	}
+	for _, namespaces := range out {
+		slices.Sort(namespaces)
+	}
+	return out
 }
 
 // Get returns the named operand, enabled or not.

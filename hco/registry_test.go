@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -123,3 +124,30 @@ func (unlabelled) Desired(*hcov1.HyperConverged, hco.Facts) ([]client.Object, er
 	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}}, nil
 }
 func (unlabelled) Status([]client.Object) hcostatus.Component { return hcostatus.NotFound("x") }
+
+// elsewhereOperand puts ConfigMaps in other namespaces on OpenShift.
+type elsewhereOperand struct {
+	fakeOperand
+	namespaces []string
+}
+
+func (e elsewhereOperand) OtherNamespaces(openShift bool) map[schema.GroupVersionKind][]string {
+	if !openShift {
+		return nil
+	}
+	return map[schema.GroupVersionKind][]string{corev1.SchemeGroupVersion.WithKind("ConfigMap"): e.namespaces}
+}
+
+// The enabled operands' other namespaces, per kind, sorted, each once,
+// without the operator's own; none off OpenShift, none of a disabled operand.
+func TestRegistryOtherNamespaces(t *testing.T) {
+	cm := corev1.SchemeGroupVersion.WithKind("ConfigMap")
+	r, err := hco.NewRegistry(fakeOperand{name: "plain"},
+		elsewhereOperand{fakeOperand{name: "a"}, []string{"zeta", "shared", "virt"}},
+		elsewhereOperand{fakeOperand{name: "b"}, []string{"shared", ""}},
+		elsewhereOperand{fakeOperand{name: "off"}, []string{"disabled-only"}})
+	require.NoError(t, err)
+	require.NoError(t, r.Disable("off"))
+	assert.Equal(t, map[schema.GroupVersionKind][]string{cm: {"shared", "zeta"}}, r.OtherNamespaces("virt", true))
+	assert.Nil(t, r.OtherNamespaces("virt", false))
+}

@@ -194,6 +194,9 @@ type view struct {
 	c     *Cluster
 	owner hco.Owner
 	kinds map[schema.GroupVersionKind]*kind
+	// others are the namespaces besides the operator's where the operands
+	// put objects of a namespaced kind (hco.Registry.OtherNamespaces).
+	others map[schema.GroupVersionKind][]string
 }
 
 var _ hco.View = (*view)(nil)
@@ -247,30 +250,34 @@ func (v *view) Managed(gvk schema.GroupVersionKind) ([]*unstructured.Unstructure
 
 // list lists the objects of k that the owner's HyperConverged manages, once:
 // as the reconciler's cache holds them (the managed-by and app labels;
-// namespaced kinds in its namespace only), and only those the owner claims
-// (another install's are not the operator's to update or prune).
+// namespaced kinds in its namespace and those the operands name for the
+// kind only), and only those the owner claims (another install's are not
+// the operator's to update or prune).
 func (v *view) list(k *kind) error {
 	if k.err != nil || k.listed {
 		return k.err
 	}
-	list := &unstructured.UnstructuredList{}
-	list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
-	opts := []client.ListOption{client.MatchingLabels{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: v.owner.Name}}
+	namespaces := []string{""} // cluster-scoped: the whole cluster
 	if k.namespaced {
-		opts = append(opts, client.InNamespace(v.owner.Namespace))
+		namespaces = append([]string{v.owner.Namespace}, v.others[k.gvk]...)
 	}
-	if err := v.c.reader.List(v.ctx, list, opts...); err != nil {
-		k.err = fmt.Errorf("list %s: %w", k.gvk.Kind, err)
-		return k.err
-	}
-	k.managed = make(map[client.ObjectKey]*unstructured.Unstructured, len(list.Items))
-	for i := range list.Items {
-		u := &list.Items[i]
-		if claimed, _ := v.owner.Claims(u); !claimed {
-			continue
+	k.managed = map[client.ObjectKey]*unstructured.Unstructured{}
+	for _, ns := range namespaces {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
+		labels := client.MatchingLabels{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: v.owner.Name}
+		if err := v.c.reader.List(v.ctx, list, labels, client.InNamespace(ns)); err != nil {
+			k.err = fmt.Errorf("list %s: %w", k.gvk.Kind, err)
+			return k.err
 		}
-		u.SetGroupVersionKind(k.gvk)
-		k.managed[client.ObjectKeyFromObject(u)] = u
+		for i := range list.Items {
+			u := &list.Items[i]
+			if claimed, _ := v.owner.Claims(u); !claimed {
+				continue
+			}
+			u.SetGroupVersionKind(k.gvk)
+			k.managed[client.ObjectKeyFromObject(u)] = u
+		}
 	}
 	k.listed = true
 	return nil
@@ -295,7 +302,7 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 	if err != nil {
 		return nil, nil, err
 	}
-	v := &view{ctx: ctx, c: c, owner: owner, kinds: map[schema.GroupVersionKind]*kind{}}
+	v := &view{ctx: ctx, c: c, owner: owner, kinds: map[schema.GroupVersionKind]*kind{}, others: c.reg.OtherNamespaces(c.env.Namespace, facts.Platform.OpenShift)}
 	plan, err := hco.NewPlan(c.reg, hc, facts, v, owner)
 	notes = append(plan.Waiting, plan.Skipped...)
 	if err != nil {
