@@ -10,7 +10,8 @@ import (
 // AddToScheme registers the types of every stock operand that has its own
 // (hco.SchemeAdder): KubeVirt (and the rest of kubevirt.io/v1), CDI, SSP,
 // NetworkAddonsConfig, HostPathProvisioner, MigController,
-// FileRestoreOperator and AAQ.
+// FileRestoreOperator and AAQ, and on OpenShift's side the Route, the
+// ConsoleCLIDownload and the ConsoleQuickStart.
 func AddToScheme(s *runtime.Scheme) error {
 	for _, op := range stock.Operands() {
 		if a, ok := op.(hco.SchemeAdder); ok {

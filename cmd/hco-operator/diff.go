@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/go-logr/logr"
@@ -46,6 +47,9 @@ Read-only: every write is a server-side dry run. The environment (operands,
 images, SMBIOS, machine types, version) is the installed operator's, read
 from its Deployment (--operator-deployment); without one, this process's
 variables (as the operator reads them) and flags. Flags given here win.
+The console's quick starts and dashboards (OpenShift only), which the
+operator reads from directories of its image, are left out unless
+--quickstart-dir and --dashboard-dir give those directories here.
 
 KUBECTL_EXTERNAL_DIFF selects the diff program, as for kubectl diff.
 Exit status: 0 no differences, 1 differences, >1 an error.
@@ -75,6 +79,9 @@ func (e *exitStatus) Unwrap() error { return e.err }
 // diffOptions are the diff subcommand's own flags.
 type diffOptions struct {
 	file, kubeconfig, deployment string
+	// console are the directories of the console's content, which the
+	// operator reads from its image: given here, or left out.
+	console consoleDirs
 }
 
 // diffCommand is the diff subcommand. Its errors exit with status 2 (a
@@ -150,6 +157,13 @@ func runDiff(args []string, getenv func(string) string, stdin io.Reader, stdout,
 	if err := requireMonitoring(reg, c.env, restConfig); err != nil {
 		return err
 	}
+	leftOut, err := leaveOutConsole(reg, opts.console)
+	if err != nil {
+		return err
+	}
+	if _, _, err := withConsoleContent(reg, opts.console); err != nil {
+		return err
+	}
 	cluster, err := preview.NewCluster(k, reg, c.env)
 	if err != nil {
 		return err
@@ -169,6 +183,9 @@ func runDiff(args []string, getenv func(string) string, stdin io.Reader, stdout,
 	facts, err := cluster.Facts(ctx, hc)
 	if err != nil {
 		return err
+	}
+	if facts.Platform.OpenShift && len(leftOut) > 0 {
+		fmt.Fprintf(stderr, "hco-operator diff: %s left out: the operator reads their content from the directories of its image (--quickstart-dir, --dashboard-dir); give them here to include them\n", strings.Join(leftOut, ", "))
 	}
 	objs, notes, err := cluster.Changes(ctx, hc, facts)
 	for _, n := range notes {
@@ -203,8 +220,9 @@ func parseDiff(args []string, base config, stderr io.Writer) (diffOptions, confi
 	fs.StringVar(&o.file, "f", "", `HyperConverged manifest (YAML or JSON) to diff; "-" reads stdin. Without it, the live HyperConverged.`)
 	addKubeconfigFlag(fs, &o.kubeconfig)
 	fs.StringVar(&o.deployment, "operator-deployment", o.deployment, "The operator's Deployment in --namespace, whose container's arguments and environment are the operator's configuration; empty: this process's variables and flags.")
+	addConsoleFlags(fs, &o.console, consoleDirs{})
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, where the HyperConverged lives (env OPERATOR_NAMESPACE).")
-	fs.StringVar(&c.operands, "operands", c.operands, "Comma-separated operand modules the operator runs: priorityclass, kubevirt, cdi, cnao, aaq, migcontroller, filerestore, aie, netresinjector, observability, ssp, hpp, clidownload, namespacepolicy.")
+	fs.StringVar(&c.operands, "operands", c.operands, "Comma-separated operand modules the operator runs, of "+allOperands+".")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	fs.BoolVar(&c.env.KVMEmulation, "kvm-emulation", c.env.KVMEmulation, "A cluster without hardware virtualization (env KVM_EMULATION).")
 	fs.StringVar(&c.env.Version, "operator-version", c.env.Version, "Operator version for the app.kubernetes.io/version label (env HCO_KV_IO_VERSION, or its alias HCO_VERSION).")

@@ -120,6 +120,7 @@ type config struct {
 	probeAddr               string
 	pprofAddr               string
 	leaderElectionNamespace string
+	console                 consoleDirs
 }
 
 func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *zap.Options, error) {
@@ -159,6 +160,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 		". An operand named here is required: on plain Kubernetes, SSP is otherwise on only where its API is served.")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	addImageFlags(fs, &c.env, getenv)
+	addConsoleFlags(fs, &c.console, upstreamConsoleDirs)
 	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -212,6 +214,10 @@ func run(args []string, getenv func(string) string) error {
 	if err := requireMonitoring(reg, c.env, restConfig); err != nil {
 		return err
 	}
+	quickStarts, dashboards, err := withConsoleContent(reg, c.console)
+	if err != nil {
+		return err
+	}
 	metricsOpts, err := c.metrics.serverOptions()
 	if err != nil {
 		return err
@@ -234,6 +240,9 @@ func run(args []string, getenv func(string) string) error {
 		return err
 	}
 	ctrl.Log.Info("starting hco-operator", "namespace", c.env.Namespace, "version", c.env.Version, "build", versionString(), "operands", reg.Names(), "openShift", openShift)
+	if len(quickStarts)+len(dashboards) > 0 {
+		ctrl.Log.Info("console content read: made on OpenShift only", "quickStarts", quickStarts, "dashboards", dashboards)
+	}
 	if missing := withoutImage(reg.Names(), c.env); len(missing) > 0 {
 		// Said once, here: these operands want nothing, so no condition names them.
 		ctrl.Log.Info("operands without an image deploy nothing; set the variable (operand, variable pairs)", "operands", missing)

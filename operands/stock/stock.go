@@ -11,6 +11,7 @@ import (
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/consoleplugin"
+	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/hpp"
 	"github.com/hcokit/hcokit/operands/kubevirt"
@@ -19,6 +20,7 @@ import (
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/priorityclass"
+	"github.com/hcokit/hcokit/operands/quickstart"
 	"github.com/hcokit/hcokit/operands/ssp"
 	"github.com/hcokit/hcokit/operands/virtiowin"
 	"github.com/hcokit/hcokit/operands/waspagent"
@@ -30,10 +32,12 @@ import (
 // netresinjector and observability stay inert without their images (and
 // clidownload's Route, waspagent, virtiowin and consoleplugin off
 // OpenShift); aaq wants nothing unless the HyperConverged enables it, nor
-// waspagent unless it overcommits memory.
+// waspagent unless it overcommits memory; quickstart and dashboard nothing
+// but on OpenShift with the content a distribution gives.
 func Default() []string {
 	return []string{priorityclass.Name, kubevirt.Name, cdi.Name, cnao.Name, aaq.Name, migcontroller.Name, filerestore.Name,
-		aie.Name, netresinjector.Name, observability.Name, ssp.Name, clidownload.Name, waspagent.Name, virtiowin.Name, consoleplugin.Name, namespacepolicy.Name}
+		aie.Name, netresinjector.Name, observability.Name, ssp.Name, clidownload.Name, waspagent.Name, virtiowin.Name, consoleplugin.Name,
+		quickstart.Name, dashboard.Name, namespacepolicy.Name}
 }
 
 // DefaultList is Default as a comma-separated list, as --operands takes it.
@@ -75,13 +79,18 @@ func PlatformDefaults(reg *hco.Registry, openShift bool, required []string) erro
 // order: upstream HCO's (NewOperandHandler at 03da3cf: the PriorityClass
 // first, then KubeVirt, CDI, CNAO, AAQ, the MigController, the
 // FileRestoreOperator, the AIE webhook, the network-resources-injector,
-// the observability controller), then SSP and the CLI download, which
-// upstream deploys on OpenShift only, and hcokit's hpp among them; last the
-// namespace policy, which upstream makes from a controller of its own.
+// the observability controller), then SSP, the CLI download, the wasp
+// agent, virtio-win and the console plugin, which upstream deploys on
+// OpenShift only, and hcokit's hpp among them; then the quick starts and
+// the dashboards, which upstream adds after those on OpenShift from its
+// working directory (FirstUseInitiation): here without
+// content (a binary gives its own with Registry.Replace, as the stock one
+// does from --quickstart-dir and --dashboard-dir); last the namespace
+// policy, which upstream makes from a controller of its own.
 func Operands() []hco.Operand {
 	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(),
 		filerestore.New(), aie.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(),
-		waspagent.New(), virtiowin.New(), consoleplugin.New(), namespacepolicy.New()}
+		waspagent.New(), virtiowin.New(), consoleplugin.New(), quickstart.New(), dashboard.New(), namespacepolicy.New()}
 }
 
 // Registry returns a registry of every stock operand in which only those

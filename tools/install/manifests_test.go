@@ -300,7 +300,7 @@ func TestHPPComponent(t *testing.T) {
 	// plain Kubernetes), hpp added; the webhook checks the same operands.
 	for name, arg := range map[string]string{
 		"hco-operator": "--operands=+hpp",
-		"hco-webhook":  "--operands=priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,aie,netresinjector,observability,ssp,hpp,clidownload,namespacepolicy",
+		"hco-webhook":  "--operands=priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,aie,netresinjector,observability,ssp,hpp,clidownload,waspagent,virtiowin,consoleplugin,quickstart,dashboard,namespacepolicy",
 	} {
 		var d appsv1.Deployment
 		into(t, find(t, objs, "Deployment", name), &d)
