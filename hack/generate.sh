@@ -3,7 +3,8 @@
 #   api/**/zz_generated.deepcopy.go, operands/{cnao,hpp}/api/**/zz_generated.deepcopy.go
 #   config/crd/bases/     the HyperConverged CRD, from ./api/...
 #   config/rbac/role.yaml the stock binary's RBAC, from the markers in cmd/hco-operator
-#                         and the operand packages (operands/*/rbac.go)
+#                         and the operand packages (operands/*/rbac.go); its Role in
+#                         openshift-config-managed in config/openshift/role.yaml
 #   config/crd/operands/  the operand CRDs, all from upstream Go API modules:
 #                         KubeVirt, VirtualMachine, CDI, DataVolume and SSP
 #                         pinned in tools/codegen/go.mod; NetworkAddonsConfig
@@ -126,6 +127,28 @@ upstream_crds() {
 		"${paths[@]}" output:crd:artifacts:config="${out}")
 }
 
+# The operator's Role in openshift-config-managed (the dashboards,
+# operands/dashboard/rbac.go): a namespace only OpenShift has, which the base
+# install's namespace transform would move into the operator's; it goes into
+# config/openshift, applied besides config on OpenShift.
+OPENSHIFT_NAMESPACE=openshift-config-managed
+OPENSHIFT_ROLE=config/openshift/role.yaml
+
+# split_roles IN BASE OPENSHIFT writes the documents of controller-gen's
+# IN to BASE, but those in OPENSHIFT_NAMESPACE, which go to OPENSHIFT.
+split_roles() {
+	awk -v base="$2" -v openshift="$3" -v ns="  namespace: ${OPENSHIFT_NAMESPACE}" '
+		function flush() {
+			if (doc != "") { printf "---\n%s", doc > (elsewhere ? openshift : base) }
+			doc = ""; elsewhere = 0
+		}
+		BEGIN { printf "" > base; printf "" > openshift }
+		/^---$/ { flush(); next }
+		{ doc = doc $0 "\n"; if ($0 == ns) elsewhere = 1 }
+		END { flush() }
+	' "$1"
+}
+
 # generate_into TREE regenerates every generated file inside TREE.
 generate_into() {
 	local tree="$1" tmp
@@ -149,11 +172,11 @@ generate_into() {
 		(cd "${tree}" && "${CONTROLLER_GEN}" object:headerFile=hack/boilerplate.go.txt "${mirror_paths[@]}")
 	fi
 
-	log "RBAC of the stock binary (cmd/hco-operator, operands/...) -> config/rbac/role.yaml"
+	log "RBAC of the stock binary (cmd/hco-operator, operands/...) -> config/rbac/role.yaml, ${OPENSHIFT_ROLE}"
 	(cd "${tree}" && "${CONTROLLER_GEN}" rbac:roleName=hco-operator paths=./cmd/hco-operator/... paths=./operands/... \
 		output:rbac:artifacts:config="${tmp}/rbac")
-	mkdir -p "${tree}/config/rbac"
-	cp "${tmp}/rbac/role.yaml" "${tree}/config/rbac/role.yaml"
+	mkdir -p "${tree}/config/rbac" "$(dirname "${tree}/${OPENSHIFT_ROLE}")"
+	split_roles "${tmp}/rbac/role.yaml" "${tree}/config/rbac/role.yaml" "${tree}/${OPENSHIFT_ROLE}"
 
 	# Floats in upstream types need allowDangerousTypes; descriptions are
 	# dropped so that the VirtualMachine CRD stays far below etcd's size limit.
@@ -184,6 +207,7 @@ generated_files() {
 		{
 			find config/crd -type f 2>/dev/null || true
 			echo config/rbac/role.yaml
+			echo "${OPENSHIFT_ROLE}"
 			find "${API_DIRS[@]}" "${MIRROR_DIRS[@]}" -name zz_generated.deepcopy.go 2>/dev/null || true
 		} | LC_ALL=C sort
 	)

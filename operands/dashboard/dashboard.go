@@ -40,7 +40,7 @@ var (
 
 // New returns the dashboard operand for cms (copied), in their order. Each
 // needs a name and a namespace, Namespace for the console to show it and
-// for the operator's permissions (config/overlays/openshift); Load checks
+// for the operator's permissions (config/openshift); Load checks
 // those of the files it reads.
 func New(cms ...corev1.ConfigMap) Operand {
 	o := Operand{configMaps: make([]corev1.ConfigMap, len(cms))}

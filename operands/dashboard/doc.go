@@ -15,8 +15,8 @@
 // The ConfigMaps are outside the HyperConverged's namespace: the module
 // names their namespace (hco.OtherNamespacer), so that the operator caches
 // and manages its ConfigMaps there, which needs the permissions of
-// config/overlays/openshift (operands/dashboard/rbac.go); without
-// dashboards, or off OpenShift, it names none and needs nothing there.
+// config/openshift (operands/dashboard/rbac.go); without dashboards, or
+// off OpenShift, it names none and needs nothing there.
 //
 // The dashboards come from the constructor, New; Load reads them from
 // upstream's file layout (a directory of YAML files, one ConfigMap each,

@@ -203,7 +203,7 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 	case sa == "hco-operator" && g.resource == "configmaps" && g.verb == "patch" && slices.Equal(g.names, []string{"kubevirt-user-settings"}):
 		return "never used: held so that the operator may write and bind the console plugin's config-reader Role, which grants it (no escalate, no bind)", true
 	case g.group == "route.openshift.io" || g.group == "console.openshift.io":
-		return "the virtctl download's Route and ConsoleCLIDownload and the console plugin's ConsolePlugin, made on OpenShift only (operands/clidownload, operands/consoleplugin); the test cluster is not OpenShift", true
+		return "the virtctl download's Route and ConsoleCLIDownload, the console plugin's ConsolePlugin and the ConsoleQuickStarts, made on OpenShift only (operands/clidownload, operands/consoleplugin, operands/quickstart); the test cluster is not OpenShift", true
 	case g.group == "config.openshift.io" && (g.resource == "ingresses" || g.resource == "ingresses/status" || g.resource == "networks" || g.resource == "dnses"):
 		return "read only on OpenShift (ClusterVersion served), where the Ingress configuration gives the platform facts; the test cluster is not OpenShift", true
 	case g.group == "config.openshift.io" && g.resource == "apiservers":

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/operands/aie"
+	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/waspagent"
@@ -309,6 +310,33 @@ func TestHPPComponent(t *testing.T) {
 	var b rbacv1.ClusterRoleBinding
 	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-hpp"), &b)
 	assert.Equal(t, "virt-elsewhere", b.Subjects[0].Namespace)
+}
+
+// config/openshift, applied besides an install on OpenShift, grants the
+// operator the dashboards' ConfigMaps in openshift-config-managed (the Role
+// operands/dashboard/rbac.go generates) and nothing else, bound to the
+// default install's account; the installs themselves have nothing there
+// (plain Kubernetes has no such namespace).
+func TestOpenShiftRBAC(t *testing.T) {
+	objs := render(t, "openshift", "")
+	require.Len(t, objs, 2)
+	var role rbacv1.Role
+	into(t, find(t, objs, "Role", "hco-operator"), &role)
+	assert.Equal(t, dashboard.Namespace, role.Namespace)
+	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"},
+		Verbs: []string{"create", "delete", "get", "list", "update", "watch"}}}, role.Rules)
+	var b rbacv1.RoleBinding
+	into(t, find(t, objs, "RoleBinding", "hco-operator"), &b)
+	assert.Equal(t, dashboard.Namespace, b.Namespace)
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "hco-operator"}, b.RoleRef)
+	var sa corev1.ServiceAccount
+	into(t, find(t, render(t, ".", ""), "ServiceAccount", "hco-operator"), &sa)
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: sa.Namespace}}, b.Subjects)
+	for _, dir := range kustomizations {
+		for _, o := range render(t, dir, "") {
+			assert.NotEqual(t, dashboard.Namespace, o.GetNamespace(), "%s: %s %s", dir, o.GetKind(), o.GetName())
+		}
+	}
 }
 
 // components/observability gives the operator the observability
