@@ -84,7 +84,11 @@ func setup() error {
 	if err := k.Create(context.Background(), csv); err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New(), virtiowin.New(), waspagent.New())
+	console, err := consoleOperands()
+	if err != nil {
+		return err
+	}
+	reg, err := hco.NewRegistry(append([]hco.Operand{platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New(), virtiowin.New(), waspagent.New()}, console...)...)
 	if err != nil {
 		return err
 	}
