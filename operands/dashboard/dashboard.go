@@ -35,6 +35,7 @@ type Operand struct {
 
 var (
 	_ hco.Operand         = Operand{}
+	_ hco.OpenShiftOnly   = Operand{}
 	_ hco.OtherNamespacer = Operand{}
 )
 
@@ -61,6 +62,10 @@ func (o Operand) Names() []string {
 
 // Name implements hco.Operand.
 func (Operand) Name() string { return Name }
+
+// OpenShiftOnly implements hco.OpenShiftOnly: upstream deploys dashboards
+// on OpenShift only, whose console reads them.
+func (Operand) OpenShiftOnly() bool { return true }
 
 func configMapType() metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "ConfigMap"}

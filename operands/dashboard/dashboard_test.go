@@ -78,6 +78,7 @@ func TestDesiredIsUpstreams(t *testing.T) {
 
 // Off OpenShift, or without dashboards, the module wants nothing.
 func TestDesiredNothing(t *testing.T) {
+	assert.True(t, dashboard.New().OpenShiftOnly(), "left out off OpenShift")
 	cm := corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: dashboard.Namespace}}
 	objs, err := dashboard.New(cm).Desired(newHC(), hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace}))
 	assert.NoError(t, err)

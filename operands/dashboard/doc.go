@@ -7,10 +7,13 @@
 // upstream's (hco.Labels, component compute) set over them. The data is
 // kept as given: an edit is put back (as upstream's NewCmHandler does; the
 // binaryData too, which upstream does not enforce). The objects are made
-// only where the platform is OpenShift (hco.Facts.Platform); elsewhere,
-// and without dashboards, the module wants nothing, so it is safe to
-// register unconditionally. A dashboard no longer given is deleted
-// (upstream leaves it), and all are deleted with the HyperConverged.
+// only where the platform is OpenShift (hco.Facts.Platform; and,
+// hco.OpenShiftOnly, the operator leaves the module out elsewhere); without
+// dashboards the module wants nothing, so it is safe to register
+// unconditionally. A dashboard no longer given is deleted while others are
+// given (upstream leaves it), and all are deleted with the HyperConverged;
+// given none, the module names no namespace and leaves every dashboard
+// alone.
 //
 // The ConfigMaps are outside the HyperConverged's namespace: the module
 // names their namespace (hco.OtherNamespacer), so that the operator caches

@@ -5,10 +5,12 @@
 // annotations and its spec as given, and upstream's labels
 // (hco.Labels, component compute) in place of its own. The spec is kept as
 // given: an edit is put back. The objects are made only where the platform
-// is OpenShift (hco.Facts.Platform); elsewhere, and without quick starts,
-// the module wants nothing, so it is safe to register unconditionally. A
-// quick start no longer given is deleted (upstream deletes its own on an
-// upgrade), and all are deleted with the HyperConverged.
+// is OpenShift (hco.Facts.Platform; and, hco.OpenShiftOnly, the operator
+// leaves the module out elsewhere, the kind not even looked up); without
+// quick starts the module wants nothing, so it is safe to register
+// unconditionally. A quick start no longer given is deleted (upstream
+// deletes its own on an upgrade), and all are deleted with the
+// HyperConverged.
 //
 // The quick starts come from the constructor, New; Load reads them from
 // upstream's file layout (a directory of YAML files, one object each,

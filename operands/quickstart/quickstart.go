@@ -27,8 +27,9 @@ type Operand struct {
 }
 
 var (
-	_ hco.Operand     = Operand{}
-	_ hco.SchemeAdder = Operand{}
+	_ hco.Operand       = Operand{}
+	_ hco.OpenShiftOnly = Operand{}
+	_ hco.SchemeAdder   = Operand{}
 )
 
 // New returns the quick-start operand for qs (copied), in their order.
@@ -52,6 +53,11 @@ func (o Operand) Names() []string {
 
 // Name implements hco.Operand.
 func (Operand) Name() string { return Name }
+
+// OpenShiftOnly implements hco.OpenShiftOnly: upstream deploys quick
+// starts on OpenShift only, and elsewhere the kind is not served (nothing
+// is asked of the cluster for it).
+func (Operand) OpenShiftOnly() bool { return true }
 
 func quickStartType() metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: consolev1.GroupVersion.String(), Kind: "ConsoleQuickStart"}

@@ -72,6 +72,7 @@ func TestDesiredIsUpstreams(t *testing.T) {
 
 // Off OpenShift, or without quick starts, the module wants nothing.
 func TestDesiredNothing(t *testing.T) {
+	assert.True(t, quickstart.New().OpenShiftOnly(), "left out off OpenShift, its kind not looked up")
 	qs := consolev1.ConsoleQuickStart{ObjectMeta: metav1.ObjectMeta{Name: "a"}}
 	objs, err := quickstart.New(qs).Desired(newHC(), hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace}))
 	assert.NoError(t, err)
