@@ -57,6 +57,7 @@ type ListTarget struct {
 	Key []string
 }
 
+// String names the target: its kind, object and path.
 func (t ListTarget) String() string {
 	return fmt.Sprintf("%s %s %s", t.GVK.Kind, t.Name, strings.Join(t.Path, "."))
 }
