@@ -3,8 +3,8 @@
 // (controllers/perses): the six PersesDashboards of OpenShift
 // Virtualization and the PersesDatasource "perses-thanos-datasource" that
 // reads the cluster monitoring's Thanos Querier (perses.dev/v1alpha1, the
-// API of the Perses operator that OpenShift's Cluster Observability
-// Operator installs). Upstream's resource files are embedded
+// API of the Perses operator, rhobs/perses-operator, which a cluster has
+// only when an add-on installs it). Upstream's resource files are embedded
 // (resources/, copied from upstream at that commit); a distribution gives
 // its own with WithDashboards and WithDatasources.
 //

@@ -48,8 +48,8 @@ func DefaultList() string { return strings.Join(Default(), ",") }
 func OpenShiftOnly() []string { return []string{ssp.Name} }
 
 // AddOns names the default operands whose API is an add-on's on every
-// platform: perses (the Perses operator's, which OpenShift's Cluster
-// Observability Operator installs; upstream HCO at 03da3cf sets its Perses
+// platform: perses (the Perses operator's, which a cluster has only when
+// an add-on installs it; upstream HCO at 03da3cf sets its Perses
 // controller up only when the Perses CRDs exist, and reports nothing
 // without them).
 func AddOns() []string { return []string{perses.Name} }
