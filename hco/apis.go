@@ -290,7 +290,7 @@ func (r *Reconciler) announceWaiting(ctx context.Context, hc *hcov1.HyperConverg
 
 // skippedMessage says which platform default is skipped, for which APIs.
 func skippedMessage(op Operand, apis []string) string {
-	return fmt.Sprintf("operand %s skipped: %s not served by the API server, and the operand is on by default only where it is (its component operator does not run on this platform); install its CustomResourceDefinition to have it, or name it in --operands to require it",
+	return fmt.Sprintf("operand %s skipped: %s not served by the API server, and the operand is on by default only where it is (its component operator is not installed on every cluster of this platform); install its CustomResourceDefinition to have it, or name it in --operands to require it",
 		op.Name(), strings.Join(apis, ", "))
 }
 

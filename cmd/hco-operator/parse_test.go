@@ -84,20 +84,23 @@ func TestSelectOperands(t *testing.T) {
 
 // On plain Kubernetes SSP is a platform default unless --operands names
 // it; on OpenShift (ClusterVersion served) it is required as the others.
+// The Perses dashboards are one on every platform, unless named.
 func TestPlatformDefaultsFollowTheClusterAndTheFlag(t *testing.T) {
 	plain := meta.NewDefaultRESTMapper(nil)
 	openShift := meta.NewDefaultRESTMapper(nil)
 	openShift.Add(schema.GroupVersionKind{Group: "config.openshift.io", Version: "v1", Kind: "ClusterVersion"}, meta.RESTScopeRoot)
 	for _, tc := range []struct {
-		name     string
-		mapper   meta.RESTMapper
-		operands string
-		want     bool
+		name        string
+		mapper      meta.RESTMapper
+		operands    string
+		ssp, perses bool
 	}{
-		{"plain Kubernetes, default operands", plain, "", true},
-		{"plain Kubernetes, +hpp", plain, "+hpp", true},
-		{"plain Kubernetes, ssp named", plain, stock.DefaultList(), false},
-		{"OpenShift", openShift, "", false},
+		{"plain Kubernetes, default operands", plain, "", true, true},
+		{"plain Kubernetes, +hpp", plain, "+hpp", true, true},
+		{"plain Kubernetes, ssp named", plain, stock.DefaultList(), false, false},
+		{"OpenShift", openShift, "", false, true},
+		{"OpenShift, +perses", openShift, "+perses", false, false},
+		{"OpenShift, -ssp", openShift, "-ssp", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg, err := stockRegistry(tc.operands)
@@ -105,7 +108,8 @@ func TestPlatformDefaultsFollowTheClusterAndTheFlag(t *testing.T) {
 			openShift, err := hco.OpenShift(tc.mapper)
 			require.NoError(t, err)
 			require.NoError(t, applyPlatformDefaults(reg, openShift, tc.operands))
-			assert.Equal(t, tc.want, reg.WhereServed("ssp"))
+			assert.Equal(t, tc.ssp, reg.WhereServed("ssp"), "ssp")
+			assert.Equal(t, tc.perses, reg.WhereServed("perses"), "perses")
 		})
 	}
 }

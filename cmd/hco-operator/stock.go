@@ -84,10 +84,10 @@ func selectOperands(value string) (run, named []string, err error) {
 	return run, named, nil
 }
 
-// applyPlatformDefaults marks the OpenShift-only operands as platform
-// defaults on a cluster that is not OpenShift (openShift: hco.OpenShift, as
-// the reconciler learnt it), unless --operands named them
-// (stock.PlatformDefaults).
+// applyPlatformDefaults marks the add-ons' operands (perses) as platform
+// defaults on every cluster, and the OpenShift-only ones (ssp) on a cluster
+// that is not OpenShift (openShift: hco.OpenShift, as the reconciler learnt
+// it), unless --operands named them (stock.PlatformDefaults).
 func applyPlatformDefaults(reg *hco.Registry, openShift bool, operandList string) error {
 	_, named, err := selectOperands(operandList)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/hcokit/hcokit/operands/namespacepolicy"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
+	"github.com/hcokit/hcokit/operands/perses"
 	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/quickstart"
 	"github.com/hcokit/hcokit/operands/ssp"
@@ -30,14 +31,15 @@ import (
 // (its --operands), in registry order: every stock operand but hpp, which
 // is opt-in (config/components/hpp). clidownload, consoleplugin, aie,
 // netresinjector and observability stay inert without their images (and
-// clidownload's Route, waspagent, virtiowin and consoleplugin off
-// OpenShift); aaq wants nothing unless the HyperConverged enables it, nor
+// clidownload's Route, waspagent, virtiowin, consoleplugin, quickstart,
+// dashboard and perses off OpenShift; perses also where the Perses API is
+// not served); aaq wants nothing unless the HyperConverged enables it, nor
 // waspagent unless it overcommits memory; quickstart and dashboard nothing
-// but on OpenShift with the content a distribution gives.
+// but with the content a distribution gives.
 func Default() []string {
 	return []string{priorityclass.Name, kubevirt.Name, cdi.Name, cnao.Name, aaq.Name, migcontroller.Name, filerestore.Name,
 		aie.Name, netresinjector.Name, observability.Name, ssp.Name, clidownload.Name, waspagent.Name, virtiowin.Name, consoleplugin.Name,
-		quickstart.Name, dashboard.Name, namespacepolicy.Name}
+		quickstart.Name, dashboard.Name, perses.Name, namespacepolicy.Name}
 }
 
 // DefaultList is Default as a comma-separated list, as --operands takes it.
@@ -48,23 +50,32 @@ func DefaultList() string { return strings.Join(Default(), ",") }
 // only; ssp-operator does not run on plain Kubernetes).
 func OpenShiftOnly() []string { return []string{ssp.Name} }
 
-// PlatformDefaults applies the platform's defaults to reg: on a cluster
-// that is not OpenShift, the enabled OpenShiftOnly operands that required
-// does not name are on only where their API is served
-// (hco.Registry.OnlyWhereServed): an SSP is made where its CRD is
-// installed, and its absence elsewhere degrades nothing. required are the
-// operands an admin asked for by name (the stock binary: named in
-// --operands); they degrade the HyperConverged while their API is missing,
-// as OpenShift's defaults do.
+// AddOns names the default operands whose API is an add-on's on every
+// platform: perses (the Perses operator's, which a cluster has only when
+// an add-on installs it; upstream HCO at 03da3cf sets its Perses
+// controller up only when the Perses CRDs exist, and reports nothing
+// without them).
+func AddOns() []string { return []string{perses.Name} }
+
+// PlatformDefaults applies the platform's defaults to reg: the enabled
+// AddOns operands, on every platform, and on a cluster that is not
+// OpenShift the enabled OpenShiftOnly ones, that required does not name,
+// are on only where their API is served (hco.Registry.OnlyWhereServed): an
+// SSP, or the Perses dashboards, are made where their CRDs are installed,
+// and their absence elsewhere degrades nothing. required are the operands
+// an admin asked for by name (the stock binary: named in --operands); they
+// degrade the HyperConverged while their API is missing, as OpenShift's
+// defaults do.
 func PlatformDefaults(reg *hco.Registry, openShift bool, required []string) error {
-	if openShift {
-		return nil
-	}
 	enabled := map[string]bool{}
 	for _, op := range reg.Operands() {
 		enabled[op.Name()] = true
 	}
-	for _, name := range OpenShiftOnly() {
+	names := AddOns()
+	if !openShift {
+		names = append(names, OpenShiftOnly()...)
+	}
+	for _, name := range names {
 		if !enabled[name] || slices.Contains(required, name) {
 			continue
 		}
@@ -85,12 +96,13 @@ func PlatformDefaults(reg *hco.Registry, openShift bool, required []string) erro
 // the dashboards, which upstream adds after those on OpenShift from its
 // working directory (FirstUseInitiation): here without
 // content (a binary gives its own with Registry.Replace, as the stock one
-// does from --quickstart-dir and --dashboard-dir); last the namespace
-// policy, which upstream makes from a controller of its own.
+// does from --quickstart-dir and --dashboard-dir); last the Perses
+// dashboards (OpenShift only) and the namespace policy, which upstream
+// makes from controllers of their own, set up in that order.
 func Operands() []hco.Operand {
 	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(),
 		filerestore.New(), aie.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(),
-		waspagent.New(), virtiowin.New(), consoleplugin.New(), quickstart.New(), dashboard.New(), namespacepolicy.New()}
+		waspagent.New(), virtiowin.New(), consoleplugin.New(), quickstart.New(), dashboard.New(), perses.New(), namespacepolicy.New()}
 }
 
 // Registry returns a registry of every stock operand in which only those

@@ -45,27 +45,39 @@ func TestDefaultAndRegistry(t *testing.T) {
 }
 
 // SSP is on only where its API is served on plain Kubernetes, unless it
-// is required by name; on OpenShift, or disabled, nothing changes.
+// is required by name; on OpenShift, or disabled, nothing changes. The
+// Perses dashboards are on only where their API is served on every
+// platform, unless required by name; an operand that is neither stays
+// required.
 func TestPlatformDefaults(t *testing.T) {
 	tests := []struct {
 		name      string
 		openShift bool
 		enabled   []string
 		required  []string
-		want      bool
+		ssp       bool
+		perses    bool
 	}{
-		{name: "plain Kubernetes, the defaults", want: true},
-		{name: "plain Kubernetes, ssp required by name", required: []string{"ssp"}},
-		{name: "OpenShift", openShift: true},
-		{name: "plain Kubernetes, ssp not enabled", enabled: []string{"kubevirt"}},
+		{name: "plain Kubernetes, the defaults", ssp: true, perses: true},
+		{name: "plain Kubernetes, ssp required by name", required: []string{"ssp"}, perses: true},
+		{name: "OpenShift", openShift: true, perses: true},
+		{name: "OpenShift, perses required by name", openShift: true, required: []string{"perses"}},
+		{name: "plain Kubernetes, perses required by name", required: []string{"perses"}, ssp: true},
+		{name: "plain Kubernetes, ssp and perses not enabled", enabled: []string{"kubevirt"}},
+		{name: "OpenShift, perses not enabled", openShift: true, enabled: []string{"kubevirt", "ssp"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			reg, err := stock.Registry(tc.enabled...)
 			require.NoError(t, err)
 			require.NoError(t, stock.PlatformDefaults(reg, tc.openShift, tc.required))
-			assert.Equal(t, tc.want, reg.WhereServed("ssp"))
-			assert.False(t, reg.WhereServed("kubevirt"), "only the OpenShift-only operands")
+			assert.Equal(t, tc.ssp, reg.WhereServed("ssp"), "ssp")
+			assert.Equal(t, tc.perses, reg.WhereServed("perses"), "perses")
+			for _, name := range reg.Names() {
+				if name != "ssp" && name != "perses" {
+					assert.False(t, reg.WhereServed(name), "%s: only the OpenShift-only and the add-ons' operands", name)
+				}
+			}
 		})
 	}
 }

@@ -196,6 +196,8 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 	case sa == "hco-operator" && (g.group == "security.openshift.io" || g.resource == "daemonsets" ||
 		(g.resource == "clusterrolebindings" && slices.Equal(g.names, []string{"wasp-cluster"}))):
 		return "the wasp agent's SecurityContextConstraints, DaemonSet and binding, made on OpenShift only while memory is overcommitted (operands/waspagent); the test cluster is not OpenShift", true
+	case sa == "hco-operator" && g.group == "perses.dev":
+		return "the Perses dashboards and datasource, made on OpenShift only, where the Perses CRDs are served (operands/perses); the test cluster is neither", true
 	case sa == "hco-operator" && g.group == "networking.k8s.io" && g.resource == "networkpolicies":
 		return "the console plugin's NetworkPolicies, made on OpenShift only (operands/consoleplugin); the test cluster is not OpenShift", true
 	case sa == "hco-operator" && g.group == "operator.openshift.io" && g.resource == "consoles":

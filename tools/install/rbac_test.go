@@ -112,6 +112,14 @@ func TestRBACBoundaries(t *testing.T) {
 		{operator, "apps", "daemonsets", "create", ns, "", true, ""},
 		{operator, "apps", "daemonsets", "create", "default", "", false, ""},
 		{operator, "", "secrets", "get", "openshift-config", "virtctl-cert", false, ""},
+		// The Perses dashboards and datasource (operands/perses): in the
+		// operator's namespace only (upstream grants them everywhere).
+		{operator, "perses.dev", "persesdashboards", "create", ns, "", true, ""},
+		{operator, "perses.dev", "persesdashboards", "update", ns, "cnv-node-memory-overview", true, ""},
+		{operator, "perses.dev", "persesdashboards", "update", "default", "", false, ""},
+		{operator, "perses.dev", "persesdatasources", "delete", ns, "perses-thanos-datasource", true, ""},
+		{operator, "perses.dev", "persesdatasources", "create", "default", "", false, ""},
+		{webhook, "perses.dev", "persesdashboards", "create", ns, "", false, ""},
 	} {
 		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 			User: tc.user, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},

@@ -154,6 +154,8 @@ func unexercised(g grant) string {
 	case g.group == "console.openshift.io" || g.group == "security.openshift.io" || g.group == "route.openshift.io" ||
 		g.resource == "roles" || g.resource == "rolebindings" || g.resource == "networkpolicies" || g.resource == "daemonsets":
 		return "the OpenShift-only operands' kinds (the virtctl download's Route and console link, the console plugin, virtio-win, the wasp agent), planned on OpenShift only, which this control plane is not"
+	case g.group == "perses.dev":
+		return "the Perses dashboards and datasource, planned on OpenShift only where the Perses API is served, which this control plane is neither"
 	case g.resource == "configmaps" && g.verb == "patch":
 		return "never a request: held so that the dry-run create of the console plugin's config-reader Role, which grants it, passes the API server's escalation check"
 	case g.verb == "get" && g.resource != "hyperconvergeds" && g.resource != "deployments" && g.resource != "apiservers":

@@ -23,6 +23,7 @@ import (
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/consoleplugin"
+	"github.com/hcokit/hcokit/operands/perses"
 	"github.com/hcokit/hcokit/operands/virtiowin"
 	"github.com/hcokit/hcokit/operands/waspagent"
 )
@@ -53,7 +54,8 @@ func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
 		AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
 		CRDDirectoryPaths: []string{"config/crd/bases", "internal/integration/testdata/openshift", "internal/integration/testdata/openshift-platform",
-			"internal/integration/testdata/olm", "config/crd/operands/networkaddonsoperator.network.kubevirt.io_networkaddonsconfigs.yaml"},
+			"internal/integration/testdata/olm", "internal/integration/testdata/perses",
+			"config/crd/operands/networkaddonsoperator.network.kubevirt.io_networkaddonsconfigs.yaml"},
 	}, func(e *testenv.Env) {
 		env, k = e, e.Client
 		if err := setup(); err != nil {
@@ -88,7 +90,7 @@ func setup() error {
 	if err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(append([]hco.Operand{platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New(), virtiowin.New(), waspagent.New()}, console...)...)
+	reg, err := hco.NewRegistry(append([]hco.Operand{platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New(), virtiowin.New(), waspagent.New(), perses.New()}, console...)...)
 	if err != nil {
 		return err
 	}
