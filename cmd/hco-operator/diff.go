@@ -164,6 +164,15 @@ func runDiff(args []string, getenv func(string) string, stdin io.Reader, stdout,
 	if _, _, err := withConsoleContent(reg, opts.console); err != nil {
 		return err
 	}
+	// The platform defaults as the operator applies them: a platform
+	// default whose API is not served is skipped, not waiting.
+	openShift, err := hco.OpenShift(k.RESTMapper())
+	if err != nil {
+		return err
+	}
+	if err := applyPlatformDefaults(reg, openShift, c.operands); err != nil {
+		return err
+	}
 	cluster, err := preview.NewCluster(k, reg, c.env)
 	if err != nil {
 		return err
