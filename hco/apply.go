@@ -171,6 +171,11 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		}
 		return a.execute(ctx, s, wait)
 	case VerbReplace:
+		if s.Live.GetDeletionTimestamp() != nil {
+			// Still going (finalizers, a foreground deletion): its
+			// deletion's event brings the create.
+			return s.Live, ResultUnchanged, nil
+		}
 		wait()
 		err := a.client.Delete(ctx, s.Live, client.Preconditions{UID: ptr.To(s.Live.GetUID())})
 		switch {

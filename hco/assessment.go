@@ -129,7 +129,8 @@ type assessment struct {
 	// gone is true when the HyperConverged no longer exists (or is about
 	// to): there is no status to write.
 	gone bool
-	// requeueAfter asks for another reconcile (a deletion in progress).
+	// requeueAfter asks for another reconcile (a deletion in progress, a
+	// component route's certificate to read again).
 	requeueAfter time.Duration
 	related      []corev1.ObjectReference
 	// facts are those the operands were given; the status reports the

@@ -21,6 +21,9 @@ const (
 	EventUpgradeCompleted = "UpgradeCompleted"
 	EventDeletionBlocked  = "DeletionBlocked"
 	EventOwnedElsewhere   = "OwnedByAnotherInstall"
+	// EventSharedListNotUpdated: an operand's items could not be taken out
+	// of a shared object's list (hco.ListMember) on uninstall.
+	EventSharedListNotUpdated = "SharedListNotUpdated"
 )
 
 // EventRecorder emits events.k8s.io/v1 Events; the manager's

@@ -3,6 +3,7 @@ package hco
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -87,8 +89,8 @@ func listTargets(reg *Registry) ([]ListTarget, error) {
 			continue
 		}
 		for _, t := range m.ListTargets() {
-			if len(t.Path) == 0 || t.Name == "" {
-				return nil, fmt.Errorf("operand %s: list target %s needs a name and a path", op.Name(), t)
+			if len(t.Path) < 2 || t.Name == "" || (t.Path[0] != "spec" && t.Path[0] != "status") {
+				return nil, fmt.Errorf("operand %s: list target %s needs a name and a path under spec or status", op.Name(), t)
 			}
 			i := slices.IndexFunc(out, func(o ListTarget) bool { return o.GVK == t.GVK })
 			switch {
@@ -112,6 +114,15 @@ func servedListTargets(reg *Registry, mapper meta.RESTMapper, openShift bool) ([
 	targets, err := listTargets(reg)
 	if err != nil {
 		return nil, err
+	}
+	for _, op := range reg.Operands() {
+		for _, k := range op.Kinds() {
+			for _, t := range targets {
+				if k.GetObjectKind().GroupVersionKind() == t.GVK {
+					return nil, fmt.Errorf("list target %s is of a kind operand %s builds: the cache holds that kind by the operator's labels, not by name", t, op.Name())
+				}
+			}
+		}
 	}
 	var out []ListTarget
 	for _, t := range targets {
@@ -234,9 +245,29 @@ func (r *Reconciler) syncLists(ctx context.Context, hc *hcov1.HyperConverged, fa
 			errs = append(errs, fmt.Errorf("read %s: %w", key, err))
 			continue
 		}
-		changed := mergeListItems(t, list, items, remove, metav1.NewTime(r.now().UTC().Truncate(time.Second)))
+		now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
+		changed := mergeListItems(t, list, items, remove, now)
 		if equality.Semantic.DeepEqual(changed, list) {
 			continue
+		}
+		if _, isUnstructured := listObject(r.scheme, t).(*unstructured.Unstructured); !isUnstructured {
+			// The cache holds the object in its Go form, which may lack
+			// fields of others' items: the list is written from the object
+			// as stored, read past the cache.
+			fresh := &unstructured.Unstructured{}
+			fresh.SetGroupVersionKind(t.GVK)
+			if err := r.reader.Get(ctx, client.ObjectKey{Name: t.Name}, fresh); err != nil {
+				errs = append(errs, fmt.Errorf("read %s: %w", key, err))
+				continue
+			}
+			obj = fresh
+			if list, _, err = unstructured.NestedSlice(obj.Object, t.Path...); err != nil {
+				errs = append(errs, fmt.Errorf("read %s: %w", key, err))
+				continue
+			}
+			if changed = mergeListItems(t, list, items, remove, now); equality.Semantic.DeepEqual(changed, list) {
+				continue
+			}
 		}
 		// A conflict: the object changed since the cache read it (or the
 		// cache is behind this operator's own patch); its watch event
@@ -247,7 +278,7 @@ func (r *Reconciler) syncLists(ctx context.Context, hc *hcov1.HyperConverged, fa
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("lists of shared objects: %v", errs)
+		return fmt.Errorf("lists of shared objects: %w", errors.Join(errs...))
 	}
 	return nil
 }
@@ -282,18 +313,19 @@ func mergeListItems(t ListTarget, list []any, items []ListItem, remove bool, now
 	return out
 }
 
-// jsonValue is v in its JSON form (strings stay strings).
+// jsonValue is v in its JSON form as the cache's objects hold it (strings
+// stay strings; whole numbers are int64), so that it compares equal to
+// what is stored.
 func jsonValue(v any) any {
-	switch v.(type) {
-	case string, map[string]any:
-		return v
+	if s, ok := v.(string); ok {
+		return s
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return v
 	}
 	var out any
-	if json.Unmarshal(raw, &out) != nil {
+	if utiljson.Unmarshal(raw, &out) != nil {
 		return v
 	}
 	return out

@@ -5,7 +5,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
 // Items are added, put back in their place and taken out by their key,
@@ -37,4 +41,32 @@ func TestMergeListItems(t *testing.T) {
 	assert.Equal(t, "b.example.com", changed[1].(map[string]any)["defaultHostname"], "replaced in its place")
 	assert.Equal(t, "2026-11-26T13:00:00Z", changed[1].(map[string]any)["conditions"].([]any)[0].(map[string]any)["lastTransitionTime"])
 	assert.Equal(t, []any{theirs}, mergeListItems(routes, changed, []ListItem{{Target: routes, Value: ours("x", "False")}}, true, later), "taken out by its key")
+}
+
+// listOperand is a ListMember with the targets given, building ConfigMaps.
+type listOperand struct {
+	planOperand
+	targets []ListTarget
+}
+
+func (o listOperand) ListTargets() []ListTarget { return o.targets }
+
+func (listOperand) ListItems(*hcov1.HyperConverged, Facts) []ListItem { return nil }
+
+// A target must be a list under spec or status of an object with a name,
+// one object per kind, and of no kind an operand builds (the cache holds
+// those by the operator's labels).
+func TestListTargetsRefused(t *testing.T) {
+	console := schema.GroupVersionKind{Group: "operator.openshift.io", Version: "v1", Kind: "Console"}
+	for name, targets := range map[string][]ListTarget{
+		"a path under metadata": {{GVK: console, Name: "cluster", Path: []string{"metadata", "finalizers"}}},
+		"no name":               {{GVK: console, Path: []string{"spec", "plugins"}}},
+		"two names of a kind":   {{GVK: console, Name: "cluster", Path: []string{"spec", "plugins"}}, {GVK: console, Name: "other", Path: []string{"spec", "plugins"}}},
+		"an operand's kind":     {{GVK: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Name: "shared", Path: []string{"spec", "items"}}},
+	} {
+		reg, err := NewRegistry(listOperand{planOperand: planOperand{namedOperand: "test"}, targets: targets})
+		require.NoError(t, err)
+		_, err = servedListTargets(reg, nil, true)
+		assert.Error(t, err, name)
+	}
 }

@@ -321,10 +321,11 @@ type recalled struct {
 }
 
 // immutableChanged reports whether want sets a field of live's that the
-// API server refuses to change: the selector of a Deployment, DaemonSet or
-// StatefulSet.
+// API server refuses to change: the selector of a Deployment or DaemonSet
+// (as upstream HCO recreates them; not a StatefulSet's, whose deletion may
+// take its volumes' claims with it).
 func immutableChanged(gvk schema.GroupVersionKind, want, live *unstructured.Unstructured) bool {
-	if gvk.Group != "apps" || (gvk.Kind != "Deployment" && gvk.Kind != "DaemonSet" && gvk.Kind != "StatefulSet") {
+	if gvk.Group != "apps" || (gvk.Kind != "Deployment" && gvk.Kind != "DaemonSet") {
 		return false
 	}
 	w, found, _ := unstructured.NestedFieldNoCopy(want.Object, "spec", "selector")

@@ -58,6 +58,21 @@ type RouteCertificate struct {
 	Err       error
 }
 
+// certificateRecheck is how soon a component route's certificate that
+// cannot be used is read again.
+const certificateRecheck = 2 * time.Minute
+
+// certificateUnusable reports whether a component route's certificate
+// cannot be used (RouteCertificate.Err).
+func (p Platform) certificateUnusable() bool {
+	for _, c := range p.RouteCertificates {
+		if c.Err != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // RouteCertificatesNamespace is where OpenShift's component routes' serving
 // certificates are kept.
 const RouteCertificatesNamespace = "openshift-config"
@@ -167,7 +182,11 @@ func PlatformOf(ctx context.Context, reader, secrets client.Reader, openShift bo
 				if p.RouteCertificates == nil {
 					p.RouteCertificates = map[string]RouteCertificate{}
 				}
-				p.RouteCertificates[name] = routeCertificate(ctx, secrets, name)
+				c, err := routeCertificate(ctx, secrets, name)
+				if err != nil {
+					return p, err
+				}
+				p.RouteCertificates[name] = c
 			}
 		}
 	}
@@ -185,44 +204,50 @@ func PlatformOf(ctx context.Context, reader, secrets client.Reader, openShift bo
 // routeCertificate reads the Secret name in RouteCertificatesNamespace and
 // checks it as upstream HCO does (controllers/ingresscluster at 03da3cf):
 // of type kubernetes.io/tls, with a PEM certificate valid now and a PEM
-// private key (PKCS#8, PKCS#1 or EC).
-func routeCertificate(ctx context.Context, secrets client.Reader, name string) RouteCertificate {
+// private key (PKCS#8, PKCS#1 or EC). A Secret missing or not readable (the
+// ingress operator has not granted the route's consuming user access yet)
+// or not usable is the certificate's Err; any other failure to read it is
+// the error, so that nothing is built from a passing fault.
+func routeCertificate(ctx context.Context, secrets client.Reader, name string) (RouteCertificate, error) {
 	s := &corev1.Secret{}
 	if err := secrets.Get(ctx, client.ObjectKey{Namespace: RouteCertificatesNamespace, Name: name}, s); err != nil {
-		return RouteCertificate{Err: fmt.Errorf("can't get secret %s; %v", name, err)}
+		if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+			return RouteCertificate{Err: fmt.Errorf("can't get secret %s; %v", name, err)}, nil
+		}
+		return RouteCertificate{}, fmt.Errorf("read the serving certificate Secret %s/%s of a component route: %w", RouteCertificatesNamespace, name, err)
 	}
 	if s.Type != corev1.SecretTypeTLS {
-		return RouteCertificate{Err: fmt.Errorf("non-TLS secret")}
+		return RouteCertificate{Err: fmt.Errorf("non-TLS secret")}, nil
 	}
 	crt, ok1 := s.Data[corev1.TLSCertKey]
 	key, ok2 := s.Data[corev1.TLSPrivateKeyKey]
 	if !ok1 || !ok2 {
-		return RouteCertificate{Err: fmt.Errorf("wrong TLS secret")}
+		return RouteCertificate{Err: fmt.Errorf("wrong TLS secret")}, nil
 	}
 	block, _ := pem.Decode(crt)
 	if block == nil {
-		return RouteCertificate{Err: fmt.Errorf("failed to decode certificate PEM")}
+		return RouteCertificate{Err: fmt.Errorf("failed to decode certificate PEM")}, nil
 	}
 	cert, err := x509.ParseCertificate(block.Bytes)
 	if err != nil {
-		return RouteCertificate{Err: err}
+		return RouteCertificate{Err: err}, nil
 	}
 	switch now := time.Now(); {
 	case now.After(cert.NotAfter):
-		return RouteCertificate{Err: fmt.Errorf("custom TLS certificate is expired")}
+		return RouteCertificate{Err: fmt.Errorf("custom TLS certificate is expired")}, nil
 	case now.Before(cert.NotBefore):
-		return RouteCertificate{Err: fmt.Errorf("custom TLS certificate is not valid yet")}
+		return RouteCertificate{Err: fmt.Errorf("custom TLS certificate is not valid yet")}, nil
 	}
 	kb, _ := pem.Decode(key)
 	if kb == nil {
-		return RouteCertificate{Err: fmt.Errorf("failed to decode key PEM")}
+		return RouteCertificate{Err: fmt.Errorf("failed to decode key PEM")}, nil
 	}
 	if _, err := x509.ParsePKCS8PrivateKey(kb.Bytes); err != nil {
 		if _, err := x509.ParsePKCS1PrivateKey(kb.Bytes); err != nil {
 			if _, err := x509.ParseECPrivateKey(kb.Bytes); err != nil {
-				return RouteCertificate{Err: fmt.Errorf("block %s is not valid key PEM", kb.Type)}
+				return RouteCertificate{Err: fmt.Errorf("block %s is not valid key PEM", kb.Type)}, nil
 			}
 		}
 	}
-	return RouteCertificate{Cert: string(crt), Key: string(key)}
+	return RouteCertificate{Cert: string(crt), Key: string(key)}, nil
 }

@@ -313,6 +313,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	if !a.record(factsErr) {
 		return
 	}
+	if facts.Platform.certificateUnusable() {
+		// No event comes when the Secret is fixed, or when OpenShift's
+		// ingress operator grants the route's consuming user access to it.
+		a.requeueAfter = certificateRecheck
+	}
 	ops := r.registry.Operands()
 	outcomes := r.reconcileOperands(ctx, hc, owner, facts, ops)
 	if storedFinalizer && r.deletedMeanwhile(ctx, hc, outcomes, a) {

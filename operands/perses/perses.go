@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -69,12 +70,20 @@ type Operand struct {
 	cfg *config
 }
 
-// config is what the options set, and the objects read from it once.
+// config is what the options set, and the objects read from it once, on
+// first use (a stock binary off OpenShift never reads them: they would be
+// most of its heap's operand data).
 type config struct {
 	dashboards, datasources       fs.FS
 	ownDashboards, ownDatasources bool
+	once                          sync.Once
 	objects                       []*unstructured.Unstructured
 	err                           error
+}
+
+// load reads the objects once.
+func (c *config) load() {
+	c.once.Do(func() { c.objects, c.err = c.read() })
 }
 
 // Option changes the stock operand; see New.
@@ -111,7 +120,6 @@ func New(opts ...Option) Operand {
 	for _, o := range opts {
 		o(c)
 	}
-	c.objects, c.err = c.read()
 	return Operand{cfg: c}
 }
 
@@ -237,8 +245,8 @@ func (o Operand) Objects() ([]*unstructured.Unstructured, error) {
 	c := o.cfg
 	if c == nil {
 		c = &config{dashboards: DefaultDashboards(), datasources: DefaultDatasources()}
-		c.objects, c.err = c.read()
 	}
+	c.load()
 	if c.err != nil {
 		return nil, c.err
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -41,6 +43,21 @@ func scc(t *testing.T, name string, users []string) client.Object {
 	return &unstructured.Unstructured{Object: m}
 }
 
+// asWasp gives the workload w a pod template that runs as the wasp agent's
+// service account.
+func asWasp(w client.Object) client.Object {
+	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"name": "x"}},
+		Spec: corev1.PodSpec{ServiceAccountName: waspagent.ServiceAccountName, Containers: []corev1.Container{{Name: "c", Image: "example.com/c"}}}}
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"name": "x"}}
+	switch o := w.(type) {
+	case *appsv1.Deployment:
+		o.Spec = appsv1.DeploymentSpec{Selector: sel, Template: tmpl}
+	case *appsv1.DaemonSet:
+		o.Spec = appsv1.DaemonSetSpec{Selector: sel, Template: tmpl}
+	}
+	return w
+}
+
 // sccForGroup is the wasp agent's SecurityContextConstraints admitting
 // group too.
 func sccForGroup(t *testing.T, group string) client.Object {
@@ -58,7 +75,8 @@ func sccForGroup(t *testing.T, group string) client.Object {
 // sent outside the operator's namespace, another PriorityClass, an operand's
 // binding of another ClusterRole or to another account, and
 // SecurityContextConstraints of another name or admitting anyone but the
-// wasp agent's account, and takes the injector's, the observability
+// wasp agent's account, a workload but the agent's DaemonSet running as that
+// account, and takes the injector's, the observability
 // controller's and the wasp agent's own objects.
 func TestOperatorWritesAreGuarded(t *testing.T) {
 	env.Require(t)
@@ -77,6 +95,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 			t.Cleanup(func() { _ = env.Client.Delete(ctx, u) })
 		}
 	}
+	require.NoError(t, client.IgnoreAlreadyExists(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})))
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":hco-operator", Groups: []string{"system:masters"}}
 	operator, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
@@ -112,6 +131,8 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"the wasp agent's SCC, for another account":         scc(t, waspagent.SCCName, []string{"system:serviceaccount:" + ns + ":hco-operator"}),
 		"the wasp agent's SCC, for a second account":        scc(t, waspagent.SCCName, []string{waspagent.ServiceAccountUser(ns), "system:serviceaccount:default:default"}),
 		"the wasp agent's SCC, for every user":              sccForGroup(t, "system:authenticated"),
+		"a Deployment as the wasp agent's account":          asWasp(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "hyperconverged-cluster-cli-download", Namespace: ns}}),
+		"another DaemonSet as the wasp agent's account":     asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "not-wasp", Namespace: ns}}),
 	}
 	// A new policy takes effect once the API server has loaded it.
 	waitFor(t, "the policy in effect", func() error {
@@ -134,6 +155,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"the injector's webhook":         webhook(netresinjector.WebhookConfigName, ns),
 		"the wasp agent's binding":       binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, waspagent.ServiceAccountName),
 		"the wasp agent's SCC":           scc(t, waspagent.SCCName, nil),
+		"the wasp agent's DaemonSet":     asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: waspagent.Component, Namespace: ns}}),
 	} {
 		assert.NoError(t, operator.Create(ctx, obj, dryRun), what)
 	}
