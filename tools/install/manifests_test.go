@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
+	"github.com/hcokit/hcokit/operands/stock"
 	"github.com/hcokit/hcokit/operands/waspagent"
 )
 
@@ -299,9 +301,11 @@ func TestHPPComponent(t *testing.T) {
 	assert.True(t, hasHPPRule(objs))
 	// The operator's defaults stay defaults (SSP a platform default on
 	// plain Kubernetes), hpp added; the webhook checks the same operands.
+	withHPP := slices.Clone(stock.Default())
+	withHPP = slices.Insert(withHPP, slices.Index(withHPP, "ssp")+1, "hpp")
 	for name, arg := range map[string]string{
 		"hco-operator": "--operands=+hpp",
-		"hco-webhook":  "--operands=priorityclass,kubevirt,cdi,cnao,aaq,migcontroller,filerestore,aie,netresinjector,observability,ssp,hpp,clidownload,waspagent,virtiowin,consoleplugin,quickstart,dashboard,namespacepolicy",
+		"hco-webhook":  "--operands=" + strings.Join(withHPP, ","),
 	} {
 		var d appsv1.Deployment
 		into(t, find(t, objs, "Deployment", name), &d)
