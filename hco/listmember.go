@@ -43,8 +43,8 @@ type ListMember interface {
 	// ListTargets are the lists the operand may add to, fixed for the
 	// process: the reconciler watches their objects.
 	ListTargets() []ListTarget
-	// ListItems are the items the operand wants for hc, each in one of
-	// ListTargets; nil wants none (and removes none).
+	// ListItems are the operand's items for hc, each in one of
+	// ListTargets: wanted, or Absent to be taken out; nil touches none.
 	ListItems(hc *hcov1.HyperConverged, facts Facts) []ListItem
 }
 
@@ -76,6 +76,10 @@ func (t ListTarget) status() bool { return t.Path[0] == "status" }
 type ListItem struct {
 	Target ListTarget
 	Value  any
+	// Absent: the item is the operand's but not wanted now (its workload
+	// is not deployed: an image unset, say): the reconciler takes it out
+	// of the list, found by its value or key (Value needs only those).
+	Absent bool
 }
 
 // listTargets returns the targets of reg's enabled ListMembers, one per
@@ -283,7 +287,8 @@ func (r *Reconciler) syncLists(ctx context.Context, hc *hcov1.HyperConverged, fa
 	return nil
 }
 
-// mergeListItems returns list with items added (or, remove, taken out):
+// mergeListItems returns list with items added (or, remove or the item
+// Absent, taken out):
 // an item is found by its value (a string) or its Key members (an object);
 // an object item found but different replaces it in its place, the
 // lastTransitionTime of each of its conditions kept from the one found
@@ -296,6 +301,7 @@ func mergeListItems(t ListTarget, list []any, items []ListItem, remove bool, now
 	for _, item := range items {
 		want := runtime.DeepCopyJSONValue(jsonValue(item.Value))
 		i := slices.IndexFunc(out, func(v any) bool { return sameItem(t.Key, v, want) })
+		remove := remove || item.Absent
 		switch {
 		case remove && i >= 0:
 			out = slices.Delete(out, i, i+1)

@@ -23,6 +23,9 @@ func TestMergeListItems(t *testing.T) {
 	assert.Equal(t, []any{"a", "ours", "b"}, mergeListItems(strings, []any{"a", "ours", "b"}, item("ours"), false, now), "in place")
 	assert.Equal(t, []any{"a", "b"}, mergeListItems(strings, []any{"a", "ours", "b"}, item("ours"), true, now))
 	assert.Equal(t, []any{"ours"}, mergeListItems(strings, nil, item("ours"), false, now))
+	absent := []ListItem{{Target: strings, Value: "ours", Absent: true}}
+	assert.Equal(t, []any{"a", "b"}, mergeListItems(strings, []any{"a", "ours", "b"}, absent, false, now), "an Absent item taken out")
+	assert.Equal(t, []any{"a"}, mergeListItems(strings, []any{"a"}, absent, false, now), "and not added")
 
 	routes := ListTarget{Path: []string{"status", "componentRoutes"}, Key: []string{"name", "namespace"}}
 	theirs := map[string]any{"name": "console", "namespace": "openshift-console", "defaultHostname": "console.example.com"}

@@ -347,12 +347,22 @@ func TestDownloadHostOutsideTheDomain(t *testing.T) {
 
 // The component route's status is upstream's: the hosts, the operator's
 // service account as consuming user, the Route, and Degraded while the
-// admin's host cannot be used; nothing off OpenShift or without the image.
+// admin's host cannot be used; nothing off OpenShift, and taken out without
+// the image.
 func TestIngressStatusItem(t *testing.T) {
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns"}}
 	facts := hco.OfflineFacts(hco.Environment{Namespace: "ns", Images: map[string]string{clidownload.ImageKey: "example.com/virtctl:v1"}})
 	assert.Empty(t, clidownload.New().ListItems(hc, facts), "plain Kubernetes")
 	facts.Platform = hco.Platform{OpenShift: true, IngressDomain: "apps.example.com"}
+
+	// Without the image, the route is not deployed: its status is taken out.
+	noImage := facts
+	noImage.Environment.Images = nil
+	gone := clidownload.New().ListItems(hc, noImage)
+	require.Len(t, gone, 1)
+	assert.True(t, gone[0].Absent)
+	assert.Equal(t, map[string]any{"name": "virt-downloads", "namespace": "ns"}, gone[0].Value)
+
 	items := clidownload.New().ListItems(hc, facts)
 	require.Len(t, items, 1)
 	assert.Equal(t, clidownload.IngressStatusTarget.String(), items[0].Target.String())

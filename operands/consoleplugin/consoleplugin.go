@@ -311,13 +311,15 @@ func (Operand) ListTargets() []hco.ListTarget {
 	return []hco.ListTarget{{GVK: ConsoleConfigKind, Name: hco.ClusterConfigName, Path: []string{"spec", "plugins"}}}
 }
 
-// ListItems implements hco.ListMember: PluginName, while the plugin is
-// deployed.
+// ListItems implements hco.ListMember: on OpenShift, PluginName, Absent
+// while the plugin is not deployed (an image unset): the console then no
+// longer loads a plugin that is gone.
 func (o Operand) ListItems(_ *hcov1.HyperConverged, facts hco.Facts) []hco.ListItem {
-	if _, _, ok := images(facts.Environment); !ok || !facts.Platform.OpenShift {
+	if !facts.Platform.OpenShift {
 		return nil
 	}
-	return []hco.ListItem{{Target: o.ListTargets()[0], Value: PluginName}}
+	_, _, deployed := images(facts.Environment)
+	return []hco.ListItem{{Target: o.ListTargets()[0], Value: PluginName, Absent: !deployed}}
 }
 
 // Images implements hco.Imager: upstream's variables KV_CONSOLE_PLUGIN_IMAGE

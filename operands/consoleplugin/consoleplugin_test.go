@@ -107,8 +107,9 @@ func TestDesiredIsUpstreams(t *testing.T) {
 	}
 }
 
-// Off OpenShift, or without either image, nothing is wanted, and no
-// plugin name is added to the console's.
+// Off OpenShift, or without either image, nothing is wanted; the plugin's
+// name is not added to the console's, and without an image on OpenShift it
+// is taken out (Absent): the console would load a plugin that is gone.
 func TestDesiredNeedsOpenShiftAndBothImages(t *testing.T) {
 	hc := readHC(t, "hc-default.yaml")
 	openShift := hco.Platform{OpenShift: true}
@@ -120,10 +121,18 @@ func TestDesiredNeedsOpenShiftAndBothImages(t *testing.T) {
 		objs, err := consoleplugin.New().Desired(hc, facts)
 		require.NoError(t, err, name)
 		assert.Empty(t, objs, name)
-		assert.Empty(t, consoleplugin.New().ListItems(hc, facts), name)
+		items := consoleplugin.New().ListItems(hc, facts)
+		if !facts.Platform.OpenShift {
+			assert.Empty(t, items, name)
+			continue
+		}
+		require.Len(t, items, 1, name)
+		assert.True(t, items[0].Absent, name)
+		assert.Equal(t, consoleplugin.PluginName, items[0].Value, name)
 	}
 	items := consoleplugin.New().ListItems(hc, hco.Facts{Environment: env(), Platform: openShift})
 	require.Len(t, items, 1)
+	assert.False(t, items[0].Absent)
 	assert.Equal(t, consoleplugin.PluginName, items[0].Value)
 	assert.Equal(t, []string{"spec", "plugins"}, items[0].Target.Path)
 }
