@@ -1,11 +1,8 @@
 package clidownload_test
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -15,11 +12,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
+	"github.com/hcokit/hcokit/internal/upstreamtest"
 	"github.com/hcokit/hcokit/operands/clidownload"
 )
 
@@ -247,16 +244,8 @@ func TestStatus(t *testing.T) {
 // upstream reads the objects of a file of testdata/upstream-03da3cf by kind.
 func upstream(t *testing.T, file string) map[string]map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "upstream-03da3cf", file))
-	require.NoError(t, err)
 	out := map[string]map[string]any{}
-	for _, doc := range strings.Split(string(raw), "\n---\n") {
-		var m map[string]any
-		require.NoError(t, yaml.Unmarshal([]byte(strings.TrimPrefix(doc, "---\n")), &m))
-		if m == nil {
-			continue
-		}
-		delete(m, "status")
+	for _, m := range upstreamtest.Documents(t, filepath.Join("testdata", "upstream-03da3cf", file)) {
 		kind := "Service"
 		switch {
 		case m["spec"].(map[string]any)["links"] != nil:
@@ -264,26 +253,16 @@ func upstream(t *testing.T, file string) map[string]map[string]any {
 		case m["spec"].(map[string]any)["to"] != nil:
 			kind = "Route"
 		}
-		out[kind] = m
+		out[kind] = upstreamtest.WithoutServerFields(m)
 	}
 	return out
 }
 
-// wire is obj as JSON would carry it, without its apiVersion and kind
-// (upstream's handlers leave them to the client) and status.
+// wire is obj as JSON would carry it, without what upstream's handlers
+// leave to the client and the API server.
 func wire(t *testing.T, obj client.Object) map[string]any {
 	t.Helper()
-	raw, err := json.Marshal(obj)
-	require.NoError(t, err)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(raw, &m))
-	delete(m, "apiVersion")
-	delete(m, "kind")
-	delete(m, "status")
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "creationTimestamp")
-	}
-	return m
+	return upstreamtest.WithoutServerFields(upstreamtest.JSON(t, obj))
 }
 
 // On OpenShift the Route and the ConsoleCLIDownload are upstream's, object

@@ -1,10 +1,8 @@
 package consoleplugin_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -15,6 +13,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/upstreamtest"
 	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/operands/consoleplugin"
 )
@@ -39,37 +38,15 @@ func readHC(t *testing.T, file string) *hcov1.HyperConverged {
 	return hc
 }
 
-// upstream reads the objects of a file of testdata/upstream-03da3cf, in order.
+// upstream reads the objects of a file of testdata/upstream-03da3cf, in
+// order, without what the server sets.
 func upstream(t *testing.T, file string) []map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "upstream-03da3cf", file))
-	require.NoError(t, err)
 	var out []map[string]any
-	for _, doc := range strings.Split(string(raw), "\n---\n") {
-		var m map[string]any
-		require.NoError(t, yaml.Unmarshal([]byte(strings.TrimPrefix(doc, "---\n")), &m))
-		if m == nil {
-			continue
-		}
-		out = append(out, strip(m))
+	for _, m := range upstreamtest.Documents(t, filepath.Join("testdata", "upstream-03da3cf", file)) {
+		out = append(out, upstreamtest.WithoutServerFields(m))
 	}
 	return out
-}
-
-// strip drops what upstream's handlers leave to the client and the server:
-// apiVersion, kind, status, creationTimestamp.
-func strip(m map[string]any) map[string]any {
-	delete(m, "apiVersion")
-	delete(m, "kind")
-	delete(m, "status")
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "creationTimestamp")
-	}
-	if spec, ok := m["spec"].(map[string]any); !ok {
-	} else if tmpl, ok := spec["template"].(map[string]any); ok {
-		delete(tmpl["metadata"].(map[string]any), "creationTimestamp")
-	}
-	return m
 }
 
 func nodes(workers int) *nodefacts.Facts {
@@ -97,11 +74,7 @@ func TestDesiredIsUpstreams(t *testing.T) {
 			want := upstream(t, tc.want)
 			require.Len(t, objs, len(want))
 			for i, o := range objs {
-				raw, err := json.Marshal(o.Object)
-				require.NoError(t, err)
-				var got map[string]any
-				require.NoError(t, json.Unmarshal(raw, &got))
-				assert.Equal(t, want[i], strip(got), "%s %s", o.GetKind(), o.GetName())
+				assert.Equal(t, want[i], upstreamtest.WithoutServerFields(upstreamtest.JSON(t, o.Object)), "%s %s", o.GetKind(), o.GetName())
 			}
 		})
 	}

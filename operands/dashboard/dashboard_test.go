@@ -1,7 +1,6 @@
 package dashboard_test
 
 import (
-	"encoding/json"
 	"os"
 	"testing"
 	"testing/fstest"
@@ -16,6 +15,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/upstreamtest"
 	"github.com/hcokit/hcokit/operands/dashboard"
 )
 
@@ -40,10 +40,7 @@ func openShift() hco.Facts {
 // wire is obj as JSON carries it, without its creation time.
 func wire(t *testing.T, obj any) map[string]any {
 	t.Helper()
-	raw, err := json.Marshal(obj)
-	require.NoError(t, err)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(raw, &m))
+	m := upstreamtest.JSON(t, obj)
 	if md, ok := m["metadata"].(map[string]any); ok {
 		delete(md, "creationTimestamp")
 	}

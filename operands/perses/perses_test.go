@@ -1,9 +1,7 @@
 package perses_test
 
 import (
-	"encoding/json"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,10 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/upstreamtest"
 	"github.com/hcokit/hcokit/operands/perses"
 )
 
@@ -34,25 +32,13 @@ func facts(openShift bool) hco.Facts {
 // datasource).
 func upstream(t *testing.T) []map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "upstream-03da3cf", "objects.yaml"))
-	require.NoError(t, err)
-	var out []map[string]any
-	for _, doc := range strings.Split(string(raw), "---\n")[1:] {
-		var m map[string]any
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &m))
-		out = append(out, m)
-	}
-	return out
+	return upstreamtest.Documents(t, filepath.Join("testdata", "upstream-03da3cf", "objects.yaml"))
 }
 
 // wire is an object's JSON decoded as upstream's output is read.
 func wire(t *testing.T, o *unstructured.Unstructured) map[string]any {
 	t.Helper()
-	b, err := json.Marshal(o.Object)
-	require.NoError(t, err)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(b, &m))
-	return m
+	return upstreamtest.JSON(t, o.Object)
 }
 
 // The objects are upstream's, object for object and field for field: the

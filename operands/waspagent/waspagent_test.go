@@ -1,7 +1,6 @@
 package waspagent_test
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/internal/upstreamtest"
 	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/operands/waspagent"
 )
@@ -33,33 +33,20 @@ func facts(workers int) hco.Facts {
 		Nodes: &nodefacts.Facts{Workers: workers}, Platform: hco.Platform{OpenShift: true}}
 }
 
-// upstream reads a file of testdata/upstream-03da3cf: whether upstream
-// deploys, and its objects in order, without what the server sets.
+// upstream reads a file of testdata/upstream-03da3cf: upstream deploys
+// (its first line says), and its objects in order, without what the
+// server sets.
 func upstream(t *testing.T, file string) []map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "upstream-03da3cf", file))
+	path := filepath.Join("testdata", "upstream-03da3cf", file)
+	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(raw), "# deployed: true\n"))
 	var out []map[string]any
-	for _, doc := range strings.Split(string(raw), "\n---\n")[1:] {
-		var m map[string]any
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &m))
-		out = append(out, strip(m))
+	for _, m := range upstreamtest.Documents(t, path) {
+		out = append(out, upstreamtest.WithoutServerFields(m))
 	}
 	return out
-}
-
-func strip(m map[string]any) map[string]any {
-	delete(m, "apiVersion")
-	delete(m, "kind")
-	delete(m, "status")
-	delete(m["metadata"].(map[string]any), "creationTimestamp")
-	if spec, ok := m["spec"].(map[string]any); ok {
-		if tmpl, ok := spec["template"].(map[string]any); ok {
-			delete(tmpl["metadata"].(map[string]any), "creationTimestamp")
-		}
-	}
-	return m
 }
 
 // The objects are upstream's, object for object, for a highly available
@@ -76,17 +63,10 @@ func TestDesiredIsUpstreams(t *testing.T) {
 			want := upstream(t, tc.want)
 			require.Len(t, objs, len(want)-1, "all but the ClusterRole")
 			for i, o := range objs {
-				b, err := json.Marshal(o.Object)
-				require.NoError(t, err)
-				var got map[string]any
-				require.NoError(t, json.Unmarshal(b, &got))
-				assert.Equal(t, want[i], strip(got), "%s %s", o.GetKind(), o.GetName())
+				assert.Equal(t, want[i], upstreamtest.WithoutServerFields(upstreamtest.JSON(t, o.Object)), "%s %s", o.GetKind(), o.GetName())
 			}
-			rules, err := json.Marshal(waspagent.ClusterRole().Rules)
-			require.NoError(t, err)
-			var got []any
-			require.NoError(t, json.Unmarshal(rules, &got))
-			assert.Equal(t, want[len(want)-1]["rules"], got, "the shipped ClusterRole's rules")
+			shipped := upstreamtest.JSON(t, waspagent.ClusterRole())
+			assert.Equal(t, want[len(want)-1]["rules"], shipped["rules"], "the shipped ClusterRole's rules")
 		})
 	}
 }
