@@ -127,24 +127,29 @@ upstream_crds() {
 		"${paths[@]}" output:crd:artifacts:config="${out}")
 }
 
-# The operator's Role in openshift-config-managed (the dashboards,
-# operands/dashboard/rbac.go): a namespace only OpenShift has, which the base
-# install's namespace transform would move into the operator's; it goes into
+# The operator's Roles in namespaces only OpenShift has: openshift-config-managed
+# (the dashboards, operands/dashboard/rbac.go) and openshift-monitoring (the
+# Alertmanager silence, cmd/hco-operator/silence.go). The base install's
+# namespace transform would move them into the operator's; they go into
 # config/openshift, applied besides config on OpenShift.
-OPENSHIFT_NAMESPACE=openshift-config-managed
+OPENSHIFT_NAMESPACES="openshift-config-managed openshift-monitoring"
 OPENSHIFT_ROLE=config/openshift/role.yaml
 
 # split_roles IN BASE OPENSHIFT writes the documents of controller-gen's
-# IN to BASE, but those in OPENSHIFT_NAMESPACE, which go to OPENSHIFT.
+# IN to BASE, but those in OPENSHIFT_NAMESPACES, which go to OPENSHIFT.
 split_roles() {
-	awk -v base="$2" -v openshift="$3" -v ns="  namespace: ${OPENSHIFT_NAMESPACE}" '
+	awk -v base="$2" -v openshift="$3" -v namespaces="${OPENSHIFT_NAMESPACES}" '
 		function flush() {
 			if (doc != "") { printf "---\n%s", doc > (elsewhere ? openshift : base) }
 			doc = ""; elsewhere = 0
 		}
-		BEGIN { printf "" > base; printf "" > openshift }
+		BEGIN {
+			printf "" > base; printf "" > openshift
+			n = split(namespaces, list, " ")
+			for (i = 1; i <= n; i++) ns["  namespace: " list[i]] = 1
+		}
 		/^---$/ { flush(); next }
-		{ doc = doc $0 "\n"; if ($0 == ns) elsewhere = 1 }
+		{ doc = doc $0 "\n"; if ($0 in ns) elsewhere = 1 }
 		END { flush() }
 	' "$1"
 }

@@ -121,6 +121,7 @@ type config struct {
 	pprofAddr               string
 	leaderElectionNamespace string
 	console                 consoleDirs
+	silence                 silenceFlags
 }
 
 func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *zap.Options, error) {
@@ -161,6 +162,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	addImageFlags(fs, &c.env, getenv)
 	addConsoleFlags(fs, &c.console, upstreamConsoleDirs)
+	addSilenceFlags(fs, &c.silence)
 	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -246,6 +248,11 @@ func run(args []string, getenv func(string) string) error {
 	if missing := withoutImage(reg.Names(), c.env); len(missing) > 0 {
 		// Said once, here: these operands want nothing, so no condition names them.
 		ctrl.Log.Info("operands without an image deploy nothing; set the variable (operand, variable pairs)", "operands", missing)
+	}
+	if k := silenceKeeper(c.silence, openShift, restConfig); k != nil {
+		if err := mgr.Add(k); err != nil {
+			return err
+		}
 	}
 	ctx := ctrl.SetupSignalHandler()
 	if name := c.env.OperatorConditionName; name != "" {

@@ -318,32 +318,49 @@ func TestHPPComponent(t *testing.T) {
 
 // config/openshift, applied besides an install on OpenShift, grants the
 // operator the dashboards' ConfigMaps in openshift-config-managed (the Role
-// operands/dashboard/rbac.go generates) and nothing else, bound to the
-// default install's account; the installs themselves have nothing there
-// (plain Kubernetes has no such namespace).
+// operands/dashboard/rbac.go generates) and the Alertmanager's API in
+// openshift-monitoring (cmd/hco-operator/silence.go) and nothing else, bound
+// to the default install's account; the installs themselves have nothing
+// there (plain Kubernetes has no such namespaces).
 func TestOpenShiftRBAC(t *testing.T) {
 	objs := render(t, "openshift", "")
+	namespaces := []string{dashboard.Namespace, "openshift-monitoring"}
 	for _, o := range objs {
 		if o.GroupVersionKind().Group == rbacv1.GroupName {
 			assert.Contains(t, []string{"Role", "RoleBinding"}, o.GetKind(), "%s %s: config/openshift grants nothing else", o.GetKind(), o.GetName())
-			assert.Equal(t, dashboard.Namespace, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
+			assert.Contains(t, namespaces, o.GetNamespace(), "%s %s", o.GetKind(), o.GetName())
 		}
 	}
-	var role rbacv1.Role
-	into(t, find(t, objs, "Role", "hco-operator"), &role)
-	assert.Equal(t, dashboard.Namespace, role.Namespace)
-	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"},
-		Verbs: []string{"create", "delete", "get", "list", "update", "watch"}}}, role.Rules)
-	var b rbacv1.RoleBinding
-	into(t, find(t, objs, "RoleBinding", "hco-operator"), &b)
-	assert.Equal(t, dashboard.Namespace, b.Namespace)
-	assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "hco-operator"}, b.RoleRef)
+	rules := map[string][]rbacv1.PolicyRule{}
+	bindings := map[string]rbacv1.RoleBinding{}
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "Role":
+			var r rbacv1.Role
+			into(t, o, &r)
+			rules[r.Namespace] = r.Rules
+		case "RoleBinding":
+			var b rbacv1.RoleBinding
+			into(t, o, &b)
+			bindings[b.Namespace] = b
+		}
+	}
+	assert.Equal(t, map[string][]rbacv1.PolicyRule{
+		dashboard.Namespace: {{APIGroups: []string{""}, Resources: []string{"configmaps"},
+			Verbs: []string{"create", "delete", "get", "list", "update", "watch"}}},
+		"openshift-monitoring": {{APIGroups: []string{"monitoring.coreos.com"}, Resources: []string{"alertmanagers/api"},
+			ResourceNames: []string{"main"}, Verbs: []string{"create", "get"}}},
+	}, rules)
 	var sa corev1.ServiceAccount
 	into(t, find(t, render(t, ".", ""), "ServiceAccount", "hco-operator"), &sa)
-	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: sa.Namespace}}, b.Subjects)
+	require.Len(t, bindings, len(namespaces))
+	for ns, b := range bindings {
+		assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "hco-operator"}, b.RoleRef, ns)
+		assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: sa.Namespace}}, b.Subjects, ns)
+	}
 	for _, dir := range kustomizations {
 		for _, o := range render(t, dir, "") {
-			assert.NotEqual(t, dashboard.Namespace, o.GetNamespace(), "%s: %s %s", dir, o.GetKind(), o.GetName())
+			assert.NotContains(t, namespaces, o.GetNamespace(), "%s: %s %s", dir, o.GetKind(), o.GetName())
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/hcokit/hcokit/operands/dashboard"
 )
 
 // The RBAC of the default install, applied in a namespace of its own and
@@ -127,5 +129,52 @@ func TestRBACBoundaries(t *testing.T) {
 		}}
 		require.NoError(t, env.Client.Create(ctx, sar))
 		assert.Equal(t, tc.allowed, sar.Status.Allowed, "%s: %s %s/%s%s %q in %q: %s", tc.user, tc.verb, tc.group, tc.resource, "/"+tc.subresource, tc.name, tc.namespace, sar.Status.Reason)
+	}
+}
+
+// config/openshift's Roles, applied as they are and asked of the API server
+// as the default install's operator account: the dashboards' ConfigMaps in
+// openshift-config-managed; in openshift-monitoring, only listing (get) and
+// making (create) silences through the Alertmanager "main"'s proxy, which
+// asks exactly these (alertsilence.OpenShiftURL), not deleting them, not
+// another Alertmanager's, not elsewhere.
+func TestOpenShiftRBACBoundaries(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	for _, u := range render(t, "openshift", "") {
+		switch u.GetKind() {
+		case "Role", "RoleBinding":
+			// The namespaces stay: a namespace is never gone on this
+			// control plane, which runs no namespace controller.
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: u.GetNamespace()}}
+			require.NoError(t, client.IgnoreAlreadyExists(env.Client.Create(ctx, ns)))
+			require.NoError(t, env.Client.Patch(ctx, u, client.Apply, client.FieldOwner("rbac-test"), client.ForceOwnership))
+			t.Cleanup(func() { _ = env.Client.Delete(ctx, u) })
+		}
+	}
+	operator := "system:serviceaccount:" + defaultNamespace + ":hco-operator"
+	const group, resource, sub, ns = "monitoring.coreos.com", "alertmanagers", "api", "openshift-monitoring"
+	for _, tc := range []struct {
+		group, resource, subresource, verb, namespace, name string
+		allowed                                             bool
+	}{
+		{group, resource, sub, "get", ns, "main", true},
+		{group, resource, sub, "create", ns, "main", true},
+		{group, resource, sub, "delete", ns, "main", false},
+		{group, resource, sub, "update", ns, "main", false},
+		{group, resource, sub, "get", ns, "user-workload", false},
+		{group, resource, sub, "create", "openshift-user-workload-monitoring", "main", false},
+		{group, resource, "", "get", ns, "main", false},
+		{"", "configmaps", "", "update", dashboard.Namespace, "grafana-dashboard-kubevirt-top-consumers", true},
+		{"", "configmaps", "", "list", dashboard.Namespace, "", true},
+		{"", "configmaps", "", "list", ns, "", false},
+		{"", "secrets", "", "get", dashboard.Namespace, "", false},
+	} {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: operator, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + defaultNamespace, "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Group: tc.group, Resource: tc.resource, Subresource: tc.subresource, Verb: tc.verb, Namespace: tc.namespace, Name: tc.name},
+		}}
+		require.NoError(t, env.Client.Create(ctx, sar))
+		assert.Equal(t, tc.allowed, sar.Status.Allowed, "%s %s/%s/%s %q in %q: %s", tc.verb, tc.group, tc.resource, tc.subresource, tc.name, tc.namespace, sar.Status.Reason)
 	}
 }
