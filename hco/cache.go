@@ -1,6 +1,7 @@
 package hco
 
 import (
+	"slices"
 	"sync/atomic"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -42,7 +43,7 @@ type CacheScope struct {
 	// OtherNamespaces are, for namespaced operand kinds, the namespaces
 	// besides the operator's where the cache holds the operator's objects
 	// of that kind too (Registry.OtherNamespaces; the OtherNamespacer
-	// operands').
+	// operands'); AnyNamespace: in every namespace.
 	OtherNamespaces map[schema.GroupVersionKind][]string
 }
 
@@ -103,6 +104,9 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 		namespaces := map[string]cache.Config{namespace: {}}
 		for _, ns := range others {
 			namespaces[ns] = cache.Config{}
+		}
+		if slices.Contains(others, AnyNamespace) {
+			namespaces = map[string]cache.Config{cache.AllNamespaces: {}}
 		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)

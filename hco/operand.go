@@ -147,9 +147,21 @@ type OpenShiftOnly interface {
 // and delete the object). It is asked once, when the operator starts and
 // makes its cache, for the one platform fact known then: whether the
 // cluster is OpenShift (see OpenShift). Nil names none.
+//
+// AnyNamespace among a kind's namespaces stands for all of them, for an
+// operand whose objects go where the HyperConverged says at run time.
 type OtherNamespacer interface {
 	OtherNamespaces(openShift bool) map[schema.GroupVersionKind][]string
 }
+
+// AnyNamespace, among the namespaces an OtherNamespacer names for a kind,
+// stands for every namespace: the operand puts objects of the kind in
+// namespaces the HyperConverged names (the image streams in
+// commonBootImageNamespace). The operator then caches, lists, prunes and
+// deletes its objects of that kind (those with its labels, that its
+// HyperConverged owns) cluster-wide, and needs its permissions on the kind
+// in every namespace.
+const AnyNamespace = "*"
 
 // DeletionOrderer is an optional capability: operands are deleted on
 // uninstall in ascending DeletionOrder (default 0), each group gone before

@@ -609,9 +609,9 @@ func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *ope
 	// Namespaced objects are managed in the HyperConverged's namespace
 	// (the operator namespace), and in the namespaces operands name for
 	// the kind (OtherNamespacer), only: the cache and the RBAC of
-	// namespaced kinds are scoped to them.
+	// namespaced kinds are scoped to them; in all with AnyNamespace.
 	namespaces := []string{""} // cluster-scoped: the whole cluster
-	if k.namespaced {
+	if k.namespaced && !slices.Contains(k.others, AnyNamespace) {
 		namespaces = append([]string{owner.Namespace}, k.others...)
 	}
 	var items []unstructured.Unstructured

@@ -133,8 +133,8 @@ func (r *Registry) WhereServed(name string) bool {
 
 // OtherNamespaces gathers the namespaces the enabled operands name for
 // their objects besides namespace, the operator's (OtherNamespacer), on a
-// cluster that is OpenShift or not: for each kind, sorted, each once; nil
-// when there are none.
+// cluster that is OpenShift or not: for each kind, sorted, each once, or
+// AnyNamespace alone when one names it; nil when there are none.
 func (r *Registry) OtherNamespaces(namespace string, openShift bool) map[schema.GroupVersionKind][]string {
 	var out map[schema.GroupVersionKind][]string
 	for _, op := range r.Operands() {
@@ -154,7 +154,10 @@ func (r *Registry) OtherNamespaces(namespace string, openShift bool) map[schema.
 			}
 		}
 	}
-	for _, namespaces := range out {
+	for gvk, namespaces := range out {
+		if slices.Contains(namespaces, AnyNamespace) {
+			out[gvk] = []string{AnyNamespace}
+		}
 		slices.Sort(namespaces)
 	}
 	return out

@@ -1,6 +1,7 @@
 package hco_test
 
 import (
+	"cmp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -125,29 +126,34 @@ func (unlabelled) Desired(*hcov1.HyperConverged, hco.Facts) ([]client.Object, er
 }
 func (unlabelled) Status([]client.Object) hcostatus.Component { return hcostatus.NotFound("x") }
 
-// elsewhereOperand puts ConfigMaps in other namespaces on OpenShift.
+// elsewhereOperand puts ConfigMaps (or kind) in other namespaces on OpenShift.
 type elsewhereOperand struct {
 	fakeOperand
 	namespaces []string
+	kind       string
 }
 
 func (e elsewhereOperand) OtherNamespaces(openShift bool) map[schema.GroupVersionKind][]string {
 	if !openShift {
 		return nil
 	}
-	return map[schema.GroupVersionKind][]string{corev1.SchemeGroupVersion.WithKind("ConfigMap"): e.namespaces}
+	return map[schema.GroupVersionKind][]string{corev1.SchemeGroupVersion.WithKind(cmp.Or(e.kind, "ConfigMap")): e.namespaces}
 }
 
 // The enabled operands' other namespaces, per kind, sorted, each once,
-// without the operator's own; none off OpenShift, none of a disabled operand.
+// without the operator's own, or AnyNamespace alone; none off OpenShift,
+// none of a disabled operand.
 func TestRegistryOtherNamespaces(t *testing.T) {
 	cm := corev1.SchemeGroupVersion.WithKind("ConfigMap")
 	r, err := hco.NewRegistry(fakeOperand{name: "plain"},
-		elsewhereOperand{fakeOperand{name: "a"}, []string{"zeta", "shared", "virt"}},
-		elsewhereOperand{fakeOperand{name: "b"}, []string{"shared", ""}},
-		elsewhereOperand{fakeOperand{name: "off"}, []string{"disabled-only"}})
+		elsewhereOperand{fakeOperand{name: "a"}, []string{"zeta", "shared", "virt"}, ""},
+		elsewhereOperand{fakeOperand{name: "b"}, []string{"shared", ""}, ""},
+		elsewhereOperand{fakeOperand{name: "off"}, []string{"disabled-only"}, ""},
+		elsewhereOperand{fakeOperand{name: "anywhere"}, []string{"first", hco.AnyNamespace}, "Secret"},
+		elsewhereOperand{fakeOperand{name: "there"}, []string{"second"}, "Secret"})
 	require.NoError(t, err)
 	require.NoError(t, r.Disable("off"))
-	assert.Equal(t, map[schema.GroupVersionKind][]string{cm: {"shared", "zeta"}}, r.OtherNamespaces("virt", true))
+	assert.Equal(t, map[schema.GroupVersionKind][]string{cm: {"shared", "zeta"}, corev1.SchemeGroupVersion.WithKind("Secret"): {hco.AnyNamespace}},
+		r.OtherNamespaces("virt", true), "AnyNamespace stands for the others")
 	assert.Nil(t, r.OtherNamespaces("virt", false))
 }
