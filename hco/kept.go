@@ -38,8 +38,9 @@ func keptFields(op Operand, obj *unstructured.Unstructured) [][]string {
 // where want holds none (a missing member, not a null or empty one it sets),
 // creating the objects on the way; where both hold a map there, observed's
 // members replace want's, and want keeps only the members observed lacks;
-// "*" walks every item of a list present in both, matched by position. It
-// reports whether it copied anything.
+// "*" walks every item of a list present in both, matched by position, and
+// "*" followed by a member name (ByKey) the items matched by that member's
+// value. It reports whether it copied anything.
 func keepObserved(want, observed *unstructured.Unstructured, paths [][]string) bool {
 	copied := false
 	for _, p := range paths {
@@ -69,15 +70,22 @@ func notKept(paths [][]string, path []string) map[string]bool {
 }
 
 func keepAt(want, observed any, path []string, not map[string]bool) bool {
-	if path[0] == "*" {
+	if key, isList := strings.CutPrefix(path[0], "*"); isList {
 		wl, ok := want.([]any)
 		ol, ok2 := observed.([]any)
 		if !ok || !ok2 || len(path) == 1 {
 			return false
 		}
 		copied := false
-		for i := range min(len(wl), len(ol)) {
-			if keepAt(wl[i], ol[i], path[1:], not) {
+		for i := range wl {
+			var oi any
+			switch {
+			case key == "" && i < len(ol):
+				oi = ol[i]
+			case key != "":
+				oi = itemOf(ol, key, wl[i])
+			}
+			if oi != nil && keepAt(wl[i], oi, path[1:], not) {
 				copied = true
 			}
 		}
@@ -116,7 +124,7 @@ func keepAt(want, observed any, path []string, not map[string]bool) bool {
 		return copied
 	}
 	if !has {
-		if _, isMap := ov.(map[string]any); !isMap || path[1] == "*" {
+		if _, isMap := ov.(map[string]any); !isMap || strings.HasPrefix(path[1], "*") {
 			return false
 		}
 		wv = map[string]any{}
@@ -128,3 +136,29 @@ func keepAt(want, observed any, path []string, not map[string]bool) bool {
 	}
 	return keepAt(wv, ov, path[1:], not)
 }
+
+// itemOf returns the item of list whose member key equals item's, or nil
+// (item has no such member, or list no such item).
+func itemOf(list []any, key string, item any) any {
+	im, ok := item.(map[string]any)
+	if !ok {
+		return nil
+	}
+	v, ok := im[key]
+	if !ok {
+		return nil
+	}
+	for _, o := range list {
+		if om, ok := o.(map[string]any); ok {
+			if ov, ok := om[key]; ok && equality.Semantic.DeepEqual(ov, v) {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+// ByKey is the element of a ContentKeeper path that walks the items of a
+// list matched by the value of their member key, not by position: e.g.
+// {"spec", "tags", ByKey("name"), "annotations"}.
+func ByKey(key string) string { return "*" + key }

@@ -39,6 +39,13 @@ func TestKeepObserved(t *testing.T) {
 		result:   `{"data":{"edited":"by the admin","version":"2","ipStack":"DualStack","added":"x"}}`,
 		copied:   true,
 	}, {
+		name:     "the items of a list matched by a member (ByKey), whatever their order",
+		want:     `{"tags":[{"name":"latest","from":"a"},{"name":"9","from":"b"},{"from":"c"},{"name":"new"}]}`,
+		observed: `{"tags":[{"name":"theirs","annotations":{"x":"0"}},{"name":"9","annotations":{"x":"9"}},{"name":"latest","annotations":{"x":"l"}},{"annotations":{"x":"?"}}]}`,
+		paths:    [][]string{{"tags", ByKey("name"), "annotations"}},
+		result:   `{"tags":[{"name":"latest","from":"a","annotations":{"x":"l"}},{"name":"9","from":"b","annotations":{"x":"9"}},{"from":"c"},{"name":"new"}]}`,
+		copied:   true,
+	}, {
 		name:     "a value the operator builds wins",
 		want:     `{"webhooks":[{"clientConfig":{"caBundle":"b3Vycw=="}}]}`,
 		observed: `{"webhooks":[{"clientConfig":{"caBundle":"dGhlaXJz"}}]}`,

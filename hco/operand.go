@@ -93,7 +93,9 @@ type StatusContributor interface {
 // that is the operator's all the same: its built value wins (upstream's
 // managed keys of an editable ConfigMap, e.g. {"data", "!version"}); "*" in
 // a path stands for every item of a list, matched by position (e.g.
-// {"webhooks", "*", "clientConfig", "caBundle"}). Nil keeps nothing.
+// {"webhooks", "*", "clientConfig", "caBundle"}), and ByKey(member) for
+// every item matched by that member's value (e.g. {"spec", "tags",
+// ByKey("name"), "annotations"}). Nil keeps nothing.
 type ContentKeeper interface {
 	KeptFields(gvk schema.GroupVersionKind, name string) [][]string
 }

@@ -11,7 +11,7 @@ import (
 // (hco.SchemeAdder): KubeVirt (and the rest of kubevirt.io/v1), CDI, SSP,
 // NetworkAddonsConfig, HostPathProvisioner, MigController,
 // FileRestoreOperator and AAQ, and on OpenShift's side the Route, the
-// ConsoleCLIDownload and the ConsoleQuickStart.
+// ConsoleCLIDownload, the ConsoleQuickStart and the ImageStream.
 func AddToScheme(s *runtime.Scheme) error {
 	for _, op := range stock.Operands() {
 		if a, ok := op.(hco.SchemeAdder); ok {

@@ -47,9 +47,10 @@ Read-only: every write is a server-side dry run. The environment (operands,
 images, SMBIOS, machine types, version) is the installed operator's, read
 from its Deployment (--operator-deployment); without one, this process's
 variables (as the operator reads them) and flags. Flags given here win.
-The console's quick starts and dashboards (OpenShift only), which the
-operator reads from directories of its image, are left out unless
---quickstart-dir and --dashboard-dir give those directories here.
+The console's quick starts and dashboards and the golden images' image
+streams (OpenShift only), which the operator reads from directories of its
+image, are left out unless --quickstart-dir, --dashboard-dir and
+--imagestream-dir give those directories here.
 
 KUBECTL_EXTERNAL_DIFF selects the diff program, as for kubectl diff.
 Exit status: 0 no differences, 1 differences, >1 an error.
@@ -79,9 +80,9 @@ func (e *exitStatus) Unwrap() error { return e.err }
 // diffOptions are the diff subcommand's own flags.
 type diffOptions struct {
 	file, kubeconfig, deployment string
-	// console are the directories of the console's content, which the
-	// operator reads from its image: given here, or left out.
-	console consoleDirs
+	// content are the directories of the content modules' files, which
+	// the operator reads from its image: given here, or left out.
+	content contentDirs
 }
 
 // diffCommand is the diff subcommand. Its errors exit with status 2 (a
@@ -157,11 +158,11 @@ func runDiff(args []string, getenv func(string) string, stdin io.Reader, stdout,
 	if err := requireMonitoring(reg, c.env, restConfig); err != nil {
 		return err
 	}
-	leftOut, err := leaveOutConsole(reg, opts.console)
+	leftOut, err := leaveOutContent(reg, opts.content)
 	if err != nil {
 		return err
 	}
-	if _, _, err := withConsoleContent(reg, opts.console); err != nil {
+	if _, err := withContent(reg, opts.content); err != nil {
 		return err
 	}
 	// The platform defaults as the operator applies them: a platform
@@ -229,7 +230,7 @@ func parseDiff(args []string, base config, stderr io.Writer) (diffOptions, confi
 	fs.StringVar(&o.file, "f", "", `HyperConverged manifest (YAML or JSON) to diff; "-" reads stdin. Without it, the live HyperConverged.`)
 	addKubeconfigFlag(fs, &o.kubeconfig)
 	fs.StringVar(&o.deployment, "operator-deployment", o.deployment, "The operator's Deployment in --namespace, whose container's arguments and environment are the operator's configuration; empty: this process's variables and flags.")
-	addConsoleFlags(fs, &o.console, consoleDirs{})
+	addContentFlags(fs, &o.content, contentDirs{})
 	fs.StringVar(&c.env.Namespace, "namespace", c.env.Namespace, "Operator namespace, where the HyperConverged lives (env OPERATOR_NAMESPACE).")
 	fs.StringVar(&c.operands, "operands", c.operands, "Comma-separated operand modules the operator runs, of "+allOperands+".")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")

@@ -19,10 +19,13 @@ import (
 	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/cdi"
 	"github.com/hcokit/hcokit/operands/cnao"
+	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/hpp"
+	"github.com/hcokit/hcokit/operands/imagestream"
 	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/migcontroller"
+	"github.com/hcokit/hcokit/operands/quickstart"
 	"github.com/hcokit/hcokit/operands/ssp"
 )
 
@@ -120,7 +123,7 @@ type config struct {
 	probeAddr               string
 	pprofAddr               string
 	leaderElectionNamespace string
-	console                 consoleDirs
+	content                 contentDirs
 	silence                 silenceFlags
 }
 
@@ -161,7 +164,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 		". An operand named here is required: on plain Kubernetes, SSP is otherwise on only where its API is served.")
 	fs.StringVar(&c.env.CommonTemplatesNamespace, "common-templates-namespace", c.env.CommonTemplatesNamespace, "Default namespace of SSP's common templates.")
 	addImageFlags(fs, &c.env, getenv)
-	addConsoleFlags(fs, &c.console, upstreamConsoleDirs)
+	addContentFlags(fs, &c.content, upstreamContentDirs)
 	addSilenceFlags(fs, &c.silence)
 	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
@@ -216,7 +219,7 @@ func run(args []string, getenv func(string) string) error {
 	if err := requireMonitoring(reg, c.env, restConfig); err != nil {
 		return err
 	}
-	quickStarts, dashboards, err := withConsoleContent(reg, c.console)
+	content, err := withContent(reg, c.content)
 	if err != nil {
 		return err
 	}
@@ -242,8 +245,8 @@ func run(args []string, getenv func(string) string) error {
 		return err
 	}
 	ctrl.Log.Info("starting hco-operator", "namespace", c.env.Namespace, "version", c.env.Version, "build", versionString(), "operands", reg.Names(), "openShift", openShift)
-	if len(quickStarts)+len(dashboards) > 0 {
-		ctrl.Log.Info("console content read: made on OpenShift only", "quickStarts", quickStarts, "dashboards", dashboards)
+	if len(content) > 0 {
+		ctrl.Log.Info("content read: made on OpenShift only", "quickStarts", content[quickstart.Name], "dashboards", content[dashboard.Name], "imageStreams", content[imagestream.Name])
 	}
 	if missing := withoutImage(reg.Names(), c.env); len(missing) > 0 {
 		// Said once, here: these operands want nothing, so no condition names them.

@@ -14,6 +14,7 @@ import (
 	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/filerestore"
 	"github.com/hcokit/hcokit/operands/hpp"
+	"github.com/hcokit/hcokit/operands/imagestream"
 	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/migcontroller"
 	"github.com/hcokit/hcokit/operands/namespacepolicy"
@@ -32,14 +33,15 @@ import (
 // is opt-in (config/components/hpp). clidownload, consoleplugin, aie,
 // netresinjector and observability stay inert without their images (and
 // clidownload's Route, waspagent, virtiowin, consoleplugin, quickstart,
-// dashboard and perses off OpenShift; perses also where the Perses API is
-// not served); aaq wants nothing unless the HyperConverged enables it, nor
-// waspagent unless it overcommits memory; quickstart and dashboard nothing
-// but with the content a distribution gives.
+// dashboard, imagestream and perses off OpenShift; perses also where the
+// Perses API is not served); aaq wants nothing unless the HyperConverged
+// enables it, nor waspagent unless it overcommits memory; quickstart,
+// dashboard and imagestream nothing but with the content a distribution
+// gives.
 func Default() []string {
 	return []string{priorityclass.Name, kubevirt.Name, cdi.Name, cnao.Name, aaq.Name, migcontroller.Name, filerestore.Name,
 		aie.Name, netresinjector.Name, observability.Name, ssp.Name, clidownload.Name, waspagent.Name, virtiowin.Name, consoleplugin.Name,
-		quickstart.Name, dashboard.Name, perses.Name, namespacepolicy.Name}
+		quickstart.Name, dashboard.Name, imagestream.Name, perses.Name, namespacepolicy.Name}
 }
 
 // DefaultList is Default as a comma-separated list, as --operands takes it.
@@ -92,17 +94,18 @@ func PlatformDefaults(reg *hco.Registry, openShift bool, required []string) erro
 // FileRestoreOperator, the AIE webhook, the network-resources-injector,
 // the observability controller), then SSP, the CLI download, the wasp
 // agent, virtio-win and the console plugin, which upstream deploys on
-// OpenShift only, and hcokit's hpp among them; then the quick starts and
-// the dashboards, which upstream adds after those on OpenShift from its
-// working directory (FirstUseInitiation): here without
+// OpenShift only, and hcokit's hpp among them; then the quick starts, the
+// dashboards and the image streams, which upstream adds after those on
+// OpenShift from its working directory (FirstUseInitiation): here without
 // content (a binary gives its own with Registry.Replace, as the stock one
-// does from --quickstart-dir and --dashboard-dir); last the Perses
+// does from --quickstart-dir, --dashboard-dir and --imagestream-dir); last the Perses
 // dashboards (OpenShift only) and the namespace policy, which upstream
 // makes from controllers of their own, set up in that order.
 func Operands() []hco.Operand {
 	return []hco.Operand{priorityclass.New(), kubevirt.New(), cdi.New(), cnao.New(), aaq.New(), migcontroller.New(),
 		filerestore.New(), aie.New(), netresinjector.New(), observability.New(), ssp.New(), hpp.New(), clidownload.New(),
-		waspagent.New(), virtiowin.New(), consoleplugin.New(), quickstart.New(), dashboard.New(), perses.New(), namespacepolicy.New()}
+		waspagent.New(), virtiowin.New(), consoleplugin.New(), quickstart.New(), dashboard.New(), imagestream.New(),
+		perses.New(), namespacepolicy.New()}
 }
 
 // Registry returns a registry of every stock operand in which only those

@@ -90,7 +90,11 @@ func setup() error {
 	if err != nil {
 		return err
 	}
-	reg, err := hco.NewRegistry(append([]hco.Operand{platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New(), virtiowin.New(), waspagent.New(), perses.New()}, console...)...)
+	streams, err := imageStreamOperand()
+	if err != nil {
+		return err
+	}
+	reg, err := hco.NewRegistry(append([]hco.Operand{platformProbe{}, clidownload.New(), consoleplugin.New(), cnao.New(), virtiowin.New(), waspagent.New(), perses.New()}, append(console, streams)...)...)
 	if err != nil {
 		return err
 	}
