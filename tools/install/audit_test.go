@@ -198,6 +198,8 @@ func neededUnexercised(sa string, g grant) (string, bool) {
 		return "the wasp agent's SecurityContextConstraints, DaemonSet and binding, made on OpenShift only while memory is overcommitted (operands/waspagent); the test cluster is not OpenShift", true
 	case sa == "hco-operator" && g.group == "perses.dev":
 		return "the Perses dashboards and datasource, made on OpenShift only, where the Perses CRDs are served (operands/perses); the test cluster is neither", true
+	case sa == "hco-operator" && g.group == "image.openshift.io" && g.resource == "imagestreams":
+		return "the golden images' ImageStreams, made on OpenShift only, of the files --imagestream-dir gives (operands/imagestream); the test cluster is not OpenShift, and the image has none", true
 	case sa == "hco-operator" && g.group == "networking.k8s.io" && g.resource == "networkpolicies":
 		return "the console plugin's NetworkPolicies, made on OpenShift only (operands/consoleplugin); the test cluster is not OpenShift", true
 	case sa == "hco-operator" && g.group == "operator.openshift.io" && g.resource == "consoles":
