@@ -19,7 +19,9 @@
 // tags matched by name); a tag's source and import policy are put back, and a tag the
 // files do not have is removed, as upstream removes it. Upstream leaves
 // alone a stream of the name without the operator's labels; the operator
-// adopts it, as it does any object of its names (docs/compatibility.md).
+// adopts it, as it does any object of its names (docs/compatibility.md),
+// unless config/guard, which lets it write only the ImageStreams that carry
+// its label, refuses.
 //
 // Their namespace is the HyperConverged's to name, so the module names
 // hco.AnyNamespace for its kind (hco.OtherNamespacer): the operator caches,

@@ -58,6 +58,19 @@ func asWasp(w client.Object) client.Object {
 	return w
 }
 
+// imageStream is an ImageStream in namespace, labelled managed-by labelled.
+func imageStream(name, namespace, labelled string) client.Object {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("image.openshift.io/v1")
+	u.SetKind("ImageStream")
+	u.SetName(name)
+	u.SetNamespace(namespace)
+	if labelled != "" {
+		u.SetLabels(map[string]string{hco.LabelManagedBy: labelled})
+	}
+	return u
+}
+
 // sccForGroup is the wasp agent's SecurityContextConstraints admitting
 // group too.
 func sccForGroup(t *testing.T, group string) client.Object {
@@ -76,8 +89,9 @@ func sccForGroup(t *testing.T, group string) client.Object {
 // binding of another ClusterRole or to another account, and
 // SecurityContextConstraints of another name or admitting anyone but the
 // wasp agent's account, a workload but the agent's DaemonSet running as that
-// account, and takes the injector's, the observability
-// controller's and the wasp agent's own objects.
+// account, an ImageStream without its managed-by label made, changed,
+// labelled or deleted, and takes the injector's, the observability
+// controller's, the wasp agent's and its own image streams.
 func TestOperatorWritesAreGuarded(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
@@ -133,6 +147,8 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"the wasp agent's SCC, for every user":              sccForGroup(t, "system:authenticated"),
 		"a Deployment as the wasp agent's account":          asWasp(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "hyperconverged-cluster-cli-download", Namespace: ns}}),
 		"another DaemonSet as the wasp agent's account":     asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "not-wasp", Namespace: ns}}),
+		"an ImageStream without the operator's label":       imageStream("golden", "default", ""),
+		"an ImageStream labelled as another's":              imageStream("golden", "default", "someone-else"),
 	}
 	// A new policy takes effect once the API server has loaded it.
 	waitFor(t, "the policy in effect", func() error {
@@ -156,9 +172,35 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"the wasp agent's binding":       binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, waspagent.ServiceAccountName),
 		"the wasp agent's SCC":           scc(t, waspagent.SCCName, nil),
 		"the wasp agent's DaemonSet":     asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: waspagent.Component, Namespace: ns}}),
+		"its ImageStream, anywhere":      imageStream("golden", "default", hco.ManagedByValue),
 	} {
 		assert.NoError(t, operator.Create(ctx, obj, dryRun), what)
 	}
+	// Somebody else's ImageStream is not the operator's to change, to take
+	// (by labelling it) or to delete; its own is.
+	theirs, ours := imageStream("theirs", ns, ""), imageStream("ours", ns, hco.ManagedByValue)
+	for _, is := range []client.Object{theirs, ours} {
+		require.NoError(t, env.Client.Create(ctx, is))
+		t.Cleanup(func() { _ = env.Client.Delete(ctx, is) })
+	}
+	taken := theirs.DeepCopyObject().(*unstructured.Unstructured)
+	taken.SetLabels(map[string]string{hco.LabelManagedBy: hco.ManagedByValue})
+	for what, err := range map[string]error{
+		"update another's ImageStream": operator.Update(ctx, theirs.DeepCopyObject().(client.Object), dryRun),
+		"label another's ImageStream":  operator.Update(ctx, taken, dryRun),
+		"delete another's ImageStream": operator.Delete(ctx, theirs.DeepCopyObject().(client.Object), dryRun),
+	} {
+		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
+		if err != nil {
+			assert.Contains(t, err.Error(), "hco-operator-writes", what)
+		}
+	}
+	unlabelled := ours.DeepCopyObject().(*unstructured.Unstructured)
+	unlabelled.SetLabels(nil)
+	err = operator.Update(ctx, unlabelled, dryRun)
+	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "take the operator's label off its ImageStream: %v", err)
+	assert.NoError(t, operator.Update(ctx, ours.DeepCopyObject().(client.Object), dryRun), "update its ImageStream")
+	assert.NoError(t, operator.Delete(ctx, ours.DeepCopyObject().(client.Object), dryRun), "delete its ImageStream")
 	// Others are not bound by it.
 	assert.NoError(t, env.Client.Create(ctx, binding("mine", "cluster-admin", "x"), dryRun), "the admin")
 }

@@ -35,11 +35,12 @@ func TestMain(m *testing.M) {
 	}
 	configRoot = filepath.Join(root, "config")
 	// Only the component operators' CRDs (and OpenShift's
-	// SecurityContextConstraints, which the install's admission policy
-	// guards): the HyperConverged CRD comes with the manifests under test.
+	// SecurityContextConstraints and ImageStreams, which the install's
+	// admission policy guards): the HyperConverged CRD comes with the manifests under test.
 	testenv.Main(m, testenv.Options{
-		CRDDirectoryPaths: []string{"config/crd/operands", "internal/integration/testdata/openshift-platform/securitycontextconstraints.crd.yaml"},
-		AddToScheme:       []func(*runtime.Scheme) error{hcov1.AddToScheme},
-		AuditPolicy:       auditPolicy,
+		CRDDirectoryPaths: []string{"config/crd/operands", "internal/integration/testdata/openshift-platform/securitycontextconstraints.crd.yaml",
+			"internal/integration/testdata/openshift-platform/imagestreams.crd.yaml"},
+		AddToScheme: []func(*runtime.Scheme) error{hcov1.AddToScheme},
+		AuditPolicy: auditPolicy,
 	}, func(e *testenv.Env) { env = e })
 }
