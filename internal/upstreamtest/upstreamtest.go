@@ -6,7 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco"
 )
 
 // Documents reads the YAML documents of file (separated by "---" lines),
@@ -73,4 +77,30 @@ func WithoutServerFields(m map[string]any) map[string]any {
 		}
 	}
 	return m
+}
+
+// WithoutCreationTime drops m's metadata.creationTimestamp (a zero time,
+// which the Go types send as null) and returns m.
+func WithoutCreationTime(m map[string]any) map[string]any {
+	if md, ok := m["metadata"].(map[string]any); ok {
+		delete(md, "creationTimestamp")
+	}
+	return m
+}
+
+// HyperConverged is the HyperConverged the captures of upstream's console
+// and image handlers were made for: its name in its default namespace, the
+// CRD's defaults applied.
+func HyperConverged() *hcov1.HyperConverged {
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
+	hcov1.Default(hc)
+	return hc
+}
+
+// OpenShift are the facts of the OpenShift cluster those captures saw: the
+// operator's version 1.20.0 (HCO_KV_IO_VERSION), in the default namespace.
+func OpenShift() hco.Facts {
+	f := hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.20.0"})
+	f.Platform = hco.Platform{OpenShift: true, IngressDomain: "apps.example.com"}
+	return f
 }

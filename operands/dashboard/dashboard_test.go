@@ -25,26 +25,10 @@ const upstreamDir = "testdata/upstream-03da3cf"
 
 var configMap = corev1.SchemeGroupVersion.WithKind("ConfigMap")
 
-func newHC() *hcov1.HyperConverged {
-	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
-	hcov1.Default(hc)
-	return hc
-}
-
-func openShift() hco.Facts {
-	f := hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.20.0"})
-	f.Platform = hco.Platform{OpenShift: true, IngressDomain: "apps.example.com"}
-	return f
-}
-
 // wire is obj as JSON carries it, without its creation time.
 func wire(t *testing.T, obj any) map[string]any {
 	t.Helper()
-	m := upstreamtest.JSON(t, obj)
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "creationTimestamp")
-	}
-	return m
+	return upstreamtest.WithoutCreationTime(upstreamtest.JSON(t, obj))
 }
 
 // On OpenShift the module makes, from upstream's test dashboard read as
@@ -56,7 +40,7 @@ func TestDesiredIsUpstreams(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, cms, 1)
 	op := dashboard.New(cms...)
-	objs, err := op.Desired(newHC(), openShift())
+	objs, err := op.Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 
@@ -77,10 +61,10 @@ func TestDesiredIsUpstreams(t *testing.T) {
 func TestDesiredNothing(t *testing.T) {
 	assert.True(t, dashboard.New().OpenShiftOnly(), "left out off OpenShift")
 	cm := corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: dashboard.Namespace}}
-	objs, err := dashboard.New(cm).Desired(newHC(), hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace}))
+	objs, err := dashboard.New(cm).Desired(upstreamtest.HyperConverged(), hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace}))
 	assert.NoError(t, err)
 	assert.Nil(t, objs, "plain Kubernetes")
-	objs, err = dashboard.New().Desired(newHC(), openShift())
+	objs, err = dashboard.New().Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	assert.NoError(t, err)
 	assert.Nil(t, objs, "no dashboards")
 }
@@ -98,7 +82,7 @@ func TestBuild(t *testing.T) {
 	}
 	op := dashboard.New(given, corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bare", Namespace: dashboard.Namespace}})
 	given.Data["d.json"] = "changed after New"
-	objs, err := op.Desired(newHC(), openShift())
+	objs, err := op.Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	require.NoError(t, err)
 	got := objs[0].(*corev1.ConfigMap)
 	assert.Equal(t, map[string]string{
@@ -112,7 +96,7 @@ func TestBuild(t *testing.T) {
 	assert.Empty(t, got.ResourceVersion)
 	assert.Equal(t, hco.ManagedByValue, objs[1].GetLabels()[hco.LabelManagedBy], "a dashboard without labels gets upstream's")
 	got.Data["d.json"] = "changed in the output"
-	again, err := op.Desired(newHC(), openShift())
+	again, err := op.Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	require.NoError(t, err)
 	assert.Equal(t, "{}", again[0].(*corev1.ConfigMap).Data["d.json"], "Desired returns new objects")
 	assert.Equal(t, []string{"openshift-config-managed/d", "openshift-config-managed/bare"}, op.Names())

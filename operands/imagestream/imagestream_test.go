@@ -24,18 +24,6 @@ import (
 // upstreamDir is upstream's output at 03da3cf and its input (README.md there).
 const upstreamDir = "testdata/upstream-03da3cf"
 
-func newHC() *hcov1.HyperConverged {
-	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
-	hcov1.Default(hc)
-	return hc
-}
-
-func openShift() hco.Facts {
-	f := hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.20.0"})
-	f.Platform = hco.Platform{OpenShift: true, IngressDomain: "apps.example.com"}
-	return f
-}
-
 // wire is obj, read as an ImageStream, as JSON carries it, without its
 // creation time.
 func wire(t *testing.T, obj client.Object) map[string]any {
@@ -44,11 +32,7 @@ func wire(t *testing.T, obj client.Object) map[string]any {
 	require.True(t, ok, "%T", obj)
 	var is imagev1.ImageStream
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &is))
-	m := upstreamtest.JSON(t, &is)
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "creationTimestamp")
-	}
-	return m
+	return upstreamtest.WithoutCreationTime(upstreamtest.JSON(t, &is))
 }
 
 func load(t *testing.T) []imagev1.ImageStream {
@@ -67,8 +51,8 @@ func TestDesiredIsUpstreams(t *testing.T) {
 	want := upstreamtest.Documents(t, upstreamDir+"/imagestreams.yaml")
 	require.Len(t, want, 4)
 	op := imagestream.New(load(t)...)
-	hc := newHC()
-	objs, err := op.Desired(hc, openShift())
+	hc := upstreamtest.HyperConverged()
+	objs, err := op.Desired(hc, upstreamtest.OpenShift())
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	assert.Equal(t, want[0], wire(t, objs[0]))
@@ -78,7 +62,7 @@ func TestDesiredIsUpstreams(t *testing.T) {
 	assert.Equal(t, op.Kinds()[0].GetObjectKind().GroupVersionKind(), objs[0].GetObjectKind().GroupVersionKind(), "the kind Kinds names")
 
 	hc.Spec.WorkloadSources.CommonBootImageNamespace = ptr.To("custom-ns")
-	objs, err = op.Desired(hc, openShift())
+	objs, err = op.Desired(hc, upstreamtest.OpenShift())
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	assert.Equal(t, want[1], wire(t, objs[0]))
@@ -89,19 +73,19 @@ func TestDesiredIsUpstreams(t *testing.T) {
 func TestDesiredNothing(t *testing.T) {
 	op := imagestream.New(load(t)...)
 	assert.True(t, op.OpenShiftOnly(), "left out off OpenShift, its kind not looked up")
-	objs, err := op.Desired(newHC(), hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace}))
+	objs, err := op.Desired(upstreamtest.HyperConverged(), hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace}))
 	assert.NoError(t, err)
 	assert.Nil(t, objs, "plain Kubernetes")
-	objs, err = imagestream.New().Desired(newHC(), openShift())
+	objs, err = imagestream.New().Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	assert.NoError(t, err)
 	assert.Nil(t, objs, "no streams")
-	hc := newHC()
+	hc := upstreamtest.HyperConverged()
 	hc.Spec.WorkloadSources.EnableCommonBootImageImport = ptr.To(false)
-	objs, err = op.Desired(hc, openShift())
+	objs, err = op.Desired(hc, upstreamtest.OpenShift())
 	assert.NoError(t, err)
 	assert.Nil(t, objs, "enableCommonBootImageImport false")
 	hc.Spec.WorkloadSources.EnableCommonBootImageImport = ptr.To(true)
-	objs, err = op.Desired(hc, openShift())
+	objs, err = op.Desired(hc, upstreamtest.OpenShift())
 	assert.NoError(t, err)
 	assert.Len(t, objs, 1)
 }
@@ -122,12 +106,12 @@ func TestDesiredRefusesTwoStreamsInOnePlace(t *testing.T) {
 	a := imagev1.ImageStream{ObjectMeta: metav1.ObjectMeta{Name: "fedora", Namespace: "one"}}
 	b := imagev1.ImageStream{ObjectMeta: metav1.ObjectMeta{Name: "fedora", Namespace: "two"}}
 	op := imagestream.New(a, b)
-	objs, err := op.Desired(newHC(), openShift())
+	objs, err := op.Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	require.NoError(t, err)
 	assert.Len(t, objs, 2, "apart in their own namespaces")
-	hc := newHC()
+	hc := upstreamtest.HyperConverged()
 	hc.Spec.WorkloadSources.CommonBootImageNamespace = ptr.To("golden")
-	_, err = op.Desired(hc, openShift())
+	_, err = op.Desired(hc, upstreamtest.OpenShift())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "spec.workloadSources.commonBootImageNamespace")
 	assert.Contains(t, err.Error(), "one/fedora")

@@ -23,26 +23,10 @@ import (
 // layout of its CI image (README.md there).
 const upstreamDir = "testdata/upstream-03da3cf"
 
-func newHC() *hcov1.HyperConverged {
-	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
-	hcov1.Default(hc)
-	return hc
-}
-
-func openShift() hco.Facts {
-	f := hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace, Version: "1.20.0"})
-	f.Platform = hco.Platform{OpenShift: true, IngressDomain: "apps.example.com"}
-	return f
-}
-
 // wire is obj as JSON carries it, without its status and creation time.
 func wire(t *testing.T, obj any) map[string]any {
 	t.Helper()
-	m := upstreamtest.JSON(t, obj)
-	if md, ok := m["metadata"].(map[string]any); ok {
-		delete(md, "creationTimestamp")
-	}
-	return m
+	return upstreamtest.WithoutCreationTime(upstreamtest.JSON(t, obj))
 }
 
 // On OpenShift the module makes, from upstream's test quick start read as
@@ -52,7 +36,7 @@ func TestDesiredIsUpstreams(t *testing.T) {
 	qs, err := quickstart.Load(os.DirFS(upstreamDir), quickstart.Dir)
 	require.NoError(t, err)
 	require.Len(t, qs, 1)
-	objs, err := quickstart.New(qs...).Desired(newHC(), openShift())
+	objs, err := quickstart.New(qs...).Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 
@@ -70,10 +54,10 @@ func TestDesiredIsUpstreams(t *testing.T) {
 func TestDesiredNothing(t *testing.T) {
 	assert.True(t, quickstart.New().OpenShiftOnly(), "left out off OpenShift, its kind not looked up")
 	qs := consolev1.ConsoleQuickStart{ObjectMeta: metav1.ObjectMeta{Name: "a"}}
-	objs, err := quickstart.New(qs).Desired(newHC(), hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace}))
+	objs, err := quickstart.New(qs).Desired(upstreamtest.HyperConverged(), hco.OfflineFacts(hco.Environment{Namespace: hcov1.DefaultNamespace}))
 	assert.NoError(t, err)
 	assert.Nil(t, objs, "plain Kubernetes")
-	objs, err = quickstart.New().Desired(newHC(), openShift())
+	objs, err = quickstart.New().Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	assert.NoError(t, err)
 	assert.Nil(t, objs, "no quick starts")
 }
@@ -89,7 +73,7 @@ func TestBuild(t *testing.T) {
 	}
 	op := quickstart.New(given)
 	given.Spec.Tasks[0].Title = "changed after New"
-	objs, err := op.Desired(newHC(), openShift())
+	objs, err := op.Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	require.NoError(t, err)
 	got := objs[0].(*consolev1.ConsoleQuickStart)
 	assert.Equal(t, map[string]string{
@@ -100,7 +84,7 @@ func TestBuild(t *testing.T) {
 	assert.Empty(t, got.ResourceVersion+string(got.UID), "no server-side metadata of the file")
 	assert.Equal(t, "one", got.Spec.Tasks[0].Title, "New copies what it is given")
 	got.Spec.Tasks[0].Title = "changed in the output"
-	again, err := op.Desired(newHC(), openShift())
+	again, err := op.Desired(upstreamtest.HyperConverged(), upstreamtest.OpenShift())
 	require.NoError(t, err)
 	assert.Equal(t, "one", again[0].(*consolev1.ConsoleQuickStart).Spec.Tasks[0].Title, "Desired returns new objects")
 	assert.Equal(t, []string{"tour"}, op.Names())
