@@ -21,6 +21,12 @@ func UnexercisedOnKubernetes(sa string, g Grant) (Unexercised, bool) {
 	notOpenShift := func(why string) (Unexercised, bool) { return Unexercised{Why: why, OpenShift: true}, true }
 	elsewhere := func(why string) (Unexercised, bool) { return Unexercised{Why: why}, true }
 	switch {
+	// First: named leftovers of kinds (SecurityContextConstraints,
+	// DaemonSets) whose other grants OpenShift's path uses.
+	case sa == "hco-operator" && len(g.Names) > 0 && !slices.ContainsFunc(g.Names, func(n string) bool {
+		return n != "passt-binding-cni" && n != "iommufd-device-plugin" && n != "primary-udn-kubevirt-binding"
+	}):
+		return elsewhere("upstream's leftovers, read and deleted only when upgrading from an upstream version that made them (hco/upgradepatches.go); this install is no such upgrade")
 	case sa == "hco-operator" && g.Verb == "get" && g.Group == "hco.kubevirt.io" && g.Resource == "hyperconvergeds":
 		return elsewhere("after a failed write, hco checks past the cache that the HyperConverged still exists (Reconciler.deletedMeanwhile)")
 	case sa == "hco-operator" && g.Group == "config.openshift.io" && (g.Resource == "networks" || g.Resource == "dnses"):
@@ -56,10 +62,6 @@ func UnexercisedOnKubernetes(sa string, g Grant) (Unexercised, bool) {
 		return elsewhere("upstream HCO's cert-manager Issuer and Certificate of the injector, read and deleted once per start only where their CRDs exist (the switch from upstream); the test cluster has none")
 	case g.Resource == "events" && g.Verb == "patch":
 		return elsewhere("an Event that repeats is patched (its count or series)")
-	case sa == "hco-operator" && len(g.Names) > 0 && !slices.ContainsFunc(g.Names, func(n string) bool {
-		return n != "passt-binding-cni" && n != "iommufd-device-plugin" && n != "primary-udn-kubevirt-binding"
-	}):
-		return elsewhere("upstream's leftovers, read and deleted only when upgrading from an upstream version that made them (hco/upgradepatches.go); this install is no such upgrade")
 	}
 	return Unexercised{}, false
 }
