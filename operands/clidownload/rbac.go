@@ -16,3 +16,7 @@ package clidownload
 // openshift-config is read with the access OpenShift's ingress operator
 // gives the route's consuming user, the operator: no grant here.
 // +kubebuilder:rbac:groups=config.openshift.io,resources=ingresses/status,resourceNames=cluster,verbs=patch
+// The reconciler reads the Ingress configuration past the cache before that
+// patch (its cache holds the typed object, which may lack fields of others'
+// items: hco.Reconciler.syncLists), so get of it too.
+// +kubebuilder:rbac:groups=config.openshift.io,resources=ingresses,resourceNames=cluster,verbs=get

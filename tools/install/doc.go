@@ -9,7 +9,10 @@
 // plane (internal/testenv) with `hco-operator operator` and
 // `hco-operator webhook` running as processes under their service accounts,
 // so that a missing permission fails and an unused one is found in the
-// apiserver's audit log.
+// apiserver's audit log. Package openshift does the same install, with
+// config/openshift, on a control plane serving OpenShift's APIs, where the
+// grants needed on OpenShift only must be used; internal/installtest holds
+// what both tests share.
 //
 // This package is for tests and tools only; nothing in the library imports it.
 package install

@@ -25,6 +25,7 @@ import (
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/waspagent"
+	"github.com/hcokit/hcokit/tools/install/internal/installtest"
 )
 
 // scc is the wasp agent's SecurityContextConstraints as the operator
@@ -151,7 +152,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"an ImageStream labelled as another's":              imageStream("golden", "default", "someone-else"),
 	}
 	// A new policy takes effect once the API server has loaded it.
-	waitFor(t, "the policy in effect", func() error {
+	installtest.WaitFor(t, "the policy in effect", func() error {
 		err := operator.Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Value: 1}, dryRun)
 		if err == nil {
 			return fmt.Errorf("another PriorityClass still taken")

@@ -2,18 +2,14 @@ package install
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,53 +21,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/tools/install/internal/installtest"
 )
-
-const (
-	hcoCRD = "hyperconvergeds.hco.kubevirt.io"
-	// eventually bounds every wait: generous, as the machine may be busy;
-	// the polls end as soon as the state is reached.
-	eventually = 3 * time.Minute
-	poll       = 200 * time.Millisecond
-)
-
-// The kinds the default install manages (hpp is opt-in,
-// config/components/hpp), and the component operators, or the Deployment
-// controller, report on.
-var managedKinds = []schema.GroupVersionKind{
-	{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirt"},
-	{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "CDI"},
-	{Group: "networkaddonsoperator.network.kubevirt.io", Version: "v1", Kind: "NetworkAddonsConfig"},
-	{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
-	{Group: "migrations.kubevirt.io", Version: "v1alpha1", Kind: "MigController"},
-	{Group: "filerestore.kubevirt.io", Version: "v1alpha1", Kind: "FileRestoreOperator"},
-	{Group: "apps", Version: "v1", Kind: "Deployment"},
-	{Version: "v1", Kind: "Service"},
-	{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass"},
-	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicy"},
-	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "ValidatingAdmissionPolicyBinding"},
-	// The network-resources-injector's (its Deployment and Service are above).
-	{Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRoleBinding"},
-	{Version: "v1", Kind: "ServiceAccount"},
-	{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"},
-	{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingWebhookConfiguration"},
-	// The AIE webhook's (the HyperConverged below carries its annotation).
-	{Version: "v1", Kind: "ConfigMap"},
-}
-
-// reportsNoStatus are the managed kinds nothing reports on: they are
-// available once they exist.
-var reportsNoStatus = map[string]bool{
-	"Service": true, "PriorityClass": true, "ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
-	"ClusterRole": true, "ClusterRoleBinding": true, "ServiceAccount": true, "PodDisruptionBudget": true, "MutatingWebhookConfiguration": true,
-	"ConfigMap": true,
-}
 
 // TestInstall applies the whole default kustomization (kubectl apply -k
 // config) in a namespace of its own and runs hco-operator's operator and
@@ -88,15 +44,15 @@ func TestInstall(t *testing.T) {
 	ns := "hco-install-" + rand.String(5)
 	operatorUser := "system:serviceaccount:" + ns + ":hco-operator"
 	webhookUser := "system:serviceaccount:" + ns + ":hco-webhook"
-	bin := buildOperator(t)
+	bin := installtest.BuildOperator(t)
 	objs := render(t, ".", ns)
 
 	// There is no pod network: the webhooks and the conversion are reached by
 	// URL on this host, and the managed certificate also names localhost.
-	webhookAddr := freeAddress(t)
+	webhookAddr := installtest.FreeAddress(t)
 	_, webhookPort, _ := strings.Cut(webhookAddr, ":")
 	base := "https://localhost:" + webhookPort
-	applyAll(t, ctx, objs, base)
+	installtest.ApplyAll(t, ctx, env.Client, objs, base)
 
 	t.Run("the operator's account cannot escalate", func(t *testing.T) {
 		// Asked of the API server's authorizer as the operator's account
@@ -130,31 +86,31 @@ func TestInstall(t *testing.T) {
 	})
 
 	certDir, metricsCertDir := t.TempDir(), t.TempDir()
-	go playKubelet(ctx, t, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, certDir)
-	go playKubelet(ctx, t, client.ObjectKey{Namespace: ns, Name: "hco-metrics-cert"}, metricsCertDir)
+	go installtest.PlayKubelet(ctx, t, env.Client, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, certDir)
+	go installtest.PlayKubelet(ctx, t, env.Client, client.ObjectKey{Namespace: ns, Name: "hco-metrics-cert"}, metricsCertDir)
 
-	wc := container(t, objs, "hco-webhook")
-	webhookProbes, webhookMetrics := freeAddress(t), freeAddress(t)
-	webhook := start(t, "webhook", bin, withFlags(wc.Args, map[string]string{
-		"kubeconfig":                kubeconfigFor(t, ctx, ns, "hco-webhook"),
+	wc := installtest.Container(t, objs, "hco-webhook")
+	webhookProbes, webhookMetrics := installtest.FreeAddress(t), installtest.FreeAddress(t)
+	webhook := installtest.Start(t, "webhook", bin, installtest.WithFlags(wc.Args, map[string]string{
+		"kubeconfig":                installtest.Kubeconfig(t, ctx, env, ns, "hco-webhook"),
 		"port":                      webhookPort,
 		"health-probe-bind-address": webhookProbes,
 		"metrics-bind-address":      webhookMetrics,
 		"cert-dir":                  certDir,
 		"cert-extra-dns-names":      "localhost",
 		"metrics-cert-path":         metricsCertDir,
-	}), processEnv(t, wc, ns, nil))
+	}), installtest.ProcessEnv(t, wc, ns, nil))
 
 	var secret corev1.Secret
 	t.Run("the webhook creates its certificate and injects the CA", func(t *testing.T) {
-		waitFor(t, "the webhook ready", func() error { webhook.running(t); return ready(webhookProbes) })
-		waitFor(t, "the caBundles injected", func() error {
+		installtest.WaitFor(t, "the webhook ready", func() error { webhook.Running(t); return installtest.Ready(webhookProbes) })
+		installtest.WaitFor(t, "the caBundles injected", func() error {
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, &secret); err != nil {
 				return err
 			}
 			return caBundlesAre(ctx, secret.Data["ca.crt"])
 		})
-		waitFor(t, "the webhook serving the Secret's certificate", func() error { return serves(base, "localhost", secret.Data["ca.crt"], secret.Data["tls.crt"]) })
+		installtest.WaitFor(t, "the webhook serving the Secret's certificate", func() error { return serves(base, "localhost", secret.Data["ca.crt"], secret.Data["tls.crt"]) })
 	})
 
 	// As after an upgrade from a release that stored v1beta1: the operator
@@ -167,19 +123,19 @@ func TestInstall(t *testing.T) {
 	require.NoError(t, unstructured.SetNestedStringSlice(crd.Object, []string{"v1beta1", "v1"}, "status", "storedVersions"))
 	require.NoError(t, env.Client.Status().Update(ctx, crd))
 
-	oc := container(t, objs, "hco-operator")
-	operatorProbes, operatorMetrics := freeAddress(t), freeAddress(t)
-	operator := start(t, "operator", bin, withFlags(oc.Args, map[string]string{
-		"kubeconfig":                kubeconfigFor(t, ctx, ns, "hco-operator"),
+	oc := installtest.Container(t, objs, "hco-operator")
+	operatorProbes, operatorMetrics := installtest.FreeAddress(t), installtest.FreeAddress(t)
+	operator := installtest.Start(t, "operator", bin, installtest.WithFlags(oc.Args, map[string]string{
+		"kubeconfig":                installtest.Kubeconfig(t, ctx, env, ns, "hco-operator"),
 		"health-probe-bind-address": operatorProbes,
 		"metrics-bind-address":      operatorMetrics,
 		"metrics-cert-path":         metricsCertDir,
-	}), processEnv(t, oc, ns, map[string]string{
+	}), installtest.ProcessEnv(t, oc, ns, map[string]string{
 		// What an admin sets to serve virtctl (empty in the manifests): the
 		// CLI download Deployment and Service are then managed too.
 		"CLI_DOWNLOAD_IMAGE": "quay.io/hcokit/virtctl-download:test",
 	}))
-	waitFor(t, "the operator ready", func() error { operator.running(t); return ready(operatorProbes) })
+	installtest.WaitFor(t, "the operator ready", func() error { operator.Running(t); return installtest.Ready(operatorProbes) })
 
 	key := client.ObjectKey{Namespace: ns, Name: hcov1.HyperConvergedName}
 	t.Run("a HyperConverged is created, updated and refused through the webhook", func(t *testing.T) {
@@ -206,9 +162,9 @@ func TestInstall(t *testing.T) {
 	})
 
 	t.Run("the operator converges it", func(t *testing.T) {
-		waitFor(t, "the HyperConverged Available", func() error {
-			operator.running(t)
-			markOperandsAvailable(t, ctx, ns)
+		installtest.WaitFor(t, "the HyperConverged Available", func() error {
+			operator.Running(t)
+			installtest.MarkAvailable(t, ctx, env.Client, installtest.ManagedKinds)
 			hc := &hcov1.HyperConverged{}
 			if err := env.Client.Get(ctx, key, hc); err != nil {
 				return err
@@ -218,7 +174,7 @@ func TestInstall(t *testing.T) {
 			}
 			return nil
 		})
-		waitFor(t, "storedVersions [v1]", func() error {
+		installtest.WaitFor(t, "storedVersions [v1]", func() error {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
 				return err
 			}
@@ -228,7 +184,7 @@ func TestInstall(t *testing.T) {
 			return nil
 		})
 		kv := &unstructured.Unstructured{}
-		kv.SetGroupVersionKind(managedKinds[0])
+		kv.SetGroupVersionKind(installtest.ManagedKinds[0])
 		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kubevirt-kubevirt-hyperconverged"}, kv))
 		cpu, _, _ := unstructured.NestedString(kv.Object, "spec", "configuration", "cpuRequest")
 		assert.Equal(t, "200m", cpu, "the KubeVirt CR carries the annotation's patch")
@@ -237,7 +193,7 @@ func TestInstall(t *testing.T) {
 	t.Run("the metrics endpoints serve the managed certificate for their Services", func(t *testing.T) {
 		// What the ServiceMonitor of config/prometheus verifies: the CA of
 		// hco-metrics-cert, and each Service's DNS name.
-		waitFor(t, "both metrics endpoints serving hco-metrics-cert", func() error {
+		installtest.WaitFor(t, "both metrics endpoints serving hco-metrics-cert", func() error {
 			var s corev1.Secret
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hco-metrics-cert"}, &s); err != nil {
 				return err
@@ -258,7 +214,7 @@ func TestInstall(t *testing.T) {
 		// The operator made the configuration; the webhook's second rotator
 		// filled the injector's Secret and injected its CA, which the
 		// operator keeps.
-		waitFor(t, "the injector's caBundle", func() error {
+		installtest.WaitFor(t, "the injector's caBundle", func() error {
 			var s corev1.Secret
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "virt-network-resources-injector-secret"}, &s); err != nil {
 				return err
@@ -280,7 +236,7 @@ func TestInstall(t *testing.T) {
 	})
 
 	t.Run("the AIE webhook's configuration trusts its own certificate", func(t *testing.T) {
-		waitFor(t, "the AIE webhook's caBundle", func() error {
+		installtest.WaitFor(t, "the AIE webhook's caBundle", func() error {
 			var s corev1.Secret
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kubevirt-aie-webhook-tls"}, &s); err != nil {
 				return err
@@ -315,49 +271,23 @@ func TestInstall(t *testing.T) {
 				client.RawPatch(types.MergePatchType, []byte(`{"spec":{"security":{"tlsSecurityProfile":`+profile+`}}}`))))
 		}
 		setProfile(`{"type":"Modern","modern":{}}`)
-		waitFor(t, "Modern: a TLS 1.2 handshake refused", func() error {
+		installtest.WaitFor(t, "Modern: a TLS 1.2 handshake refused", func() error {
 			if handshake(tls.VersionTLS12) == nil {
 				return fmt.Errorf("TLS 1.2 still served")
 			}
 			return nil
 		})
 		assert.NoError(t, handshake(tls.VersionTLS13), "Modern serves TLS 1.3")
-		webhook.running(t)
+		webhook.Running(t)
 		setProfile(`null`)
-		waitFor(t, "no profile: TLS 1.2 served again", func() error { return handshake(tls.VersionTLS12) })
+		installtest.WaitFor(t, "no profile: TLS 1.2 served again", func() error { return handshake(tls.VersionTLS12) })
 	})
 
 	t.Run("the operator takes back what it manages after its labels were edited", func(t *testing.T) {
 		// Without its managed-by label an object leaves the operator's cache:
 		// the operator's create finds it, reads it past the cache and
 		// restores it.
-		const label = "app.kubernetes.io/managed-by"
-		var managed []*unstructured.Unstructured
-		for _, gvk := range managedKinds {
-			list := &unstructured.UnstructuredList{}
-			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-			require.NoError(t, env.Client.List(ctx, list, client.MatchingLabels{label: "hco-operator"}))
-			require.NotEmpty(t, list.Items, "the operator manages a %s", gvk.Kind)
-			for i := range list.Items {
-				o := &list.Items[i]
-				require.NoError(t, env.Client.Patch(ctx, o, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+label+`":null}}}`))))
-				managed = append(managed, o)
-			}
-		}
-		for _, o := range managed {
-			waitFor(t, o.GetKind()+" "+o.GetName()+" taken back", func() error {
-				operator.running(t)
-				got := &unstructured.Unstructured{}
-				got.SetGroupVersionKind(o.GroupVersionKind())
-				if err := env.Client.Get(ctx, client.ObjectKeyFromObject(o), got); err != nil {
-					return err
-				}
-				if v := got.GetLabels()[label]; v != "hco-operator" {
-					return fmt.Errorf("label %s is %q", label, v)
-				}
-				return nil
-			})
-		}
+		installtest.ExpectTakenBack(t, ctx, env.Client, installtest.ManagedKinds, operator.Running)
 	})
 
 	t.Run("a rotated certificate is served without a restart", func(t *testing.T) {
@@ -365,7 +295,7 @@ func TestInstall(t *testing.T) {
 		// What an admin does to force a new CA: empty the Secret.
 		secret.Data = nil
 		require.NoError(t, env.Client.Update(ctx, &secret))
-		waitFor(t, "a new CA in the Secret and the caBundles", func() error {
+		installtest.WaitFor(t, "a new CA in the Secret and the caBundles", func() error {
 			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(&secret), &secret); err != nil {
 				return err
 			}
@@ -374,181 +304,52 @@ func TestInstall(t *testing.T) {
 			}
 			return caBundlesAre(ctx, secret.Data["ca.crt"])
 		})
-		waitFor(t, "the webhook serving the new certificate", func() error { return serves(base, "localhost", secret.Data["ca.crt"], secret.Data["tls.crt"]) })
-		webhook.running(t)
-		waitFor(t, "an update admitted with the new certificate", func() error {
+		installtest.WaitFor(t, "the webhook serving the new certificate", func() error { return serves(base, "localhost", secret.Data["ca.crt"], secret.Data["tls.crt"]) })
+		webhook.Running(t)
+		installtest.WaitFor(t, "an update admitted with the new certificate", func() error {
 			return annotate(ctx, key, hcov1.KubeVirtJSONPatchAnnotation, `[{"op":"add","path":"/spec/configuration/cpuRequest","value":"300m"}]`)
 		})
 	})
 
 	t.Run("the HyperConverged is deleted through them", func(t *testing.T) {
 		require.NoError(t, env.Client.Delete(ctx, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: hcov1.HyperConvergedName}}))
-		waitFor(t, "the HyperConverged gone", func() error {
-			operator.running(t)
+		installtest.WaitFor(t, "the HyperConverged gone", func() error {
+			operator.Running(t)
 			err := env.Client.Get(ctx, key, &hcov1.HyperConverged{})
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
 			return fmt.Errorf("still there: %v", err)
 		})
-		for _, gvk := range managedKinds {
-			list := &unstructured.UnstructuredList{}
-			list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-			require.NoError(t, env.Client.List(ctx, list, client.MatchingLabels{"app.kubernetes.io/managed-by": "hco-operator"}))
-			assert.Empty(t, list.Items, "%s left after the HyperConverged", gvk.Kind)
-		}
+		installtest.ExpectNoneLeft(t, ctx, env.Client, installtest.ManagedKinds)
 	})
 
 	// A scrape of each metrics endpoint, as Prometheus's would be.
 	for _, m := range []struct{ name, addr string }{{"operator", operatorMetrics}, {"webhook", webhookMetrics}} {
-		t.Logf("%s metrics endpoint answered a scrape with HTTP %d", m.name, scrape(m.addr, tokenFor(t, ctx, ns, "hco-operator")))
+		t.Logf("%s metrics endpoint answered a scrape with HTTP %d", m.name, installtest.Scrape(m.addr, installtest.Token(t, ctx, env, ns, "hco-operator")))
 	}
 
 	// Stop both, so that the audit log is complete, then read it.
 	cancel()
-	for _, p := range []*process{operator, webhook} {
-		_ = p.cmd.Process.Signal(os.Interrupt)
-		<-p.done
-		p.done <- nil
-	}
+	operator.Stop()
+	webhook.Stop()
 	t.Run("least privilege: every request allowed, every permission used", func(t *testing.T) {
 		for _, sa := range []struct{ name, user string }{{"hco-operator", operatorUser}, {"hco-webhook", webhookUser}} {
-			reqs := requestsOf(t, env.AuditLog, sa.user)
+			reqs := installtest.RequestsOf(t, env.AuditLog, sa.user)
 			require.NotEmpty(t, reqs, sa.name)
-			t.Logf("requests of %s:\n%s", sa.name, summary(reqs))
+			t.Logf("requests of %s:\n%s", sa.name, installtest.Summary(reqs))
 			for _, r := range reqs {
-				assert.False(t, r.forbidden, "%s was refused: %s (a missing permission)", sa.name, r)
+				assert.False(t, r.Forbidden, "%s was refused: %s (a missing permission)", sa.name, r)
 			}
-			for _, g := range grantsOf(t, objs, ns, sa.name) {
-				if why, ok := neededUnexercised(sa.name, g); ok {
-					t.Logf("%s is granted %s, not used in this run: %s", sa.name, g, why)
+			for _, g := range installtest.GrantsOf(t, objs, ns, sa.name) {
+				if u, ok := installtest.UnexercisedOnKubernetes(sa.name, g); ok {
+					t.Logf("%s is granted %s, not used in this run: %s", sa.name, g, u.Why)
 					continue
 				}
-				assert.True(t, g.usedBy(reqs), "%s is granted %s, which it never used (least privilege)", sa.name, g)
+				assert.True(t, g.UsedBy(reqs), "%s is granted %s, which it never used (least privilege)", sa.name, g)
 			}
 		}
 	})
-}
-
-// applyAll applies objs as kubectl apply --server-side would, with the
-// webhooks and the conversion pointed at base instead of the Service, and
-// removes them at cleanup.
-func applyAll(t *testing.T, ctx context.Context, objs []*unstructured.Unstructured, base string) {
-	t.Helper()
-	// Namespaces first, as kubectl orders them.
-	objs = slices.Clone(objs)
-	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
-		first := func(u *unstructured.Unstructured) int {
-			if u.GetKind() == "Namespace" {
-				return 0
-			}
-			return 1
-		}
-		return cmp.Compare(first(a), first(b))
-	})
-	for _, u := range objs {
-		u = u.DeepCopy()
-		switch u.GetKind() {
-		case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration":
-			hooks, _, _ := unstructured.NestedSlice(u.Object, "webhooks")
-			for _, h := range hooks {
-				toURL(t, h.(map[string]any)["clientConfig"].(map[string]any), base)
-			}
-			require.NoError(t, unstructured.SetNestedSlice(u.Object, hooks, "webhooks"))
-		case "CustomResourceDefinition":
-			cc, ok, _ := unstructured.NestedMap(u.Object, "spec", "conversion", "webhook", "clientConfig")
-			require.True(t, ok, "the CRD's conversion webhook")
-			toURL(t, cc, base)
-			require.NoError(t, unstructured.SetNestedMap(u.Object, cc, "spec", "conversion", "webhook", "clientConfig"))
-		}
-		require.NoError(t, env.Client.Patch(ctx, u, client.Apply, client.FieldOwner("install-test"), client.ForceOwnership), "%s %s", u.GetKind(), u.GetName())
-		if u.GetKind() == "Namespace" {
-			continue // envtest runs no namespace controller: a deleted one never goes
-		}
-		t.Cleanup(func() {
-			err := env.Client.Delete(context.Background(), u)
-			if err != nil && !apierrors.IsNotFound(err) {
-				t.Errorf("cleanup: delete %s %s: %v", u.GetKind(), u.GetName(), err)
-			}
-			if u.GetKind() == "CustomResourceDefinition" {
-				// The next run applies it again: wait until it is gone.
-				waitFor(t, "the CRD deleted", func() error {
-					if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(u), &apiextensionsv1.CustomResourceDefinition{}); !apierrors.IsNotFound(err) {
-						return fmt.Errorf("still there: %v", err)
-					}
-					return nil
-				})
-			}
-		})
-	}
-	waitFor(t, "the HyperConverged CRD established", func() error {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := env.Client.Get(ctx, client.ObjectKey{Name: hcoCRD}, crd); err != nil {
-			return err
-		}
-		for _, c := range crd.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return nil
-			}
-		}
-		return fmt.Errorf("not established")
-	})
-}
-
-// toURL points a webhook clientConfig with a service at the same path under base.
-func toURL(t *testing.T, cc map[string]any, base string) {
-	t.Helper()
-	svc, ok := cc["service"].(map[string]any)
-	require.True(t, ok, "clientConfig without a service: %v", cc)
-	path, _ := svc["path"].(string)
-	delete(cc, "service")
-	cc["url"] = base + path
-}
-
-// playKubelet projects the Secret's certificate into dir whenever it
-// changes, as the kubelet does for a Secret volume: the files are symlinks
-// into a directory that is swapped atomically, so that a reader never sees
-// a certificate with another one's key. It runs until ctx ends.
-func playKubelet(ctx context.Context, t *testing.T, key client.ObjectKey, dir string) {
-	var last []byte
-	for n := 0; ctx.Err() == nil; {
-		var s corev1.Secret
-		if err := env.Client.Get(ctx, key, &s); err == nil && len(s.Data["tls.crt"]) > 0 && !bytes.Equal(s.Data["tls.crt"], last) {
-			n++
-			if err := project(dir, fmt.Sprintf("..%d", n), s.Data); err != nil {
-				t.Errorf("project Secret %s into %s: %v", key, dir, err)
-				return
-			}
-			last = s.Data["tls.crt"]
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(poll):
-		}
-	}
-}
-
-// project writes data into dir/version and points dir/..data at it.
-func project(dir, version string, data map[string][]byte) error {
-	if err := os.Mkdir(filepath.Join(dir, version), 0o700); err != nil {
-		return err
-	}
-	for _, name := range []string{"tls.crt", "tls.key"} {
-		if err := os.WriteFile(filepath.Join(dir, version, name), data[name], 0o600); err != nil {
-			return err
-		}
-		link := filepath.Join(dir, name)
-		if _, err := os.Lstat(link); os.IsNotExist(err) {
-			if err := os.Symlink(filepath.Join("..data", name), link); err != nil {
-				return err
-			}
-		}
-	}
-	tmp := filepath.Join(dir, "..data_tmp")
-	if err := os.Symlink(version, tmp); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, "..data"))
 }
 
 // caBundlesAre checks the caBundle of both webhook configurations and of
@@ -566,10 +367,10 @@ func caBundlesAre(ctx context.Context, ca []byte) error {
 		return err
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Name: hcoCRD}, crd); err != nil {
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: installtest.HCOCRD}, crd); err != nil {
 		return err
 	}
-	bundles := map[string][]byte{"conversion of " + hcoCRD: crd.Spec.Conversion.Webhook.ClientConfig.CABundle}
+	bundles := map[string][]byte{"conversion of " + installtest.HCOCRD: crd.Spec.Conversion.Webhook.ClientConfig.CABundle}
 	for _, w := range vwc.Webhooks {
 		bundles["validating "+w.Name] = w.ClientConfig.CABundle
 	}
@@ -640,62 +441,4 @@ func annotate(ctx context.Context, key client.ObjectKey, name, value string) err
 			return err
 		}
 	}
-}
-
-// markOperandsAvailable plays the component operators and the Deployment
-// controller: every managed object without conditions is reported
-// Available, not progressing, not degraded.
-func markOperandsAvailable(t *testing.T, ctx context.Context, ns string) {
-	t.Helper()
-	now := time.Now().UTC().Format(time.RFC3339)
-	healthy := []any{
-		map[string]any{"type": "Available", "status": "True", "reason": "Simulated", "message": "", "lastTransitionTime": now},
-		map[string]any{"type": "Progressing", "status": "False", "reason": "Simulated", "message": "", "lastTransitionTime": now},
-		map[string]any{"type": "Degraded", "status": "False", "reason": "Simulated", "message": "", "lastTransitionTime": now},
-	}
-	rolledOut := []any{
-		map[string]any{"type": "Available", "status": "True", "reason": "MinimumReplicasAvailable", "message": "", "lastTransitionTime": now, "lastUpdateTime": now},
-		map[string]any{"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable", "message": "", "lastTransitionTime": now, "lastUpdateTime": now},
-	}
-	for _, gvk := range managedKinds {
-		if reportsNoStatus[gvk.Kind] {
-			continue
-		}
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-		require.NoError(t, env.Client.List(ctx, list, client.MatchingLabels{"app.kubernetes.io/managed-by": "hco-operator"}))
-		for i := range list.Items {
-			o := &list.Items[i]
-			if c, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions"); len(c) > 0 {
-				continue
-			}
-			conds := healthy
-			if gvk.Kind == "Deployment" {
-				conds = rolledOut
-				require.NoError(t, unstructured.SetNestedField(o.Object, o.GetGeneration(), "status", "observedGeneration"))
-				// Every replica ready (what the injector's status reads).
-				replicas, _, _ := unstructured.NestedInt64(o.Object, "spec", "replicas")
-				for _, f := range []string{"replicas", "readyReplicas", "availableReplicas", "updatedReplicas"} {
-					require.NoError(t, unstructured.SetNestedField(o.Object, replicas, "status", f))
-				}
-			}
-			require.NoError(t, unstructured.SetNestedSlice(o.Object, conds, "status", "conditions"))
-			if err := env.Client.Status().Update(ctx, o); err != nil && !apierrors.IsConflict(err) {
-				require.NoError(t, err, "mark %s %s Available", gvk.Kind, o.GetName())
-			}
-		}
-	}
-}
-
-// waitFor polls check until it passes, failing the test with its last error
-// after the generous bound.
-func waitFor(t *testing.T, what string, check func() error) {
-	t.Helper()
-	var err error
-	for deadline := time.Now().Add(eventually); time.Now().Before(deadline); time.Sleep(poll) {
-		if err = check(); err == nil {
-			return
-		}
-	}
-	t.Fatalf("%s: not after %s: %v", what, eventually, err)
 }

@@ -10,16 +10,8 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/tools/install/internal/installtest"
 )
-
-// auditPolicy records every request with its user and the authorizer's
-// decision (the annotations of level Metadata).
-const auditPolicy = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived"]
-rules:
-- level: Metadata
-`
 
 var (
 	env *testenv.Env
@@ -41,6 +33,6 @@ func TestMain(m *testing.M) {
 		CRDDirectoryPaths: []string{"config/crd/operands", "internal/integration/testdata/openshift-platform/securitycontextconstraints.crd.yaml",
 			"internal/integration/testdata/openshift-platform/imagestreams.crd.yaml"},
 		AddToScheme: []func(*runtime.Scheme) error{hcov1.AddToScheme},
-		AuditPolicy: auditPolicy,
+		AuditPolicy: installtest.AuditPolicy,
 	}, func(e *testenv.Env) { env = e })
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/stock"
 	"github.com/hcokit/hcokit/operands/waspagent"
+	"github.com/hcokit/hcokit/tools/install/internal/installtest"
 )
 
 // The installs an admin can choose (docs/install.md).
@@ -43,22 +44,6 @@ func renderEdited(t *testing.T, dir string, edit Edit) []*unstructured.Unstructu
 	require.NoError(t, err)
 	require.NotEmpty(t, objs)
 	return objs
-}
-
-func find(t *testing.T, objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
-	t.Helper()
-	for _, o := range objs {
-		if o.GetKind() == kind && o.GetName() == name {
-			return o
-		}
-	}
-	t.Fatalf("no %s %s in the rendered manifests", kind, name)
-	return nil
-}
-
-func into(t *testing.T, u *unstructured.Unstructured, out any) {
-	t.Helper()
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out), "%s %s", u.GetKind(), u.GetName())
 }
 
 // Every object of every install is accepted by the API server as it is
@@ -100,7 +85,7 @@ func TestRBACHasNoWildcards(t *testing.T) {
 			}
 			roles++
 			var role rbacv1.ClusterRole
-			into(t, u, &role)
+			installtest.Into(t, u, &role)
 			require.NotEmpty(t, role.Rules, "%s %s", u.GetKind(), u.GetName())
 			for _, r := range role.Rules {
 				for _, field := range [][]string{r.Verbs, r.Resources, r.APIGroups, r.ResourceNames, r.NonResourceURLs} {
@@ -118,7 +103,7 @@ func TestManifestsCarryTheVersion(t *testing.T) {
 	for _, dir := range kustomizations {
 		objs := render(t, dir, "")
 		var op appsv1.Deployment
-		into(t, find(t, objs, "Deployment", "hco-operator"), &op)
+		installtest.Into(t, installtest.Find(t, objs, "Deployment", "hco-operator"), &op)
 		var version string
 		for _, e := range op.Spec.Template.Spec.Containers[0].Env {
 			if e.Name == "HCO_KV_IO_VERSION" {
@@ -128,7 +113,7 @@ func TestManifestsCarryTheVersion(t *testing.T) {
 		require.NotEmpty(t, version, "%s: HCO_KV_IO_VERSION of the operator", dir)
 		for _, name := range []string{"hco-operator", "hco-webhook"} {
 			var d appsv1.Deployment
-			into(t, find(t, objs, "Deployment", name), &d)
+			installtest.Into(t, installtest.Find(t, objs, "Deployment", name), &d)
 			for _, c := range d.Spec.Template.Spec.Containers {
 				assert.Equal(t, "quay.io/hcokit/hco-operator:"+version, c.Image, "%s: %s container %s", dir, name, c.Name)
 			}
@@ -167,10 +152,10 @@ func TestNamespaceFollowsEverywhere(t *testing.T) {
 				assert.Equal(t, other, ns, "%s: %s %s", dir, u.GetKind(), u.GetName())
 			}
 		}
-		find(t, objs, "Namespace", other)
+		installtest.Find(t, objs, "Namespace", other)
 
 		// The webhook's bypass names the operator's service account.
-		vwc := find(t, objs, "ValidatingWebhookConfiguration", "hco-webhook")
+		vwc := installtest.Find(t, objs, "ValidatingWebhookConfiguration", "hco-webhook")
 		hooks, _, _ := unstructured.NestedSlice(vwc.Object, "webhooks")
 		require.Len(t, hooks, 2)
 		conds, _, _ := unstructured.NestedSlice(hooks[0].(map[string]any), "matchConditions")
@@ -182,13 +167,13 @@ func TestNamespaceFollowsEverywhere(t *testing.T) {
 
 		// The webhook Service, from both webhook configurations and the CRD's conversion.
 		for _, kind := range []string{"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"} {
-			hooks, _, _ := unstructured.NestedSlice(find(t, objs, kind, "hco-webhook").Object, "webhooks")
+			hooks, _, _ := unstructured.NestedSlice(installtest.Find(t, objs, kind, "hco-webhook").Object, "webhooks")
 			for _, h := range hooks {
 				ns, _, _ := unstructured.NestedString(h.(map[string]any), "clientConfig", "service", "namespace")
 				assert.Equal(t, other, ns, "%s: %s", dir, kind)
 			}
 		}
-		crd := find(t, objs, "CustomResourceDefinition", "hyperconvergeds.hco.kubevirt.io")
+		crd := installtest.Find(t, objs, "CustomResourceDefinition", "hyperconvergeds.hco.kubevirt.io")
 		ns, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "webhook", "clientConfig", "service", "namespace")
 		assert.Equal(t, other, ns, "%s: CRD conversion", dir)
 
@@ -199,21 +184,21 @@ func TestNamespaceFollowsEverywhere(t *testing.T) {
 				continue
 			}
 			var b rbacv1.RoleBinding
-			into(t, u, &b)
+			installtest.Into(t, u, &b)
 			for _, s := range b.Subjects {
 				assert.Equal(t, other, s.Namespace, "%s: %s %s subject %s", dir, u.GetKind(), u.GetName(), s.Name)
 			}
 		}
-		assert.Equal(t, other, find(t, objs, "Role", "hco-operator").GetNamespace())
+		assert.Equal(t, other, installtest.Find(t, objs, "Role", "hco-operator").GetNamespace())
 
 		if dir == "overlays/cert-manager" {
 			want := other + "/hco-webhook"
-			for _, u := range []*unstructured.Unstructured{vwc, find(t, objs, "MutatingWebhookConfiguration", "hco-webhook"), crd} {
+			for _, u := range []*unstructured.Unstructured{vwc, installtest.Find(t, objs, "MutatingWebhookConfiguration", "hco-webhook"), crd} {
 				assert.Equal(t, want, u.GetAnnotations()["cert-manager.io/inject-ca-from"], "%s: %s", dir, u.GetKind())
 			}
-			names, _, _ := unstructured.NestedStringSlice(find(t, objs, "Certificate", "hco-webhook").Object, "spec", "dnsNames")
+			names, _, _ := unstructured.NestedStringSlice(installtest.Find(t, objs, "Certificate", "hco-webhook").Object, "spec", "dnsNames")
 			assert.Equal(t, []string{"hco-webhook." + other + ".svc", "hco-webhook." + other + ".svc.cluster.local"}, names)
-			names, _, _ = unstructured.NestedStringSlice(find(t, objs, "Certificate", "hco-metrics").Object, "spec", "dnsNames")
+			names, _, _ = unstructured.NestedStringSlice(installtest.Find(t, objs, "Certificate", "hco-metrics").Object, "spec", "dnsNames")
 			assert.Equal(t, []string{"hco-operator-metrics." + other + ".svc", "hco-operator-metrics." + other + ".svc.cluster.local",
 				"hco-webhook-metrics." + other + ".svc", "hco-webhook-metrics." + other + ".svc.cluster.local"}, names)
 		}
@@ -246,8 +231,8 @@ func TestCertificateMechanisms(t *testing.T) {
 	for dir, manage := range map[string]bool{".": true, "overlays/cert-manager": false} {
 		objs := render(t, dir, "")
 		var webhook, operator appsv1.Deployment
-		into(t, find(t, objs, "Deployment", "hco-webhook"), &webhook)
-		into(t, find(t, objs, "Deployment", "hco-operator"), &operator)
+		installtest.Into(t, installtest.Find(t, objs, "Deployment", "hco-webhook"), &webhook)
+		installtest.Into(t, installtest.Find(t, objs, "Deployment", "hco-operator"), &operator)
 		c := webhook.Spec.Template.Spec.Containers[0]
 		assert.Equal(t, manage, contains(c.Args, "--manage-certs"), "%s: --manage-certs in %v", dir, c.Args)
 		assert.Equal(t, manage, contains(c.Args, "--metrics-cert-secret=hco-metrics-cert"), "%s: the metrics certificate managed", dir)
@@ -264,7 +249,7 @@ func TestCertificateMechanisms(t *testing.T) {
 		}
 		assert.Equal(t, manage, secrets["hco-webhook-cert"] && secrets["hco-metrics-cert"], "%s: the empty Secrets the rotator fills", dir)
 		if !manage {
-			got, _, _ := unstructured.NestedString(find(t, objs, "Certificate", "hco-metrics").Object, "spec", "secretName")
+			got, _, _ := unstructured.NestedString(installtest.Find(t, objs, "Certificate", "hco-metrics").Object, "spec", "secretName")
 			assert.Equal(t, "hco-metrics-cert", got, dir)
 		}
 	}
@@ -286,7 +271,7 @@ func TestHPPComponent(t *testing.T) {
 		for _, u := range objs {
 			if u.GetKind() == "ClusterRole" {
 				var r rbacv1.ClusterRole
-				into(t, u, &r)
+				installtest.Into(t, u, &r)
 				for _, rule := range r.Rules {
 					if contains(rule.Resources, "hostpathprovisioners") {
 						return true
@@ -308,11 +293,11 @@ func TestHPPComponent(t *testing.T) {
 		"hco-webhook":  "--operands=" + strings.Join(withHPP, ","),
 	} {
 		var d appsv1.Deployment
-		into(t, find(t, objs, "Deployment", name), &d)
+		installtest.Into(t, installtest.Find(t, objs, "Deployment", name), &d)
 		assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, arg, name)
 	}
 	var b rbacv1.ClusterRoleBinding
-	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-hpp"), &b)
+	installtest.Into(t, installtest.Find(t, objs, "ClusterRoleBinding", "hco-operator-hpp"), &b)
 	assert.Equal(t, "virt-elsewhere", b.Subjects[0].Namespace)
 }
 
@@ -337,11 +322,11 @@ func TestOpenShiftRBAC(t *testing.T) {
 		switch o.GetKind() {
 		case "Role":
 			var r rbacv1.Role
-			into(t, o, &r)
+			installtest.Into(t, o, &r)
 			rules[r.Namespace] = r.Rules
 		case "RoleBinding":
 			var b rbacv1.RoleBinding
-			into(t, o, &b)
+			installtest.Into(t, o, &b)
 			bindings[b.Namespace] = b
 		}
 	}
@@ -352,7 +337,7 @@ func TestOpenShiftRBAC(t *testing.T) {
 			ResourceNames: []string{"main"}, Verbs: []string{"create", "get"}}},
 	}, rules)
 	var sa corev1.ServiceAccount
-	into(t, find(t, render(t, ".", ""), "ServiceAccount", "hco-operator"), &sa)
+	installtest.Into(t, installtest.Find(t, render(t, ".", ""), "ServiceAccount", "hco-operator"), &sa)
 	require.Len(t, bindings, len(namespaces))
 	for ns, b := range bindings {
 		assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "hco-operator"}, b.RoleRef, ns)
@@ -371,7 +356,7 @@ func TestOpenShiftRBAC(t *testing.T) {
 func TestObservabilityComponent(t *testing.T) {
 	hasImage := func(objs []*unstructured.Unstructured) string {
 		var d appsv1.Deployment
-		into(t, find(t, objs, "Deployment", "hco-operator"), &d)
+		installtest.Into(t, installtest.Find(t, objs, "Deployment", "hco-operator"), &d)
 		for _, e := range d.Spec.Template.Spec.Containers[0].Env {
 			if e.Name == "OBSERVABILITY_CONTROLLER_IMAGE" {
 				return e.Value
@@ -383,14 +368,14 @@ func TestObservabilityComponent(t *testing.T) {
 	objs := renderEdited(t, ".", Edit{Namespace: "virt-elsewhere", Components: []string{"components/observability"}})
 	assert.Contains(t, hasImage(objs), "quay.io/kubevirt/virt-observability-controller@sha256:")
 	var r rbacv1.ClusterRole
-	into(t, find(t, objs, "ClusterRole", "hco-operator-observability"), &r)
+	installtest.Into(t, installtest.Find(t, objs, "ClusterRole", "hco-operator-observability"), &r)
 	assert.Equal(t, []rbacv1.PolicyRule{
 		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterroles"}, ResourceNames: []string{observability.ObjectName}, Verbs: []string{"bind"}},
 		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings"}, ResourceNames: []string{observability.ClusterRoleBindingName}, Verbs: []string{"get", "update", "delete"}},
 	}, r.Rules, "the operator only binds the controller's ClusterRole")
 	assertShipped(t, objs, observability.ClusterRole())
 	var b rbacv1.ClusterRoleBinding
-	into(t, find(t, objs, "ClusterRoleBinding", "hco-operator-observability"), &b)
+	installtest.Into(t, installtest.Find(t, objs, "ClusterRoleBinding", "hco-operator-observability"), &b)
 	assert.Equal(t, "virt-elsewhere", b.Subjects[0].Namespace)
 }
 
@@ -442,7 +427,7 @@ func TestNetworkPoliciesOpenTheServedPorts(t *testing.T) {
 func assertShipped(t *testing.T, objs []*unstructured.Unstructured, want *rbacv1.ClusterRole) {
 	t.Helper()
 	var got rbacv1.ClusterRole
-	into(t, find(t, objs, "ClusterRole", want.Name), &got)
+	installtest.Into(t, installtest.Find(t, objs, "ClusterRole", want.Name), &got)
 	assert.Equal(t, want.Labels, got.Labels, want.Name)
 	assert.Equal(t, want.Rules, got.Rules, want.Name)
 }

@@ -1,4 +1,4 @@
-package install
+package installtest
 
 import (
 	"bytes"
@@ -28,8 +28,8 @@ import (
 	"github.com/hcokit/hcokit/internal/testenv"
 )
 
-// buildOperator builds hco-operator once for the test.
-func buildOperator(t *testing.T) string {
+// BuildOperator builds hco-operator once for the test.
+func BuildOperator(t *testing.T) string {
 	t.Helper()
 	root, err := testenv.RepoRoot()
 	require.NoError(t, err)
@@ -41,8 +41,8 @@ func buildOperator(t *testing.T) string {
 	return bin
 }
 
-// freeAddress returns a local address nothing listens on (yet).
-func freeAddress(t *testing.T) string {
+// FreeAddress returns a local address nothing listens on (yet).
+func FreeAddress(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -50,14 +50,14 @@ func freeAddress(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// kubeconfigFor writes a kubeconfig that authenticates as the service
-// account ns/name with a token from the TokenRequest API, as a pod's
-// projected token would.
-func kubeconfigFor(t *testing.T, ctx context.Context, ns, name string) string {
+// Kubeconfig writes a kubeconfig for env's apiserver that authenticates as
+// the service account ns/name with a token from the TokenRequest API, as a
+// pod's projected token would.
+func Kubeconfig(t *testing.T, ctx context.Context, env *testenv.Env, ns, name string) string {
 	t.Helper()
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: env.Config.Host, CertificateAuthorityData: env.Config.CAData}
-	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: tokenFor(t, ctx, ns, name)}
+	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: Token(t, ctx, env, ns, name)}
 	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: "test", AuthInfo: name}
 	cfg.CurrentContext = name
 	path := filepath.Join(t.TempDir(), name+".kubeconfig")
@@ -65,9 +65,9 @@ func kubeconfigFor(t *testing.T, ctx context.Context, ns, name string) string {
 	return path
 }
 
-// tokenFor returns a token of the service account ns/name from the
+// Token returns a token of the service account ns/name from the
 // TokenRequest API.
-func tokenFor(t *testing.T, ctx context.Context, ns, name string) string {
+func Token(t *testing.T, ctx context.Context, env *testenv.Env, ns, name string) string {
 	t.Helper()
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
@@ -75,11 +75,11 @@ func tokenFor(t *testing.T, ctx context.Context, ns, name string) string {
 	return tr.Status.Token
 }
 
-// scrape asks addr for /metrics with token, over HTTPS or HTTP, and returns
-// the status code (0 when neither answers). The install test does not judge
+// Scrape asks addr for /metrics with token, over HTTPS or HTTP, and returns
+// the status code (0 when neither answers). The install tests do not judge
 // the answer (the monitoring tests do): it makes the process use what its
 // metrics endpoint is granted (token and access reviews, when authenticated).
-func scrape(addr, token string) int {
+func Scrape(addr, token string) int {
 	for _, scheme := range []string{"https", "http"} {
 		req, err := http.NewRequest(http.MethodGet, scheme+"://"+addr+"/metrics", nil)
 		if err != nil {
@@ -98,19 +98,19 @@ func scrape(addr, token string) int {
 	return 0
 }
 
-// container returns the first container of the rendered Deployment name.
-func container(t *testing.T, objs []*unstructured.Unstructured, name string) corev1.Container {
+// Container returns the first container of the rendered Deployment name.
+func Container(t *testing.T, objs []*unstructured.Unstructured, name string) corev1.Container {
 	t.Helper()
 	var d appsv1.Deployment
-	into(t, find(t, objs, "Deployment", name), &d)
+	Into(t, Find(t, objs, "Deployment", name), &d)
 	require.NotEmpty(t, d.Spec.Template.Spec.Containers, name)
 	return d.Spec.Template.Spec.Containers[0]
 }
 
-// processEnv is the container's environment as the kubelet would give it
+// ProcessEnv is the container's environment as the kubelet would give it
 // in namespace ns (only the sources the manifests use are resolved), with
 // the values of set in place of the manifests'.
-func processEnv(t *testing.T, c corev1.Container, ns string, set map[string]string) []string {
+func ProcessEnv(t *testing.T, c corev1.Container, ns string, set map[string]string) []string {
 	t.Helper()
 	var out []string
 	for _, e := range c.Env {
@@ -130,9 +130,9 @@ func processEnv(t *testing.T, c corev1.Container, ns string, set map[string]stri
 	return out
 }
 
-// withFlags returns args with each --name=value of set replacing the
+// WithFlags returns args with each --name=value of set replacing the
 // argument of that name, or appended when absent.
-func withFlags(args []string, set map[string]string) []string {
+func WithFlags(args []string, set map[string]string) []string {
 	out := make([]string, 0, len(args)+len(set))
 	done := map[string]bool{}
 	for _, a := range args {
@@ -152,16 +152,16 @@ func withFlags(args []string, set map[string]string) []string {
 	return out
 }
 
-// process is a running hco-operator.
-type process struct {
+// Process is a running hco-operator.
+type Process struct {
 	cmd  *exec.Cmd
 	log  string
 	done chan error
 }
 
-// start runs bin with args and env; its output goes to a file that the test
+// Start runs bin with args and env; its output goes to a file that the test
 // prints when it fails. It is stopped (SIGTERM) at cleanup.
-func start(t *testing.T, name, bin string, args, environ []string) *process {
+func Start(t *testing.T, name, bin string, args, environ []string) *Process {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), name+".log")
 	f, err := os.Create(logPath)
@@ -170,7 +170,7 @@ func start(t *testing.T, name, bin string, args, environ []string) *process {
 	cmd.Env = environ
 	cmd.Stdout, cmd.Stderr = f, f
 	require.NoError(t, cmd.Start(), "start %s", name)
-	p := &process{cmd: cmd, log: logPath, done: make(chan error, 1)}
+	p := &Process{cmd: cmd, log: logPath, done: make(chan error, 1)}
 	go func() { p.done <- cmd.Wait(); f.Close() }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
@@ -188,8 +188,8 @@ func start(t *testing.T, name, bin string, args, environ []string) *process {
 	return p
 }
 
-// running fails the test when the process has exited.
-func (p *process) running(t *testing.T) {
+// Running fails the test when the process has exited.
+func (p *Process) Running(t *testing.T) {
 	t.Helper()
 	select {
 	case err := <-p.done:
@@ -200,6 +200,14 @@ func (p *process) running(t *testing.T) {
 	}
 }
 
+// Stop interrupts the process and waits until it has exited, so that its
+// requests are all in the audit log.
+func (p *Process) Stop() {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	<-p.done
+	p.done <- nil
+}
+
 func tail(b []byte, n int) []byte {
 	if len(b) > n {
 		return b[len(b)-n:]
@@ -207,8 +215,8 @@ func tail(b []byte, n int) []byte {
 	return b
 }
 
-// ready reports whether addr's /readyz answers 200.
-func ready(addr string) error {
+// Ready reports whether addr's /readyz answers 200.
+func Ready(addr string) error {
 	resp, err := http.Get("http://" + addr + "/readyz")
 	if err != nil {
 		return err
