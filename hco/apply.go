@@ -38,6 +38,9 @@ const (
 	ResultCreated     ApplyResult = "created"
 	ResultUpdated     ApplyResult = "updated"
 	ResultOverwritten ApplyResult = "overwritten"
+	// ResultLeftAlone: somebody else's object holds the name, and the
+	// operand leaves it alone (Yielder).
+	ResultLeftAlone ApplyResult = "left-alone"
 )
 
 // resultDeleted: a step deleted its object.
@@ -74,6 +77,9 @@ type applier struct {
 
 	mu   sync.Mutex
 	memo map[objectKey]memo
+	// left are the objects operands leave alone (Yielder), by key: the
+	// object found, and the object built then (see leftAlone).
+	left map[objectKey]leftObject
 	// typed is the typed form of each object (typedForm) at the
 	// resourceVersion it was converted from: the operands' Status reads
 	// typed objects, and converting the unchanged ones again on every
@@ -129,7 +135,7 @@ type memo struct {
 const strict = client.FieldValidation(metav1.FieldValidationStrict)
 
 func newApplier(c client.Client, cache, reader client.Reader) *applier {
-	return &applier{client: c, cache: cache, reader: reader, memo: map[objectKey]memo{}, typed: map[objectKey]typedObject{}}
+	return &applier{client: c, cache: cache, reader: reader, memo: map[objectKey]memo{}, typed: map[objectKey]typedObject{}, left: map[objectKey]leftObject{}}
 }
 
 // execute carries out s, a step of an operand's plan (planObject over the
@@ -192,6 +198,15 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		}
 		a.remember(key, s.want, content(s.want), s.Send, "")
 		return s.Send, ResultUpdated, nil
+	case VerbLeave:
+		a.mu.Lock()
+		prev, known := a.left[key]
+		a.left[key] = leftObject{built: s.Desired, live: s.Live}
+		a.mu.Unlock()
+		if known && prev.live.GetUID() == s.Live.GetUID() {
+			return s.Live, ResultUnchanged, nil
+		}
+		return s.Live, ResultLeftAlone, nil
 	case VerbKeep:
 		switch {
 		case !s.recalled.fast:
@@ -244,6 +259,24 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		return update, ResultOverwritten, nil
 	}
 	return update, ResultUpdated, nil
+}
+
+// leftObject is an object an operand leaves alone (Yielder), as found, and
+// the object the operand had built then.
+type leftObject struct {
+	built, live *unstructured.Unstructured
+}
+
+// leftAlone is the applier's leaveMemory: the object left alone at key
+// while the operand builds the same object (the same build: see
+// builtObjects), nil otherwise; a new build tries the create again.
+func (a *applier) leftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if l, ok := a.left[key]; ok && l.built == built {
+		return l.live
+	}
+	return nil
 }
 
 // recall is the applier's memory for planObject (see memory): what it

@@ -21,6 +21,9 @@ const (
 	EventUpgradeCompleted = "UpgradeCompleted"
 	EventDeletionBlocked  = "DeletionBlocked"
 	EventOwnedElsewhere   = "OwnedByAnotherInstall"
+	// EventLeftAlone: somebody else's object holds the name of one an
+	// operand builds, which leaves it alone (Yielder).
+	EventLeftAlone = "LeftAlone"
 	// EventSharedListNotUpdated: an operand's items could not be taken out
 	// of a shared object's list (hco.ListMember) on uninstall.
 	EventSharedListNotUpdated = "SharedListNotUpdated"
@@ -50,6 +53,9 @@ func (r *Reconciler) announceWrite(hc *hcov1.HyperConverged, kind string, obj cl
 		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventCreated, "Create", "Created %s %s", kind, name)
 	case ResultUpdated:
 		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventUpdated, "Update", "Updated %s %s", kind, name)
+	case ResultLeftAlone:
+		r.events.Eventf(hc, obj, corev1.EventTypeWarning, EventLeftAlone, "Create",
+			"Left %s %s as it is: it is not the operator's (no %s=%s label, no owner record); delete it for the operator's to be made", kind, name, LabelManagedBy, ManagedByValue)
 	case ResultOverwritten:
 		r.events.Eventf(hc, obj, corev1.EventTypeWarning, EventOverwritten, "Update", "Overwrote an out-of-band change to %s %s", kind, name)
 		if r.metrics != nil {

@@ -165,6 +165,21 @@ type OtherNamespacer interface {
 // in every namespace.
 const AnyNamespace = "*"
 
+// Yielder is an optional capability: an operand that leaves alone an object
+// at one of its names that is somebody else's by every sign the operator
+// has, neither labelled as the operator's (LabelManagedBy) nor recorded as
+// its HyperConverged's (OwnerAnnotation, or an owner reference), where the
+// operator would otherwise take it over: upstream HCO leaves an admin's own
+// image stream of the name alone. Such an object is never written, pruned
+// or deleted (unlabelled, the operator never lists it); the operator says
+// so in an Event (EventLeftAlone) and creates its own only once the name is
+// free: it tries again when the operand builds the object anew (a change of
+// the HyperConverged or of the facts) or the operator restarts. An object
+// the operator recorded as its own is taken back whatever its labels.
+type Yielder interface {
+	YieldsToUnlabelled() bool
+}
+
 // DeletionOrderer is an optional capability: operands are deleted on
 // uninstall in ascending DeletionOrder (default 0), each group gone before
 // the next starts.

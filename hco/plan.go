@@ -36,6 +36,9 @@ const (
 	// (a workload's selector, which upstream HCO's labels, version included,
 	// change on an upgrade), so an update would be refused.
 	VerbReplace Verb = "replace"
+	// VerbLeave leaves Live, somebody else's object at the name of one the
+	// operand builds (Yielder), as it is: nothing is sent.
+	VerbLeave Verb = "leave"
 )
 
 // Step is one object's part of a Plan.
@@ -248,8 +251,18 @@ func planObjects(op Operand, want []*unstructured.Unstructured, patch jsonPatch,
 func planObject(op Operand, w, live *unstructured.Unstructured, view View, owner Owner) (Step, error) {
 	s := Step{Operand: op.Name(), GVK: w.GroupVersionKind(), Key: client.ObjectKeyFromObject(w), Desired: w, Live: live, want: w, op: op, owner: owner}
 	if live == nil {
+		if m, ok := view.(leaveMemory); ok {
+			if left := m.leftAlone(objectKey{gvk: s.GVK, key: s.Key}, w); left != nil {
+				s.Verb, s.Live = VerbLeave, left
+				return s, nil
+			}
+		}
 		s.Verb, s.Send = VerbCreate, w.DeepCopy()
 		owner.record(s.Send)
+		return s, nil
+	}
+	if yieldsTo(op, live, owner) {
+		s.Verb = VerbLeave
 		return s, nil
 	}
 	if claimed, by := owner.Claims(live); !claimed {
@@ -293,6 +306,25 @@ func (s Step) Over(live *unstructured.Unstructured) (Step, error) {
 	again, err := planObject(s.op, s.Desired, live, nil, s.owner)
 	again.JSONPatch, again.JSONPatchOps = s.JSONPatch, s.JSONPatchOps
 	return again, err
+}
+
+// yieldsTo reports whether op leaves live alone (Yielder): live carries
+// neither the operator's managed-by label nor owner's record.
+func yieldsTo(op Operand, live *unstructured.Unstructured, owner Owner) bool {
+	y, ok := op.(Yielder)
+	if !ok || !y.YieldsToUnlabelled() || live.GetLabels()[LabelManagedBy] == ManagedByValue {
+		return false
+	}
+	rec, recorded := recordOf(live)
+	return !recorded || rec.namespace != owner.Namespace || rec.name != owner.Name
+}
+
+// leaveMemory is what a View may remember of the objects its operands
+// leave alone (Yielder): the object found at key when built was planned,
+// or nil. The cache does not hold such an object (it lacks the label the
+// cache selects by), so without it every reconcile would try the create.
+type leaveMemory interface {
+	leftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured
 }
 
 // memory is what a View may know besides the cluster: the reconciler's,

@@ -544,6 +544,10 @@ func (v *cacheView) recall(key objectKey, built, want, live *unstructured.Unstru
 	return v.r.applier.recall(key, built, want, live)
 }
 
+func (v *cacheView) leftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured {
+	return v.r.applier.leftAlone(key, built)
+}
+
 // refusedPatch returns the API server's refusal of an object a jsonpatch
 // annotation changed (the first one of a JSONPatcher), naming the
 // annotation; nil when the refusal is not the patch's doing.

@@ -15,13 +15,13 @@
 //
 // What upstream keeps of a stream others changed, so does the module
 // (hco.ContentKeeper): its lookup policy, its docker image repository, and
-// each tag's annotations, reference, generation and reference policy (the
-// tags matched by name); a tag's source and import policy are put back, and a tag the
-// files do not have is removed, as upstream removes it. Upstream leaves
-// alone a stream of the name without the operator's labels; the operator
-// adopts it, as it does any object of its names (docs/compatibility.md),
-// unless config/guard, which lets it write only the ImageStreams that carry
-// its label, refuses.
+// each tag's annotations, reference, generation, reference policy and
+// source namespace (the tags matched by name); a tag's source and import
+// policy are put back, and a tag the files do not have is removed, as
+// upstream removes it. A stream of one of its names that is somebody
+// else's, without the operator's label or its HyperConverged's owner
+// record, is left alone, as upstream leaves it (hco.Yielder): never
+// written, moved or deleted; the operator's is made once the name is free.
 //
 // Their namespace is the HyperConverged's to name, so the module names
 // hco.AnyNamespace for its kind (hco.OtherNamespacer): the operator caches,

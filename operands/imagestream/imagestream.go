@@ -37,6 +37,7 @@ var (
 	_ hco.OtherNamespacer = Operand{}
 	_ hco.ContentKeeper   = Operand{}
 	_ hco.SchemeAdder     = Operand{}
+	_ hco.Yielder         = Operand{}
 )
 
 // New returns the image stream operand for streams (copied), in their
@@ -86,9 +87,15 @@ func (o Operand) OtherNamespaces(openShift bool) map[schema.GroupVersionKind][]s
 	return map[schema.GroupVersionKind][]string{imagev1.SchemeGroupVersion.WithKind("ImageStream"): {hco.AnyNamespace}}
 }
 
+// YieldsToUnlabelled implements hco.Yielder: an ImageStream of one of its
+// names that is somebody else's (neither the operator's label nor its
+// HyperConverged's owner record) is left alone, as upstream's handler
+// leaves a stream without its label.
+func (Operand) YieldsToUnlabelled() bool { return true }
+
 // KeptFields implements hco.ContentKeeper: what upstream's handler keeps of
-// a stream others changed (it puts back only the tags' sources and import
-// policies, and the tags themselves).
+// a stream others changed (it puts back only the tags' sources, by kind and
+// name, and import policies, and the tags themselves).
 func (Operand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
 	if gvk != imagev1.SchemeGroupVersion.WithKind("ImageStream") {
 		return nil
@@ -100,6 +107,7 @@ func (Operand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
 		{"spec", "tags", hco.ByKey("name"), "reference"},
 		{"spec", "tags", hco.ByKey("name"), "generation"},
 		{"spec", "tags", hco.ByKey("name"), "referencePolicy"},
+		{"spec", "tags", hco.ByKey("name"), "from", "namespace"},
 	}
 }
 

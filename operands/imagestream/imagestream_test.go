@@ -98,6 +98,7 @@ func TestOtherNamespaces(t *testing.T) {
 	assert.Equal(t, map[schema.GroupVersionKind][]string{gvk: {hco.AnyNamespace}}, op.OtherNamespaces(true))
 	assert.Nil(t, op.OtherNamespaces(false))
 	assert.Nil(t, imagestream.New().OtherNamespaces(true))
+	assert.True(t, op.YieldsToUnlabelled(), "an admin's stream of the name is left alone, as upstream leaves it")
 }
 
 // Two files' streams of one name moved into one commonBootImageNamespace

@@ -206,3 +206,56 @@ func TestImageStreams(t *testing.T) {
 	_, err := streamAt(ctx, built.Namespace, built.Name)
 	assert.True(t, apierrors.IsNotFound(err), "after the uninstall: %v", err)
 }
+
+// An admin's own ImageStream of the name (neither the operator's label nor
+// an owner record) is left alone, as upstream's handler leaves it: not
+// written, not deleted when the streams move to commonBootImageNamespace
+// and back, nor with the HyperConverged; an Event says so. The operator's
+// own is made where the name is free.
+func TestImageStreamsLeaveAnAdminsStreamAlone(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	built, moved := upstreamStreams(t)[0], upstreamStreams(t)[1]
+	admins := &imagev1.ImageStream{ObjectMeta: metav1.ObjectMeta{Name: built.Name, Namespace: built.Namespace, Labels: map[string]string{"admin": "own"}},
+		Spec: imagev1.ImageStreamSpec{LookupPolicy: imagev1.ImageLookupPolicy{Local: true},
+			Tags: []imagev1.TagReference{{Name: "mine", From: &corev1.ObjectReference{Kind: "DockerImage", Name: "example.io/mine"}}}}}
+	testenv.CreateForTest(t, k, admins)
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}
+	testenv.CreateForTest(t, k, hc)
+
+	testenv.Eventually(t, "an Event says the stream is left alone", func() error {
+		events := &corev1.EventList{}
+		if err := k.List(ctx, events, client.InNamespace(ns)); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.Reason == hco.EventLeftAlone && e.Related != nil && e.Related.Name == built.Name {
+				return nil
+			}
+		}
+		return fmt.Errorf("no %s event among %d", hco.EventLeftAlone, len(events.Items))
+	})
+	unchanged := func(what string) {
+		t.Helper()
+		got, err := streamAt(ctx, admins.Namespace, admins.Name)
+		require.NoError(t, err, what)
+		assert.Equal(t, admins.ResourceVersion, got.ResourceVersion, "%s: the admin's stream is not written", what)
+	}
+	unchanged("made")
+
+	testenv.EnsureNamespace(t, k, moved.Namespace)
+	setWorkloadSources(t, hc, func(h *hcov1.HyperConverged) {
+		h.Spec.WorkloadSources.CommonBootImageNamespace = ptr.To(moved.Namespace)
+	})
+	testenv.Eventually(t, "the operator's stream made where the name is free", func() error {
+		_, err := streamAt(ctx, moved.Namespace, moved.Name)
+		return err
+	})
+	unchanged("moved away")
+	setWorkloadSources(t, hc, func(h *hcov1.HyperConverged) { h.Spec.WorkloadSources.CommonBootImageNamespace = nil })
+	goneAt(t, moved.Namespace, moved.Name)
+	unchanged("moved back")
+
+	testenv.DeleteAndWait(t, k, hc)
+	unchanged("after the uninstall")
+}
