@@ -129,6 +129,9 @@ func (k *Keeper) Start(ctx context.Context) error {
 		}
 		next := interval
 		if err := k.Ensure(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped meanwhile: not a failure
+			}
 			next = min(retry, interval)
 			retry = min(2*retry, interval)
 			k.Log.Error(err, "cannot keep the Alertmanager silences; retrying", "url", k.URL, "in", next.String())
@@ -181,6 +184,9 @@ func (k *Keeper) client() (*http.Client, error) {
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = tlsConfig
+	// A service of the cluster: never through a proxy the environment
+	// names (as upstream's client).
+	base.Proxy = nil
 	var rt http.RoundTripper = base
 	if k.Token != "" || k.TokenFile != "" {
 		var err error
@@ -295,7 +301,9 @@ func (k *Keeper) do(ctx context.Context, c *http.Client, method, u string, body 
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		return b, nil
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+	case resp.StatusCode == http.StatusUnauthorized:
+		return nil, fmt.Errorf("%s %s: %s: the Alertmanager's proxy did not take the operator's service account token (none, expired, or not the API server's)", method, u, resp.Status)
+	case resp.StatusCode == http.StatusForbidden:
 		return nil, fmt.Errorf("%s %s: %s: the operator's service account needs %s on monitoring.coreos.com alertmanagers/api \"main\" in openshift-monitoring (config/openshift grants it)",
 			method, u, resp.Status, verbOf(method))
 	default:

@@ -55,6 +55,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if stop != nil {
 		proxy.server.Close()
+		os.RemoveAll(proxy.caDir)
 		stop()
 	}
 	os.Exit(code)
@@ -78,6 +79,11 @@ func startAlertmanager() (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if stop == nil {
+			os.RemoveAll(dir)
+		}
+	}()
 	config := filepath.Join(dir, "alertmanager.yml")
 	if err := os.WriteFile(config, []byte("route:\n  receiver: none\nreceivers:\n- name: none\n"), 0o600); err != nil {
 		return nil, err
@@ -94,6 +100,8 @@ func startAlertmanager() (stop func(), err error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	// The port was free a moment ago; another process may take it first:
+	// then the Alertmanager exits and the wait below says why.
 	stop = func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -123,8 +131,8 @@ func requireAlertmanager(t *testing.T) {
 // a bearer token, and the verb each token may use (get for GET, create for
 // POST, delete for DELETE).
 type authProxy struct {
-	server *httptest.Server
-	caFile string
+	server        *httptest.Server
+	caDir, caFile string
 
 	mu      sync.Mutex
 	allowed map[string][]string // token → verbs
@@ -153,8 +161,8 @@ func newAuthProxy(target string) *authProxy {
 	}))
 	p.server.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes refused on purpose
 	p.server.StartTLS()
-	dir, _ := os.MkdirTemp("", "alertmanager-ca-")
-	p.caFile = filepath.Join(dir, "service-ca.crt")
+	p.caDir, _ = os.MkdirTemp("", "alertmanager-ca-")
+	p.caFile = filepath.Join(p.caDir, "service-ca.crt")
 	_ = os.WriteFile(p.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.server.Certificate().Raw}), 0o600)
 	return p
 }
@@ -340,6 +348,12 @@ func TestKeeperErrors(t *testing.T) {
 	err := keeper("unknown").Ensure(ctx)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "401")
+	assert.Contains(t, err.Error(), "did not take the operator's service account token")
+
+	proxy.allow(t, "nothing")
+	err = keeper("nothing").Ensure(ctx)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "403")
 	assert.Contains(t, err.Error(), `needs get on monitoring.coreos.com alertmanagers/api "main" in openshift-monitoring`)
 
 	proxy.allow(t, "reader", "get")

@@ -1,7 +1,6 @@
 package hco
 
 import (
-	"slices"
 	"sync/atomic"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -101,12 +100,9 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 		byObject[csv] = cache.ByObject{Label: everything, Field: byName, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
 	for gvk, others := range scope.OtherNamespaces {
-		namespaces := map[string]cache.Config{namespace: {}}
-		for _, ns := range others {
+		namespaces := map[string]cache.Config{}
+		for _, ns := range ListNamespaces(true, namespace, others) {
 			namespaces[ns] = cache.Config{}
-		}
-		if slices.Contains(others, AnyNamespace) {
-			namespaces = map[string]cache.Config{cache.AllNamespaces: {}}
 		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)

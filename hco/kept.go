@@ -160,5 +160,7 @@ func itemOf(list []any, key string, item any) any {
 
 // ByKey is the element of a ContentKeeper path that walks the items of a
 // list matched by the value of their member key, not by position: e.g.
-// {"spec", "tags", ByKey("name"), "annotations"}.
+// {"spec", "tags", ByKey("name"), "annotations"}. An item without the
+// member, or without a match, keeps nothing; of items with one value, the
+// first found matches. ByKey("") is "*": by position.
 func ByKey(key string) string { return "*" + key }

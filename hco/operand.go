@@ -95,7 +95,8 @@ type StatusContributor interface {
 // a path stands for every item of a list, matched by position (e.g.
 // {"webhooks", "*", "clientConfig", "caBundle"}), and ByKey(member) for
 // every item matched by that member's value (e.g. {"spec", "tags",
-// ByKey("name"), "annotations"}). Nil keeps nothing.
+// ByKey("name"), "annotations"}): so an element starting with "*" always
+// walks a list, never names a member. Nil keeps nothing.
 type ContentKeeper interface {
 	KeptFields(gvk schema.GroupVersionKind, name string) [][]string
 }

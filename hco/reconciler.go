@@ -604,22 +604,27 @@ func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, owner 
 	return err
 }
 
+// ListNamespaces are the namespaces the operator lists its objects of a kind
+// in (client.InNamespace each): namespaced objects in the HyperConverged's
+// namespace (the operator's), and in the namespaces operands name for the
+// kind (others: Registry.OtherNamespaces), only, as the cache and the RBAC
+// of namespaced kinds are scoped to them; all of them with AnyNamespace
+// among others, or for a cluster-scoped kind ("").
+func ListNamespaces(namespaced bool, namespace string, others []string) []string {
+	if !namespaced || slices.Contains(others, AnyNamespace) {
+		return []string{metav1.NamespaceAll}
+	}
+	return append([]string{namespace}, others...)
+}
+
 // listOwned lists, from reader (the cache, or past it), the objects of one
 // kind that carry the operator's labels for owner's HyperConverged and that
 // owner claims (see Owner): another install's are left out. Those from the
 // cache are shared with it: read only.
 func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *operandKind, owner Owner) ([]unstructured.Unstructured, error) {
 	labels := client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: owner.Name}
-	// Namespaced objects are managed in the HyperConverged's namespace
-	// (the operator namespace), and in the namespaces operands name for
-	// the kind (OtherNamespacer), only: the cache and the RBAC of
-	// namespaced kinds are scoped to them; in all with AnyNamespace.
-	namespaces := []string{""} // cluster-scoped: the whole cluster
-	if k.namespaced && !slices.Contains(k.others, AnyNamespace) {
-		namespaces = append([]string{owner.Namespace}, k.others...)
-	}
 	var items []unstructured.Unstructured
-	for _, ns := range namespaces {
+	for _, ns := range ListNamespaces(k.namespaced, owner.Namespace, k.others) {
 		list := k.newList()
 		if err := reader.List(ctx, list, labels, client.InNamespace(ns)); err != nil {
 			return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)

@@ -157,6 +157,7 @@ func (r *Registry) OtherNamespaces(namespace string, openShift bool) map[schema.
 	for gvk, namespaces := range out {
 		if slices.Contains(namespaces, AnyNamespace) {
 			out[gvk] = []string{AnyNamespace}
+			continue
 		}
 		slices.Sort(namespaces)
 	}

@@ -157,3 +157,13 @@ func TestRegistryOtherNamespaces(t *testing.T) {
 		r.OtherNamespaces("virt", true), "AnyNamespace stands for the others")
 	assert.Nil(t, r.OtherNamespaces("virt", false))
 }
+
+// The namespaces the operator lists a kind in: its own and those the
+// operands name for a namespaced kind; the whole cluster for a
+// cluster-scoped kind or with AnyNamespace.
+func TestListNamespaces(t *testing.T) {
+	assert.Equal(t, []string{""}, hco.ListNamespaces(false, "virt", nil))
+	assert.Equal(t, []string{"virt"}, hco.ListNamespaces(true, "virt", nil))
+	assert.Equal(t, []string{"virt", "openshift-config-managed"}, hco.ListNamespaces(true, "virt", []string{"openshift-config-managed"}))
+	assert.Equal(t, []string{""}, hco.ListNamespaces(true, "virt", []string{hco.AnyNamespace}))
+}

@@ -257,12 +257,8 @@ func (v *view) list(k *kind) error {
 	if k.err != nil || k.listed {
 		return k.err
 	}
-	namespaces := []string{""} // cluster-scoped: the whole cluster
-	if k.namespaced {
-		namespaces = append([]string{v.owner.Namespace}, v.others[k.gvk]...)
-	}
 	k.managed = map[client.ObjectKey]*unstructured.Unstructured{}
-	for _, ns := range namespaces {
+	for _, ns := range hco.ListNamespaces(k.namespaced, v.owner.Namespace, v.others[k.gvk]) {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
 		labels := client.MatchingLabels{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: v.owner.Name}
