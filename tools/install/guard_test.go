@@ -200,6 +200,15 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 	unlabelled.SetLabels(nil)
 	err = operator.Update(ctx, unlabelled, dryRun)
 	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "take the operator's label off its ImageStream: %v", err)
+	// Its own stream whose label an admin removed (its owner record kept)
+	// is taken back.
+	recorded := imageStream("recorded", ns, "").(*unstructured.Unstructured)
+	recorded.SetAnnotations(map[string]string{hco.OwnerAnnotation: ns + "/" + hcov1.HyperConvergedName})
+	require.NoError(t, env.Client.Create(ctx, recorded))
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, recorded) })
+	takenBack := recorded.DeepCopy()
+	takenBack.SetLabels(map[string]string{hco.LabelManagedBy: hco.ManagedByValue})
+	assert.NoError(t, operator.Update(ctx, takenBack, dryRun), "take back its own stream, recorded")
 	assert.NoError(t, operator.Update(ctx, ours.DeepCopyObject().(client.Object), dryRun), "update its ImageStream")
 	assert.NoError(t, operator.Delete(ctx, ours.DeepCopyObject().(client.Object), dryRun), "delete its ImageStream")
 	// Others are not bound by it.

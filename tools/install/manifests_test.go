@@ -443,3 +443,25 @@ func TestWorkloadClusterRolesShipped(t *testing.T) {
 		assertShipped(t, objs, waspagent.ClusterRole())
 	}
 }
+
+// The OLM bundle grants the Alertmanager silence's rule cluster-wide (a CSV
+// cannot grant a Role in openshift-monitoring): the same rule as
+// config/openshift's Role there, which make generate writes from the
+// stock binary's marker, bound to the operator's account.
+func TestOLMGrantsTheSilencesRule(t *testing.T) {
+	var role rbacv1.Role
+	for _, o := range render(t, "openshift", "") {
+		if o.GetKind() == "Role" && o.GetNamespace() == "openshift-monitoring" {
+			installtest.Into(t, o, &role)
+		}
+	}
+	require.NotEmpty(t, role.Rules, "config/openshift's Role in openshift-monitoring")
+	olm := render(t, "overlays/olm", "")
+	var cr rbacv1.ClusterRole
+	installtest.Into(t, installtest.Find(t, olm, "ClusterRole", "hco-operator-alertmanager"), &cr)
+	assert.Equal(t, role.Rules, cr.Rules)
+	var b rbacv1.ClusterRoleBinding
+	installtest.Into(t, installtest.Find(t, olm, "ClusterRoleBinding", "hco-operator-alertmanager"), &b)
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: cr.Name}, b.RoleRef)
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "hco-operator", Namespace: defaultNamespace}}, b.Subjects)
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/consoleplugin"
 	"github.com/hcokit/hcokit/operands/dashboard"
+	"github.com/hcokit/hcokit/operands/imagestream"
 	"github.com/hcokit/hcokit/operands/quickstart"
 	"github.com/hcokit/hcokit/operands/virtiowin"
 	"github.com/hcokit/hcokit/operands/waspagent"
@@ -47,6 +48,7 @@ var openShiftKinds = []schema.GroupVersionKind{
 	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
 	{Group: "perses.dev", Version: "v1alpha1", Kind: "PersesDashboard"},
 	{Group: "perses.dev", Version: "v1alpha1", Kind: "PersesDatasource"},
+	{Group: "image.openshift.io", Version: "v1", Kind: "ImageStream"},
 	{Version: "v1", Kind: "ConfigMap"},
 }
 
@@ -69,8 +71,11 @@ var waspObjects = []struct {
 // ConsoleQuickStarts and the dashboards in openshift-config-managed are
 // made, under config/openshift's Role.
 const (
-	quickStartDir = "operands/quickstart/testdata/upstream-03da3cf/" + quickstart.Dir
-	dashboardDir  = "operands/dashboard/testdata/upstream-03da3cf/" + dashboard.Dir
+	quickStartDir  = "operands/quickstart/testdata/upstream-03da3cf/" + quickstart.Dir
+	dashboardDir   = "operands/dashboard/testdata/upstream-03da3cf/" + dashboard.Dir
+	imageStreamDir = "operands/imagestream/testdata/upstream-03da3cf/" + imagestream.Dir
+	// imageStreamNamespace is the namespace of upstream's test stream.
+	imageStreamNamespace = "test-image-stream-ns"
 )
 
 // TestOpenShiftInstall applies the whole default kustomization and
@@ -135,6 +140,7 @@ func TestOpenShiftInstall(t *testing.T) {
 		"metrics-cert-path":         metricsCertDir,
 		"quickstart-dir":            filepath.Join(root, quickStartDir),
 		"dashboard-dir":             filepath.Join(root, dashboardDir),
+		"imagestream-dir":           filepath.Join(root, imageStreamDir),
 	}), installtest.ProcessEnv(t, oc, ns, map[string]string{
 		// What an admin or a distribution sets (empty in the manifests):
 		// the images of the modules that deploy on OpenShift.
@@ -303,7 +309,7 @@ func openShiftConfig(t *testing.T, ns string) []*unstructured.Unstructured {
 // cleanup.
 func platform(t *testing.T, ctx context.Context) {
 	t.Helper()
-	for _, name := range []string{dashboard.Namespace, "openshift-monitoring"} {
+	for _, name := range []string{dashboard.Namespace, "openshift-monitoring", imageStreamNamespace} {
 		err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}})
 		if !apierrors.IsAlreadyExists(err) {
 			require.NoError(t, err, "namespace %s", name)
