@@ -30,7 +30,7 @@ OPERANDCRDS="${BIN}/operandcrds"
 # Our API packages, and the operand mirrors (typed copies of upstream types
 # whose Go modules we do not import; only their deepcopy code is generated).
 API_DIRS=(./api)
-MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api ./operands/migcontroller/api ./operands/filerestore/api ./operands/aaq/api)
+MIRROR_DIRS=(./operands/cnao/api ./operands/hpp/api ./operands/migcontroller/api ./operands/filerestore/api ./operands/aaq/api ./operands/imagestream/api)
 # Mirrors whose upstream module no proxy serves: their test CRDs are generated
 # from the mirror itself, and tools/upstreamapis compares each with the CRD
 # the operator ships (tools/upstreamapis/testdata).

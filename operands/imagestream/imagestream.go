@@ -3,9 +3,7 @@ package imagestream
 import (
 	"fmt"
 
-	imagev1 "github.com/openshift/api/image/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -14,6 +12,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
+	imagev1 "github.com/hcokit/hcokit/operands/imagestream/api/v1"
 )
 
 // Name is the operand's registry name.
@@ -69,7 +68,7 @@ func (Operand) Name() string { return Name }
 func (Operand) OpenShiftOnly() bool { return true }
 
 func imageStreamType() metav1.TypeMeta {
-	return metav1.TypeMeta{APIVersion: imagev1.SchemeGroupVersion.String(), Kind: "ImageStream"}
+	return metav1.TypeMeta{APIVersion: imagev1.GroupVersion.String(), Kind: "ImageStream"}
 }
 
 // Kinds implements hco.Operand.
@@ -84,7 +83,7 @@ func (o Operand) OtherNamespaces(openShift bool) map[schema.GroupVersionKind][]s
 	if !openShift || len(o.streams) == 0 {
 		return nil
 	}
-	return map[schema.GroupVersionKind][]string{imagev1.SchemeGroupVersion.WithKind("ImageStream"): {hco.AnyNamespace}}
+	return map[schema.GroupVersionKind][]string{imagev1.GroupVersion.WithKind("ImageStream"): {hco.AnyNamespace}}
 }
 
 // YieldsToUnlabelled implements hco.Yielder: an ImageStream of one of its
@@ -97,7 +96,7 @@ func (Operand) YieldsToUnlabelled() bool { return true }
 // a stream others changed (it puts back only the tags' sources, by kind and
 // name, and import policies, and the tags themselves).
 func (Operand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
-	if gvk != imagev1.SchemeGroupVersion.WithKind("ImageStream") {
+	if gvk != imagev1.GroupVersion.WithKind("ImageStream") {
 		return nil
 	}
 	return [][]string{
@@ -129,35 +128,9 @@ func (o Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Ob
 				is.Namespace, other, o.streams[i].Namespace+"/"+o.streams[i].Name, key)
 		}
 		from[key] = o.streams[i].Namespace + "/" + o.streams[i].Name
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(is)
-		if err != nil {
-			return nil, err
-		}
-		// A tag's annotations or generation the Go type sends as null are
-		// unset: what others set there is kept (KeptFields), as upstream
-		// keeps it.
-		dropNulls(u)
-		objs[i] = &unstructured.Unstructured{Object: u}
+		objs[i] = is
 	}
 	return objs, nil
-}
-
-// dropNulls removes the null members of the maps in v, at every depth.
-func dropNulls(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, m := range v {
-			if m == nil {
-				delete(v, k)
-				continue
-			}
-			dropNulls(m)
-		}
-	case []any:
-		for _, item := range v {
-			dropNulls(item)
-		}
-	}
 }
 
 // Build returns the image stream is as the operator makes it for hc, as
@@ -174,7 +147,6 @@ func Build(hc *hcov1.HyperConverged, env hco.Environment, is *imagev1.ImageStrea
 	}
 	out.ObjectMeta = metav1.ObjectMeta{Name: is.Name, Namespace: namespace,
 		Labels: hco.Labels(hc, env, hco.ComponentCompute), Annotations: out.Annotations}
-	out.Status = imagev1.ImageStreamStatus{}
 	return out
 }
 
@@ -192,7 +164,5 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 // AddToScheme implements hco.SchemeAdder: the ImageStream kind, and only it
 // of its group.
 func (Operand) AddToScheme(s *runtime.Scheme) error {
-	s.AddKnownTypes(imagev1.SchemeGroupVersion, &imagev1.ImageStream{}, &imagev1.ImageStreamList{})
-	metav1.AddToGroupVersion(s, imagev1.SchemeGroupVersion)
-	return nil
+	return imagev1.AddToScheme(s)
 }

@@ -1,15 +1,15 @@
 package imagestream_test
 
 import (
+	"encoding/json"
 	"os"
 	"testing"
 	"testing/fstest"
 
-	imagev1 "github.com/openshift/api/image/v1"
+	ocpimagev1 "github.com/openshift/api/image/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
@@ -19,20 +19,27 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/upstreamtest"
 	"github.com/hcokit/hcokit/operands/imagestream"
+	imagev1 "github.com/hcokit/hcokit/operands/imagestream/api/v1"
 )
 
 // upstreamDir is upstream's output at 03da3cf and its input (README.md there).
 const upstreamDir = "testdata/upstream-03da3cf"
 
-// wire is obj, read as an ImageStream, as JSON carries it, without its
-// creation time.
+// wire is obj read as upstream's ImageStream type, as JSON carries it,
+// without its creation time: the form of upstream's captures (the mirror
+// leaves out what upstream's type sends as null).
 func wire(t *testing.T, obj client.Object) map[string]any {
 	t.Helper()
-	u, ok := obj.(*unstructured.Unstructured)
-	require.True(t, ok, "%T", obj)
-	var is imagev1.ImageStream
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &is))
+	var is ocpimagev1.ImageStream
+	require.NoError(t, json.Unmarshal(mustJSON(t, obj), &is))
 	return upstreamtest.WithoutCreationTime(upstreamtest.JSON(t, &is))
+}
+
+func mustJSON(t *testing.T, obj any) []byte {
+	t.Helper()
+	b, err := json.Marshal(obj)
+	require.NoError(t, err)
+	return b
 }
 
 func load(t *testing.T) []imagev1.ImageStream {
@@ -56,9 +63,7 @@ func TestDesiredIsUpstreams(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	assert.Equal(t, want[0], wire(t, objs[0]))
-	tags, found, _ := unstructured.NestedSlice(objs[0].(*unstructured.Unstructured).Object, "spec", "tags")
-	require.True(t, found)
-	assert.NotContains(t, tags[0], "annotations", "a null the Go type sends is left out: others' annotations are kept")
+	assert.NotContains(t, string(mustJSON(t, objs[0])), `"annotations":null`, "a null upstream's type sends is left out: others' annotations are kept")
 	assert.Equal(t, op.Kinds()[0].GetObjectKind().GroupVersionKind(), objs[0].GetObjectKind().GroupVersionKind(), "the kind Kinds names")
 
 	hc.Spec.WorkloadSources.CommonBootImageNamespace = ptr.To("custom-ns")
@@ -94,7 +99,7 @@ func TestDesiredNothing(t *testing.T) {
 // streams, the operator manages the kind in every namespace.
 func TestOtherNamespaces(t *testing.T) {
 	op := imagestream.New(load(t)...)
-	gvk := imagev1.SchemeGroupVersion.WithKind("ImageStream")
+	gvk := imagev1.GroupVersion.WithKind("ImageStream")
 	assert.Equal(t, map[schema.GroupVersionKind][]string{gvk: {hco.AnyNamespace}}, op.OtherNamespaces(true))
 	assert.Nil(t, op.OtherNamespaces(false))
 	assert.Nil(t, imagestream.New().OtherNamespaces(true))
@@ -162,8 +167,9 @@ func TestLoad(t *testing.T) {
 func TestAddToScheme(t *testing.T) {
 	s := runtime.NewScheme()
 	require.NoError(t, imagestream.New().AddToScheme(s))
-	assert.True(t, s.Recognizes(imagev1.SchemeGroupVersion.WithKind("ImageStream")))
-	assert.False(t, s.Recognizes(imagev1.SchemeGroupVersion.WithKind("ImageStreamTag")))
+	assert.True(t, s.Recognizes(imagev1.GroupVersion.WithKind("ImageStream")))
+	assert.False(t, s.Recognizes(imagev1.GroupVersion.WithKind("ImageStreamTag")))
+	assert.False(t, s.Recognizes(ocpimagev1.SchemeGroupVersion.WithKind("Image")))
 }
 
 // An ImageStream found is the component available; none, not found.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	imagev1 "github.com/openshift/api/image/v1"
+	imagev1 "github.com/hcokit/hcokit/operands/imagestream/api/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/hcokit/hcokit/internal/manifestdir"

@@ -16,6 +16,10 @@
 //     v1alpha1, from its staging API package), upstream HCO's pin. It
 //     requires k8s.io/client-go v12.0.0+incompatible and k8s.io/kubernetes,
 //     so the root module mirrors it instead (operands/aaq/api/v1alpha1).
+//   - OpenShift's ImageStream (image.openshift.io v1, github.com/openshift/api
+//     at upstream HCO's pin, which the root module requires too): mirrored,
+//     its spec only, in operands/imagestream/api/v1 to keep that package's
+//     generated code out of the operator's binary.
 //
 // These are the newest exact versions the Go module proxy served when they
 // were pinned: it refused CNAO v0.103.0 (what upstream HCO uses) to v0.105.0,
@@ -24,8 +28,8 @@
 // hack/generate.sh runs controller-gen inside this module to render the real
 // NetworkAddonsConfig, HostPathProvisioner, MigController and AAQ CRDs into
 // config/crd/operands, and this package's tests prove that every field of
-// the mirrors in operands/{cnao,hpp,migcontroller,aaq}/api exists upstream
-// with the same JSON name and shape. The FileRestoreOperator, whose module
+// the mirrors in operands/{cnao,hpp,migcontroller,aaq,imagestream}/api exists
+// upstream with the same JSON name and shape. The FileRestoreOperator, whose module
 // no proxy serves, is checked the other way: the CRD generated from its
 // mirror must have the schema of the CRD the operator ships (testdata).
 //

@@ -127,6 +127,35 @@ func run() error {
 
 type row struct{ section, what, value, bar string }
 
+// asInstalled copies the binary at path into dir, as a container runtime
+// extracts an image's files, and returns the copy's path, which the bench
+// runs. The file the Go linker writes sits in the page cache in a form of
+// which each page fault maps far more (large folios, on this machine's
+// kernel): the same bytes started from the linker's file had 4 MiB more
+// file-backed RSS than from a copy (hco-operator render: peak RSS 37.4
+// against 33.3 MiB), a figure no pod would show, and one that moved with
+// how the binary was built rather than with the code.
+func asInstalled(path, dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	copied := filepath.Join(dir, "hco-operator.installed")
+	out, err := os.OpenFile(copied, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o755)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return "", err
+	}
+	return copied, out.Close()
+}
+
 func printTable(rows []row) {
 	fmt.Printf("\n| section | measurement | hcokit | upstream HCO at 03da3cf / bar |\n|---|---|---|---|\n")
 	for _, r := range rows {
@@ -346,6 +375,9 @@ func rssOf(pid int) rss {
 func liveBenchmarks(o options) ([]row, error) {
 	root, err := os.Getwd()
 	if err != nil {
+		return nil, err
+	}
+	if o.operator, err = asInstalled(o.operator, filepath.Join(root, "bin", "bench")); err != nil {
 		return nil, err
 	}
 	fmt.Fprintln(os.Stderr, "bench: starting the local control plane with an audit log...")

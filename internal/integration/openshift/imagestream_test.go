@@ -8,7 +8,6 @@ import (
 	"slices"
 	"testing"
 
-	imagev1 "github.com/openshift/api/image/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -23,6 +22,7 @@ import (
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/internal/upstreamtest"
 	"github.com/hcokit/hcokit/operands/imagestream"
+	imagev1 "github.com/hcokit/hcokit/operands/imagestream/api/v1"
 )
 
 // imageStreamData is the imagestream module's test data: upstream's test
@@ -170,7 +170,7 @@ func TestImageStreams(t *testing.T) {
 			{Name: "theirs", From: &corev1.ObjectReference{Kind: "DockerImage", Name: "example.io/theirs"}},
 			{Name: "latest", Annotations: map[string]string{"added": "by-admin"},
 				From:            &corev1.ObjectReference{Kind: "DockerImage", Name: "example.io/other"},
-				ReferencePolicy: imagev1.TagReferencePolicy{Type: imagev1.LocalTagReferencePolicy}},
+				ReferencePolicy: imagev1.TagReferencePolicy{Type: "Local"}},
 		}
 		return k.Update(ctx, is)
 	})
