@@ -176,7 +176,11 @@ const AnyNamespace = "*"
 // so in an Event (EventLeftAlone) and creates its own only once the name is
 // free: it tries again when the operand builds the object anew (a change of
 // the HyperConverged or of the facts) or the operator restarts. An object
-// the operator recorded as its own is taken back whatever its labels.
+// the operator recorded as its own is taken back whatever its labels. Such
+// an operand's objects are pruned and deleted only when they carry the
+// HyperConverged's record: one with the operator's labels but none
+// (upstream's, on an in-place switch) is recorded when it is updated while
+// the operand builds it, and left otherwise.
 type Yielder interface {
 	YieldsToUnlabelled() bool
 }

@@ -140,6 +140,28 @@ func (o Owner) Claims(obj metav1.Object) (bool, string) {
 	return false, "another install (labelled as upstream HCO's, no owner recorded, and an older HyperConverged exists)"
 }
 
+// records reports whether obj carries the owner's record: its owner
+// annotations, or an owner reference to a HyperConverged of its name in its
+// namespace.
+func (o Owner) records(obj metav1.Object) bool {
+	rec, recorded := recordOf(obj)
+	return recorded && rec.namespace == o.Namespace && rec.name == o.Name
+}
+
+// deletable reports whether the operator may delete obj, an object of one
+// of op's kinds that it found by its labels: the owner claims it, and, when
+// op leaves others' objects alone (Yielder), obj carries the owner's record.
+// Such an operand's objects without one (upstream's, say, where the
+// HyperConverged names their namespace) are updated, and so recorded, while
+// it builds them, and otherwise left.
+func (o Owner) deletable(op Operand, obj metav1.Object) bool {
+	if claimed, _ := o.Claims(obj); !claimed {
+		return false
+	}
+	y, yields := op.(Yielder)
+	return !yields || !y.YieldsToUnlabelled() || o.records(obj)
+}
+
 // record sets the owner record on u, an object about to be written for the
 // owner: an owner reference to the HyperConverged for a namespaced object
 // in its namespace (in place of a stale one to a predecessor), the owner

@@ -182,7 +182,7 @@ func deletions(ops []Operand, view View, owner Owner, keep func(objectKey) bool)
 				if keep(objectKey{gvk: gvk, key: key}) || !live.GetDeletionTimestamp().IsZero() {
 					continue
 				}
-				if claimed, _ := owner.Claims(live); !claimed {
+				if !owner.deletable(op, live) {
 					continue
 				}
 				out = append(out, Step{Operand: op.Name(), Verb: VerbDelete, GVK: gvk, Key: key, Live: live, owner: owner})
@@ -312,11 +312,7 @@ func (s Step) Over(live *unstructured.Unstructured) (Step, error) {
 // neither the operator's managed-by label nor owner's record.
 func yieldsTo(op Operand, live *unstructured.Unstructured, owner Owner) bool {
 	y, ok := op.(Yielder)
-	if !ok || !y.YieldsToUnlabelled() || live.GetLabels()[LabelManagedBy] == ManagedByValue {
-		return false
-	}
-	rec, recorded := recordOf(live)
-	return !recorded || rec.namespace != owner.Namespace || rec.name != owner.Name
+	return ok && y.YieldsToUnlabelled() && live.GetLabels()[LabelManagedBy] != ManagedByValue && !owner.records(live)
 }
 
 // leaveMemory is what a View may remember of the objects its operands

@@ -139,6 +139,9 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 				}
 				for i := range items {
 					obj := &items[i]
+					if !owner.deletable(op, obj) {
+						continue // not recorded as owner's, and op yields to others'
+					}
 					remaining = append(remaining, obj)
 					if !obj.GetDeletionTimestamp().IsZero() {
 						continue

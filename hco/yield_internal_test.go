@@ -116,3 +116,34 @@ func TestApplierRemembersWhatItLeavesAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ResultLeftAlone, res, "another object at the name: announced")
 }
+
+// A Yielder's objects are pruned and deleted only with the owner's record:
+// one carrying the operator's labels but no record (upstream's) is left;
+// an operand that does not yield deletes what the owner claims.
+func TestYielderDeletesOnlyRecordedObjects(t *testing.T) {
+	owner := Owner{Namespace: "ns", Name: hcov1.HyperConvergedName, UID: "hc-uid", AdoptsUnrecorded: true}
+	yielding := yieldingOperand{planOperand{namedOperand: "test"}}
+	obj := func(namespace string, annotations map[string]string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(configMapKind)
+		u.SetNamespace(namespace)
+		u.SetName("a")
+		u.SetLabels(map[string]string{LabelManagedBy: ManagedByValue, LabelApp: hcov1.HyperConvergedName})
+		u.SetAnnotations(annotations)
+		return u
+	}
+	recorded := obj("elsewhere", map[string]string{OwnerAnnotation: "ns/" + hcov1.HyperConvergedName, OwnerUIDAnnotation: "hc-uid"})
+	unrecorded := obj("elsewhere", nil)
+	others := obj("elsewhere", map[string]string{OwnerAnnotation: "other/" + hcov1.HyperConvergedName})
+	assert.True(t, owner.deletable(yielding, recorded))
+	assert.False(t, owner.deletable(yielding, unrecorded), "upstream's, unrecorded: left")
+	assert.False(t, owner.deletable(yielding, others))
+	assert.True(t, owner.deletable(yielding.planOperand, unrecorded), "an operand that does not yield: the owner adopts it")
+	assert.False(t, owner.deletable(yielding.planOperand, others))
+
+	v := fakeView{served: true, objects: map[string]*unstructured.Unstructured{"recorded": recorded, "unrecorded": unrecorded}}
+	steps, err := deletions([]Operand{yielding}, v, owner, func(objectKey) bool { return false })
+	require.NoError(t, err)
+	require.Len(t, steps, 1)
+	assert.Same(t, recorded, steps[0].Live)
+}

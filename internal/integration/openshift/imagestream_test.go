@@ -211,7 +211,9 @@ func TestImageStreams(t *testing.T) {
 // an owner record) is left alone, as upstream's handler leaves it: not
 // written, not deleted when the streams move to commonBootImageNamespace
 // and back, nor with the HyperConverged; an Event says so. The operator's
-// own is made where the name is free.
+// own is made where the name is free. A stream with the operator's labels
+// but no owner record (upstream's, of a name no longer built) is neither
+// pruned nor deleted with the HyperConverged.
 func TestImageStreamsLeaveAnAdminsStreamAlone(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
@@ -220,6 +222,10 @@ func TestImageStreamsLeaveAnAdminsStreamAlone(t *testing.T) {
 		Spec: imagev1.ImageStreamSpec{LookupPolicy: imagev1.ImageLookupPolicy{Local: true},
 			Tags: []imagev1.TagReference{{Name: "mine", From: &corev1.ObjectReference{Kind: "DockerImage", Name: "example.io/mine"}}}}}
 	testenv.CreateForTest(t, k, admins)
+	testenv.EnsureNamespace(t, k, moved.Namespace)
+	upstreams := &imagev1.ImageStream{ObjectMeta: metav1.ObjectMeta{Name: "upstreams-retired", Namespace: moved.Namespace,
+		Labels: map[string]string{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: hcov1.HyperConvergedName}}}
+	testenv.CreateForTest(t, k, upstreams)
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}
 	testenv.CreateForTest(t, k, hc)
 
@@ -243,7 +249,6 @@ func TestImageStreamsLeaveAnAdminsStreamAlone(t *testing.T) {
 	}
 	unchanged("made")
 
-	testenv.EnsureNamespace(t, k, moved.Namespace)
 	setWorkloadSources(t, hc, func(h *hcov1.HyperConverged) {
 		h.Spec.WorkloadSources.CommonBootImageNamespace = ptr.To(moved.Namespace)
 	})
@@ -258,4 +263,6 @@ func TestImageStreamsLeaveAnAdminsStreamAlone(t *testing.T) {
 
 	testenv.DeleteAndWait(t, k, hc)
 	unchanged("after the uninstall")
+	_, err := streamAt(ctx, upstreams.Namespace, upstreams.Name)
+	assert.NoError(t, err, "a labelled stream without the owner record is left")
 }
