@@ -34,6 +34,11 @@ type Options struct {
 	// WebhookConfigs are Validating and MutatingWebhookConfiguration manifests to install,
 	// pointed at a local webhook server (see Cluster.Webhook).
 	WebhookConfigs []string
+	// HyperConvergedCRD, when set, is a directory holding the HyperConverged
+	// CRD to install instead of Root/config/crd/bases (upstream HCO's own,
+	// when hcobench measures upstream's operator); the operand CRDs are
+	// Root/config/crd/operands either way.
+	HyperConvergedCRD string
 }
 
 // WebhookServer is where the installed webhook configurations send their
@@ -92,9 +97,13 @@ func Start(opts Options) (*Cluster, error) {
 			}
 		}
 	}
+	hcCRD := filepath.Join(opts.Root, "config", "crd", "bases")
+	if opts.HyperConvergedCRD != "" {
+		hcCRD = opts.HyperConvergedCRD
+	}
 	env := &envtest.Environment{
 		Scheme:                   scheme,
-		CRDDirectoryPaths:        []string{filepath.Join(opts.Root, "config", "crd", "bases"), filepath.Join(opts.Root, "config", "crd", "operands")},
+		CRDDirectoryPaths:        []string{hcCRD, filepath.Join(opts.Root, "config", "crd", "operands")},
 		ErrorIfCRDPathMissing:    true,
 		BinaryAssetsDirectory:    bin,
 		ControlPlaneStartTimeout: 90 * time.Second,

@@ -78,13 +78,17 @@ type options struct {
 	settle       time.Duration
 	pureBenchPkg []string
 	profileDir   string
+	upstreamTree string
 }
 
-// profilePath is where -profile puts the CPU profile of a reaction, or ""
-// without -profile.
-func (o options) profilePath(reaction string) string {
+// profilePath is where -profile puts the CPU profile of a reaction (or a
+// heap profile) of s, or "" without -profile.
+func (o options) profilePath(s subject, reaction string) string {
 	if o.profileDir == "" {
 		return ""
+	}
+	if s.name != "hcokit" {
+		reaction = s.name + "-" + reaction
 	}
 	return filepath.Join(o.profileDir, reaction+".pprof")
 }
@@ -105,8 +109,24 @@ func run() error {
 	flag.IntVar(&o.nodes, "nodes", 5000, "Node objects to create after the noise (metadata only is cached).")
 	flag.StringVar(&o.profileDir, "profile", "", "Write the operator's CPU profile during each reaction measurement (spec change, revert, recreate) to DIR/<reaction>.pprof, and its heap once converged to DIR/heap-converged.pprof; the operator then serves pprof on "+pprofAddr+".")
 	flag.DurationVar(&o.settle, "settle", 5*time.Second, "How long after creating the Nodes RSS is read.")
+	flag.StringVar(&o.upstreamTree, "upstream-tree", "", "Upstream HCO's source tree (at 03da3cf, with its vendor directory): build its operator and run the same live measurements on a fresh control plane, printed in a column beside hcokit's.")
 	flag.Parse()
 	o.pureBenchPkg = []string{"./placement", "./featuregates", "./migration", "./hostdevices", "./operands"}
+
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	// Built first: a tree that does not build fails the bench before the
+	// minutes of hcokit's run.
+	var upstream *subject
+	if o.upstreamTree != "" {
+		s, err := upstreamSubject(o, o.upstreamTree, filepath.Join(root, "bin", "bench", "upstream"))
+		if err != nil {
+			return err
+		}
+		upstream = &s
+	}
 
 	var rows []row
 	if o.pure {
@@ -116,16 +136,73 @@ func run() error {
 		}
 		rows = append(rows, pure...)
 	}
-	live, err := liveBenchmarks(o)
+	live, ours, err := liveBenchmarks(o, hcokitSubject(o))
 	if err != nil {
 		return err
+	}
+	if upstream != nil {
+		theirs, theirFigures, err := liveBenchmarks(o, *upstream)
+		if err != nil {
+			return fmt.Errorf("upstream: %w", err)
+		}
+		if live, err = beside(live, theirs); err != nil {
+			return err
+		}
+		live = append(live, ratios(ours, theirFigures)...)
 	}
 	rows = append(rows, live...)
 	printTable(rows)
 	return nil
 }
 
-type row struct{ section, what, value, bar string }
+// row is one line of the table; upstream is upstream's value measured
+// beside hcokit's (with -upstream-tree), bar the earlier figure and the bar.
+type row struct{ section, what, value, upstream, bar string }
+
+// beside puts upstream's values in the column beside hcokit's: both runs
+// produce the same rows in the same order.
+func beside(ours, theirs []row) ([]row, error) {
+	if len(ours) != len(theirs) {
+		return nil, fmt.Errorf("hcokit's run has %d rows, upstream's %d", len(ours), len(theirs))
+	}
+	out := slices.Clone(ours)
+	for i := range out {
+		if out[i].what != theirs[i].what {
+			return nil, fmt.Errorf("row %d is %q for hcokit, %q for upstream", i, out[i].what, theirs[i].what)
+		}
+		out[i].upstream = theirs[i].value
+	}
+	return out, nil
+}
+
+// figures are the values the bars compare, of one run.
+type figures struct {
+	startRequests int
+	// ownShare is the median of the operator's own share per reaction:
+	// the trigger's event at the benchmark's watch → the operator's write
+	// received.
+	ownShare     map[string]time.Duration
+	rssConverged float64
+}
+
+// ratios are the bars' rows: hcokit's figure, upstream's, and their ratio
+// against the bar.
+func ratios(ours, theirs figures) []row {
+	ratio := func(a, b float64, bar string) string {
+		if b <= 0 {
+			return "n/a: upstream's is 0 · bar " + bar
+		}
+		return fmt.Sprintf("%.2f× · bar %s", a/b, bar)
+	}
+	rows := []row{{"bars", "requests from start to steady state", strconv.Itoa(ours.startRequests), strconv.Itoa(theirs.startRequests),
+		ratio(float64(ours.startRequests), float64(theirs.startRequests), "≤ 1×")}}
+	for _, r := range []string{"spec change", "out-of-band edit", "recreate"} {
+		rows = append(rows, row{"bars", "the operator's own share (median), " + r, ms(ours.ownShare[r]), ms(theirs.ownShare[r]),
+			ratio(float64(ours.ownShare[r]), float64(theirs.ownShare[r]), "≤ 1×")})
+	}
+	return append(rows, row{"bars", "RSS converged", fmt.Sprintf("%.1f MiB", ours.rssConverged), fmt.Sprintf("%.1f MiB", theirs.rssConverged),
+		ratio(ours.rssConverged, theirs.rssConverged, "≤ 0.75×")})
+}
 
 // asInstalled copies the binary at path into dir, as a container runtime
 // extracts an image's files, and returns the copy's path, which the bench
@@ -157,9 +234,16 @@ func asInstalled(path, dir string) (string, error) {
 }
 
 func printTable(rows []row) {
-	fmt.Printf("\n| section | measurement | hcokit | upstream HCO at 03da3cf / bar |\n|---|---|---|---|\n")
-	for _, r := range rows {
-		fmt.Printf("| %s | %s | %s | %s |\n", r.section, r.what, r.value, r.bar)
+	if !slices.ContainsFunc(rows, func(r row) bool { return r.upstream != "" }) {
+		fmt.Printf("\n| section | measurement | hcokit | upstream HCO at 03da3cf / bar |\n|---|---|---|---|\n")
+		for _, r := range rows {
+			fmt.Printf("| %s | %s | %s | %s |\n", r.section, r.what, r.value, r.bar)
+		}
+	} else {
+		fmt.Printf("\n| section | measurement | hcokit | upstream HCO at 03da3cf, measured beside it | earlier figure / bar |\n|---|---|---|---|---|\n")
+		for _, r := range rows {
+			fmt.Printf("| %s | %s | %s | %s | %s |\n", r.section, r.what, r.value, r.upstream, r.bar)
+		}
 	}
 	fmt.Printf("\nmachine: %d CPUs, %s/%s, %s\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 }
@@ -182,7 +266,7 @@ func pureBenchmarks(pkgs []string) ([]row, error) {
 		}
 		if len(f) >= 8 && strings.HasPrefix(f[0], "Benchmark") {
 			name := strings.TrimSuffix(strings.TrimPrefix(f[0], "Benchmark"), "-"+strconv.Itoa(runtime.GOMAXPROCS(0)))
-			rows = append(rows, row{"pure", pkg + "." + name, fmt.Sprintf("%s ns/op, %s allocs/op", f[2], f[6]), ""})
+			rows = append(rows, row{"pure", pkg + "." + name, fmt.Sprintf("%s ns/op, %s allocs/op", f[2], f[6]), "", ""})
 		}
 	}
 	return rows, nil
@@ -197,6 +281,8 @@ type auditEvent struct {
 		Username string `json:"username"`
 	} `json:"user"`
 	ObjectRef *struct {
+		APIGroup    string `json:"apiGroup"`
+		APIVersion  string `json:"apiVersion"`
 		Resource    string `json:"resource"`
 		Namespace   string `json:"namespace"`
 		Name        string `json:"name"`
@@ -372,50 +458,62 @@ func rssOf(pid int) rss {
 	return out
 }
 
-func liveBenchmarks(o options) ([]row, error) {
+// liveBenchmarks runs s on a fresh control plane and measures it; f are
+// the figures the bars compare.
+func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 	root, err := os.Getwd()
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
-	if o.operator, err = asInstalled(o.operator, filepath.Join(root, "bin", "bench")); err != nil {
-		return nil, err
+	// Each subject has its own state directory: its copy of the binary,
+	// its audit log and its log.
+	stateDir := filepath.Join(root, "bin", "bench")
+	if s.name != "hcokit" {
+		stateDir = filepath.Join(stateDir, s.name)
 	}
-	fmt.Fprintln(os.Stderr, "bench: starting the local control plane with an audit log...")
+	operator, err := asInstalled(s.binary, stateDir)
+	if err != nil {
+		return nil, f, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s: starting the local control plane with an audit log...\n", s.name)
 	scheme, err := hco.NewScheme(operands.AddToScheme)
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
-	cluster, err := localcluster.Start(localcluster.Options{Root: root, StateDir: filepath.Join(root, "bin", "bench"), AuditPolicy: auditPolicy})
+	cluster, err := localcluster.Start(localcluster.Options{Root: root, StateDir: stateDir, AuditPolicy: auditPolicy, HyperConvergedCRD: s.hcCRD})
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	defer func() { _ = cluster.Stop() }()
 	opKubeconfig, err := cluster.AddUser(operatorUser, "system:masters")
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	c, err := client.New(cluster.Config, client.Options{Scheme: scheme})
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	wc, err := client.NewWithWatch(cluster.Config, client.Options{Scheme: scheme})
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	ctx := context.Background()
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hcov1.DefaultNamespace}}); err != nil {
-		return nil, err
+		return nil, f, err
+	}
+	for _, obj := range s.objects {
+		if err := c.Create(ctx, obj); err != nil {
+			return nil, f, fmt.Errorf("create %T %s: %w", obj, obj.GetName(), err)
+		}
 	}
 
-	args := []string{"--metrics-bind-address=0", "--health-probe-bind-address=0", fmt.Sprintf("--leader-elect=%t", o.leaderElect)}
-	if o.profileDir != "" {
-		args = append(args, "--pprof-bind-address="+pprofAddr)
-	}
-	cmd := exec.Command(o.operator, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+opKubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace, "HCO_KV_IO_VERSION=bench")
-	logFile, err := os.Create(filepath.Join(root, "bin", "bench", "operator.log"))
+	cmd := exec.Command(operator, s.args...)
+	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+opKubeconfig), s.env...)
+	cmd.Dir = s.dir
+	logPath := filepath.Join(stateDir, "operator.log")
+	logFile, err := os.Create(logPath)
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	defer logFile.Close()
 	cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -428,31 +526,53 @@ func liveBenchmarks(o options) ([]row, error) {
 	for _, list := range []client.ObjectList{&hcov1.HyperConvergedList{}, &kvv1.KubeVirtList{}, &cdiv1beta1.CDIList{}, &cnaov1.NetworkAddonsConfigList{}, &sspv1beta3.SSPList{},
 		&aaqv1alpha1.AAQList{}, &migv1alpha1.MigControllerList{}, &frv1alpha1.FileRestoreOperatorList{}} {
 		if err := c.List(ctx, list); err != nil {
-			return nil, err
+			return nil, f, err
 		}
 	}
 	time.Sleep(o.warmup)
-	fmt.Fprintln(os.Stderr, "bench: starting", o.operator)
+	fmt.Fprintf(os.Stderr, "bench: %s: starting %s\n", s.name, operator)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, f, err
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	defer func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		_ = cmd.Wait()
+		<-exited
+	}()
+	// An operator that exits stops the bench with its log, rather than
+	// with a missing write much later.
+	defer func() {
+		if err == nil {
+			return
+		}
+		select {
+		case werr := <-exited:
+			err = fmt.Errorf("%w (the operator exited: %v; its log: %s)", err, werr, logPath)
+			exited <- werr
+		default:
+		}
 	}()
 	pid := cmd.Process.Pid
 
-	// Ready: the operator has made requests and then stayed quiet for 2 s.
+	// Ready: the operator has made a request, and then stayed quiet for 2 s.
+	if err := waitFirst(cluster.AuditLog, start, 60*time.Second); err != nil {
+		return nil, f, err
+	}
 	if err := waitQuiet(cluster.AuditLog, start, 2*time.Second, 60*time.Second); err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	rssIdle := rssOf(pid)
 
-	var rows []row
+	var gc *foregroundGC
+	if s.foregroundGC {
+		if gc, err = newForegroundGC(cluster.Config, cluster.AuditLog); err != nil {
+			return nil, f, err
+		}
+	}
 	var startupToSteady int
 	var startupSummary string
-	var allConflicts int
 	// First as a cluster with the mutating webhook creates it (the
 	// finalizer stored with the create), then without the webhook (the
 	// operator stores the finalizer before any operand CR). The last run
@@ -461,7 +581,7 @@ func liveBenchmarks(o options) ([]row, error) {
 		label     string
 		finalizer bool
 	}{{"created with the finalizer (mutating webhook)", true}, {"created without it (no webhook: the operator stores it first)", false}} {
-		var convergence, convergenceStored, convergenceShare, convergenceCPU []time.Duration
+		var convergence, convergenceStored, convergenceCommon, convergenceShare, convergenceCPU []time.Duration
 		for i := 0; i < o.runs; i++ {
 			t0, cpu0 := time.Now(), cpuTime(pid)
 			hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
@@ -469,65 +589,83 @@ func liveBenchmarks(o options) ([]row, error) {
 				hc.Finalizers = []string{hco.FinalizerName}
 			}
 			if err := c.Create(ctx, hc); err != nil {
-				return nil, err
+				return nil, f, err
 			}
 			// Waiting reads the audit log, not the apiserver: polling it would
 			// load the apiserver while the operator is being measured.
 			if err := waitQuiet(cluster.AuditLog, t0, time.Second, 30*time.Second); err != nil {
-				return nil, err
+				return nil, f, err
 			}
 			convergenceCPU = append(convergenceCPU, cpuTime(pid)-cpu0)
 			events, err := readAudit(cluster.AuditLog)
 			if err != nil {
-				return nil, err
+				return nil, f, err
 			}
 			created, ok := firstBy(events, benchUser, t0.Add(-time.Second), "create", "hyperconvergeds")
 			if !ok {
-				return nil, fmt.Errorf("no HyperConverged create in the audit log")
+				return nil, f, fmt.Errorf("no HyperConverged create in the audit log")
 			}
-			last := created.Done
-			for _, res := range []string{"kubevirts", "cdis", "networkaddonsconfigs", "ssps"} {
+			last, lastCommon := created.Done, created.Done
+			for _, res := range s.operandCRs {
 				e, ok := firstBy(events, operatorUser, created.Received, "create", res)
 				if !ok {
-					return nil, fmt.Errorf("operator did not create %s", res)
+					return nil, f, fmt.Errorf("operator did not create %s", res)
 				}
 				if e.Done.After(last) {
 					last = e.Done
 				}
+				if slices.Contains(commonOperandCRs, res) && e.Done.After(lastCommon) {
+					lastCommon = e.Done
+				}
 			}
 			convergence = append(convergence, last.Sub(created.Received))
+			convergenceCommon = append(convergenceCommon, lastCommon.Sub(created.Done))
 			convergenceStored = append(convergenceStored, last.Sub(created.Done))
 			if first, ok := firstAfter(events, operatorUser, created.Received); ok {
 				convergenceShare = append(convergenceShare, first.Received.Sub(created.Done))
 			}
-			allConflicts += conflicts(between(events, start, time.Now()))
 			if startupSummary == "" {
 				all := between(events, start.Add(-time.Second), time.Now())
 				startupToSteady = len(all)
 				startupSummary = summarize(all)
 			}
 			if i < o.runs-1 || mode.finalizer {
-				if err := deleteAndWait(ctx, c, hc); err != nil {
-					return nil, err
+				if err := deleteAndWait(ctx, c, hc, gc); err != nil {
+					return nil, f, err
 				}
 			}
 		}
 		rows = append(rows,
-			row{"live", "HyperConverged " + mode.label + ":", "", ""},
-			row{"live", "  create received → all operand CRs exist (median; p25–p75)", spread(convergence), "34 ms"},
-			row{"live", "  stored → all operand CRs exist (median; p25–p75)", spread(convergenceStored), ""},
-			row{"live", "  of which: stored → the operator's first request", spread(convergenceShare), ""},
-			row{"live", "  operator CPU time for it, status and events included", spread(convergenceCPU), ""},
+			row{"live", "HyperConverged " + mode.label + ":", "", "", ""},
+			row{"live", "  create received → all operand CRs exist (median; p25–p75)", spread(convergence), "", "34 ms"},
+			row{"live", "  stored → all operand CRs exist (median; p25–p75)", spread(convergenceStored), "", ""},
+		)
+		if o.upstreamTree != "" {
+			// Upstream creates no SSP on Kubernetes: the operand CRs both
+			// create, side by side.
+			rows = append(rows, row{"live", "  stored → the KubeVirt, CDI and NetworkAddonsConfig exist (median; p25–p75)", spread(convergenceCommon), "", ""})
+		}
+		rows = append(rows,
+			row{"live", "  of which: stored → the operator's first request", spread(convergenceShare), "", ""},
+			row{"live", "  operator CPU time for it, status and events included", spread(convergenceCPU), "", ""},
 		)
 	}
+	// Counted once over all the runs: each run's read of the log holds
+	// the runs before it.
+	events, err := readAudit(cluster.AuditLog)
+	if err != nil {
+		return nil, f, err
+	}
+	allConflicts := conflicts(between(events, start, time.Now()))
 	rows = append(rows,
-		row{"live", "operator start → steady state, requests in all", fmt.Sprintf("%d (%s)", startupToSteady, startupSummary), "53 / ≤ 53"},
-		row{"live", "409 conflicts during all create runs", strconv.Itoa(allConflicts), "1 / 0"},
+		row{"live", "operator start → steady state, requests in all", fmt.Sprintf("%d (%s)", startupToSteady, startupSummary), "", "53 / ≤ 53"},
+		row{"live", "409 conflicts during all create runs", strconv.Itoa(allConflicts), "", "1 / 0"},
 	)
 	rssConverged := rssOf(pid)
+	f.startRequests, f.rssConverged = startupToSteady, rssConverged.total
 	if o.profileDir != "" {
-		if err := fetchProfile("heap", filepath.Join(o.profileDir, "heap-converged.pprof")); err != nil {
-			return nil, err
+		if err := fetchProfile("heap", o.profilePath(s, "heap-converged")); err != nil {
+			return nil, f, err
 		}
 	}
 
@@ -535,13 +673,13 @@ func liveBenchmarks(o options) ([]row, error) {
 	t0, cpu0 := time.Now(), cpuTime(pid)
 	time.Sleep(o.idle)
 	idleCPU := cpuTime(pid) - cpu0
-	events, err := readAudit(cluster.AuditLog)
+	events, err = readAudit(cluster.AuditLog)
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
 	idle := between(events, t0, time.Now())
-	rows = append(rows, row{"live", fmt.Sprintf("idle %s, requests (leader election %t)", o.idle, o.leaderElect), fmt.Sprintf("%d %s", len(idle), summarize(idle)), "0 / 0 (+ lease renewals)"},
-		row{"live", fmt.Sprintf("  operator CPU time in those %s", o.idle), ms(idleCPU), ""})
+	rows = append(rows, row{"live", fmt.Sprintf("idle %s, requests (leader election %t)", o.idle, o.leaderElect), fmt.Sprintf("%d %s", len(idle), summarize(idle)), "", "0 / 0 (+ lease renewals)"},
+		row{"live", fmt.Sprintf("  operator CPU time in those %s", o.idle), ms(idleCPU), "", ""})
 
 	hcKey := client.ObjectKey{Namespace: hcov1.DefaultNamespace, Name: hcov1.HyperConvergedName}
 	change, err := measureReaction(cluster.AuditLog, o.runs, reaction{
@@ -553,19 +691,19 @@ func liveBenchmarks(o options) ([]row, error) {
 			})
 		},
 		triggerVerb: "update", triggerResource: "hyperconvergeds",
-		responseVerb: "update", responseResource: "kubevirts", pid: pid, profile: o.profilePath("spec-change"),
+		responseVerb: "update", responseResource: "kubevirts", pid: pid, profile: o.profilePath(s, "spec-change"),
 		watch: &hcov1.HyperConvergedList{}, client: wc,
 	})
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
-	rows = append(rows, row{"live", "one spec change received → KubeVirt reflects it (median; p25–p75)", spread(change.fromReceived), "17 ms"},
-		row{"live", "one spec change stored → KubeVirt reflects it (median; p25–p75)", spread(change.fromStored), ""},
-		row{"live", "  of which: HyperConverged stored → the operator's KubeVirt update", spread(change.share), ""},
-		row{"live", "    the API server's delivery: stored → the event at another client's watch", spread(change.delivered), ""},
-		row{"live", "    the operator's own: the event at that watch → its update received", spread(change.operator), "≤ upstream's"},
-		row{"live", "  operator CPU time for it", spread(change.cpu), ""},
-		row{"live", "one spec change, operator requests", change.lastRequests, "9 / ≤ 9: one write per changed object, 0 GETs"})
+	rows = append(rows, row{"live", "one spec change received → KubeVirt reflects it (median; p25–p75)", spread(change.fromReceived), "", "17 ms"},
+		row{"live", "one spec change stored → KubeVirt reflects it (median; p25–p75)", spread(change.fromStored), "", ""},
+		row{"live", "  of which: HyperConverged stored → the operator's KubeVirt update", spread(change.share), "", ""},
+		row{"live", "    the API server's delivery: stored → the event at another client's watch", spread(change.delivered), "", ""},
+		row{"live", "    the operator's own: the event at that watch → its update received", spread(change.operator), "", "≤ upstream's"},
+		row{"live", "  operator CPU time for it", spread(change.cpu), "", ""},
+		row{"live", "one spec change, operator requests", change.lastRequests, "", "9 / ≤ 9: one write per changed object, 0 GETs"})
 
 	kvKey := client.ObjectKey{Namespace: hcov1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}
 	revert, err := measureReaction(cluster.AuditLog, o.runs, reaction{
@@ -576,18 +714,18 @@ func liveBenchmarks(o options) ([]row, error) {
 			})
 		},
 		triggerVerb: "update", triggerResource: "kubevirts",
-		responseVerb: "update", responseResource: "kubevirts", pid: pid, profile: o.profilePath("revert"),
+		responseVerb: "update", responseResource: "kubevirts", pid: pid, profile: o.profilePath(s, "revert"),
 		watch: &kvv1.KubeVirtList{}, client: wc,
 	})
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
-	rows = append(rows, row{"live", "out-of-band KubeVirt edit received → reverted (median; p25–p75)", spread(revert.fromReceived), ""},
-		row{"live", "out-of-band KubeVirt edit stored → reverted (median; p25–p75)", spread(revert.fromStored), "18 ms"},
-		row{"live", "  of which: edit stored → the operator's update", spread(revert.share), ""},
-		row{"live", "    the API server's delivery: stored → the event at another client's watch", spread(revert.delivered), ""},
-		row{"live", "    the operator's own: the event at that watch → its update received", spread(revert.operator), "≤ upstream's"},
-		row{"live", "  operator CPU time for it", spread(revert.cpu), ""})
+	rows = append(rows, row{"live", "out-of-band KubeVirt edit received → reverted (median; p25–p75)", spread(revert.fromReceived), "", ""},
+		row{"live", "out-of-band KubeVirt edit stored → reverted (median; p25–p75)", spread(revert.fromStored), "", "18 ms"},
+		row{"live", "  of which: edit stored → the operator's update", spread(revert.share), "", ""},
+		row{"live", "    the API server's delivery: stored → the event at another client's watch", spread(revert.delivered), "", ""},
+		row{"live", "    the operator's own: the event at that watch → its update received", spread(revert.operator), "", "≤ upstream's"},
+		row{"live", "  operator CPU time for it", spread(revert.cpu), "", ""})
 
 	recreate, err := measureReaction(cluster.AuditLog, o.runs, reaction{
 		what: "recreate",
@@ -595,48 +733,54 @@ func liveBenchmarks(o options) ([]row, error) {
 			return c.Delete(ctx, &cdiv1beta1.CDI{ObjectMeta: metav1.ObjectMeta{Name: "cdi-kubevirt-hyperconverged"}})
 		},
 		triggerVerb: "delete", triggerResource: "cdis",
-		responseVerb: "create", responseResource: "cdis", pid: pid, profile: o.profilePath("recreate"),
+		responseVerb: "create", responseResource: "cdis", pid: pid, profile: o.profilePath(s, "recreate"),
 		watch: &cdiv1beta1.CDIList{}, client: wc,
 	})
 	if err != nil {
-		return nil, err
+		return nil, f, err
 	}
-	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median; p25–p75)", spread(recreate.fromStored), "6 ms"},
-		row{"live", "  of which: DELETE done → the operator's create", spread(recreate.share), ""},
-		row{"live", "    the API server's delivery: DELETE done → the event at another client's watch", spread(recreate.delivered), ""},
-		row{"live", "    the operator's own: the event at that watch → its create received", spread(recreate.operator), "≤ upstream's"},
-		row{"live", "  operator CPU time for it", spread(recreate.cpu), ""})
+	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median; p25–p75)", spread(recreate.fromStored), "", "6 ms"},
+		row{"live", "  of which: DELETE done → the operator's create", spread(recreate.share), "", ""},
+		row{"live", "    the API server's delivery: DELETE done → the event at another client's watch", spread(recreate.delivered), "", ""},
+		row{"live", "    the operator's own: the event at that watch → its create received", spread(recreate.operator), "", "≤ upstream's"},
+		row{"live", "  operator CPU time for it", spread(recreate.cpu), "", ""})
 
-	conversion, err := measureConversion(ctx, o, cluster, hcKey)
-	if err != nil {
-		return nil, err
+	f.ownShare = map[string]time.Duration{"spec change": median(change.operator), "out-of-band edit": median(revert.operator), "recreate": median(recreate.operator)}
+
+	v1, v1beta1 := "n/a: "+s.notConverted, "n/a: "+s.notConverted
+	if s.conversion {
+		if v1, v1beta1, err = measureConversion(ctx, operator, cluster, hcKey); err != nil {
+			return nil, f, err
+		}
 	}
-	rows = append(rows, conversion...)
+	rows = append(rows,
+		row{section: "live", what: fmt.Sprintf("GET HyperConverged as v1, stored version (p50 / p99 of %d)", conversionGets), value: v1},
+		row{section: "live", what: fmt.Sprintf("GET HyperConverged as v1beta1, through the conversion webhook (p50 / p99 of %d)", conversionGets), value: v1beta1})
 
 	rows = append(rows,
-		row{"rss", "before the HyperConverged exists", rssIdle.String(), "61–65 MiB"},
-		row{"rss", "converged", rssConverged.String(), "69 MiB / ≤ 0.75× (51.8 MiB)"})
+		row{"rss", "before the HyperConverged exists", rssIdle.String(), "", "61–65 MiB"},
+		row{"rss", "converged", rssConverged.String(), "", "69 MiB / ≤ 0.75× (51.8 MiB)"})
 	if o.noise {
 		fmt.Fprintf(os.Stderr, "bench: creating %d ConfigMaps, %d Secrets and %d VirtualMachines in other namespaces...\n", o.configMaps, o.secrets, o.vms)
 		if err := createNoise(ctx, c, o); err != nil {
-			return nil, err
+			return nil, f, err
 		}
 		time.Sleep(5 * time.Second)
 		after := rssOf(pid)
-		rows = append(rows, row{"rss", fmt.Sprintf("after %d ConfigMaps, %d Secrets, %d VMs elsewhere", o.configMaps, o.secrets, o.vms), fmt.Sprintf("%s, %+.1f MiB", after, after.total-rssConverged.total), "flat"})
+		rows = append(rows, row{"rss", fmt.Sprintf("after %d ConfigMaps, %d Secrets, %d VMs elsewhere", o.configMaps, o.secrets, o.vms), fmt.Sprintf("%s, %+.1f MiB", after, after.total-rssConverged.total), "", "flat"})
 		if o.nodes > 0 {
 			fmt.Fprintf(os.Stderr, "bench: creating %d Nodes...\n", o.nodes)
 			if err := createNodes(ctx, c, o.nodes); err != nil {
-				return nil, err
+				return nil, f, err
 			}
 			// Settled: the operator has answered the last node event and
 			// the runtime has returned what the burst freed.
 			time.Sleep(o.settle)
 			withNodes := rssOf(pid)
-			rows = append(rows, row{"rss", fmt.Sprintf("after %d Nodes (2 KiB of annotations each)", o.nodes), fmt.Sprintf("%s, %+.1f MiB", withNodes, withNodes.total-after.total), "314 MiB after 3,000 Nodes / flat"})
+			rows = append(rows, row{"rss", fmt.Sprintf("after %d Nodes (2 KiB of annotations each)", o.nodes), fmt.Sprintf("%s, %+.1f MiB", withNodes, withNodes.total-after.total), "", "314 MiB after 3,000 Nodes / flat"})
 		}
 	}
-	return rows, nil
+	return rows, f, nil
 }
 
 // reaction is a change the benchmark makes and the operator's answer to it,
@@ -793,6 +937,21 @@ func watchEvents(r reaction) (seen func(time.Time) (time.Time, bool), stop func(
 	}, w.Stop, nil
 }
 
+// waitFirst waits for the operator's first request after since: a binary
+// that takes long to start is not taken for one that settled.
+func waitFirst(auditLog string, since time.Time, limit time.Duration) error {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		events, err := readAudit(auditLog)
+		if err != nil {
+			continue
+		}
+		if len(between(events, since, time.Now().Add(time.Hour))) > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("the operator made no request within %s", limit)
+}
+
 // waitQuiet waits until the operator has made no request for quiet, at
 // least quiet after since.
 func waitQuiet(auditLog string, since time.Time, quiet, limit time.Duration) error {
@@ -816,7 +975,14 @@ func waitQuiet(auditLog string, since time.Time, quiet, limit time.Duration) err
 	return fmt.Errorf("the operator did not settle within %s", limit)
 }
 
-func deleteAndWait(ctx context.Context, c client.Client, hc *hcov1.HyperConverged) error {
+// deleteAndWait deletes the HyperConverged and waits until it is gone; gc,
+// when set, stands in for the garbage collector meanwhile.
+// commonOperandCRs are the operand CRs both hcokit's and upstream's operator
+// create for a HyperConverged on Kubernetes.
+var commonOperandCRs = []string{"kubevirts", "cdis", "networkaddonsconfigs"}
+
+func deleteAndWait(ctx context.Context, c client.Client, hc *hcov1.HyperConverged, gc *foregroundGC) error {
+	t0 := time.Now()
 	if err := c.Delete(ctx, hc); err != nil {
 		return err
 	}
@@ -824,6 +990,11 @@ func deleteAndWait(ctx context.Context, c client.Client, hc *hcov1.HyperConverge
 	for time.Now().Before(deadline) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(hc), &hcov1.HyperConverged{}); apierrors.IsNotFound(err) {
 			return nil
+		}
+		if gc != nil {
+			if err := gc.collect(ctx, t0); err != nil {
+				return err
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -928,17 +1099,21 @@ func createNodes(ctx context.Context, c client.Client, n int) error {
 	}
 }
 
-// measureConversion starts `hco-operator webhook` where the CRD's conversion
+// conversionGets is how many GETs measureConversion times per version.
+const conversionGets = 300
+
+// measureConversion starts `operator webhook` where the CRD's conversion
 // points and times GETs of the HyperConverged as v1 (the stored version, no
-// conversion) and as v1beta1 (through the conversion webhook), one at a time.
-func measureConversion(ctx context.Context, o options, cluster *localcluster.Cluster, key client.ObjectKey) ([]row, error) {
+// conversion) and as v1beta1 (through the conversion webhook), one at a
+// time; it returns both as "p50 / p99".
+func measureConversion(ctx context.Context, operator string, cluster *localcluster.Cluster, key client.ObjectKey) (v1, v1beta1Gets string, err error) {
 	w := cluster.Webhook
-	cmd := exec.Command(o.operator, "webhook", "--cert-dir="+w.CertDir, fmt.Sprintf("--port=%d", w.Port),
+	cmd := exec.Command(operator, "webhook", "--cert-dir="+w.CertDir, fmt.Sprintf("--port=%d", w.Port),
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+cluster.Kubeconfig, "OPERATOR_NAMESPACE="+hcov1.DefaultNamespace)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return "", "", err
 	}
 	defer func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
@@ -946,11 +1121,11 @@ func measureConversion(ctx context.Context, o options, cluster *localcluster.Clu
 	}()
 	scheme := k8sruntime.NewScheme()
 	if err := errors.Join(hcov1.AddToScheme(scheme), v1beta1.AddToScheme(scheme)); err != nil {
-		return nil, err
+		return "", "", err
 	}
 	c, err := client.New(cluster.Config, client.Options{Scheme: scheme})
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	// Ready: a v1beta1 GET answers.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -959,10 +1134,10 @@ func measureConversion(ctx context.Context, o options, cluster *localcluster.Clu
 			break
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the conversion webhook did not answer: %w", err)
+			return "", "", fmt.Errorf("the conversion webhook did not answer: %w", err)
 		}
 	}
-	const n = 300
+	const n = conversionGets
 	timeGets := func(newObj func() client.Object) ([]time.Duration, error) {
 		out := make([]time.Duration, 0, n)
 		for range n {
@@ -976,16 +1151,13 @@ func measureConversion(ctx context.Context, o options, cluster *localcluster.Clu
 	}
 	asV1, err := timeGets(func() client.Object { return &hcov1.HyperConverged{} })
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
 	asV1beta1, err := timeGets(func() client.Object { return &v1beta1.HyperConverged{} })
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
-	return []row{
-		{"live", fmt.Sprintf("GET HyperConverged as v1, stored version (p50 / p99 of %d)", n), percentiles(asV1), ""},
-		{"live", fmt.Sprintf("GET HyperConverged as v1beta1, through the conversion webhook (p50 / p99 of %d)", n), percentiles(asV1beta1), ""},
-	}, nil
+	return percentiles(asV1), percentiles(asV1beta1), nil
 }
 
 // percentiles is "p50 / p99" of ds.
