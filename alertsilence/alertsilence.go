@@ -210,7 +210,7 @@ type silence struct {
 // It asks only for the silences with s's first equality matcher (the API's
 // filter compares it with each silence's matcher of that name).
 func (k *Keeper) find(ctx context.Context, c *http.Client, s Silence) (string, error) {
-	u := strings.TrimSuffix(k.URL, "/") + "/api/v2/silences"
+	u := k.silencesURL()
 	for _, m := range s.Matchers {
 		if m.IsEqual && !m.IsRegex {
 			u += "?" + url.Values{"filter": {m.Name + "=" + strconv.Quote(m.Value)}}.Encode()
@@ -266,7 +266,7 @@ func (k *Keeper) create(ctx context.Context, c *http.Client, s Silence) (string,
 	if err != nil {
 		return "", err
 	}
-	u := strings.TrimSuffix(k.URL, "/") + "/api/v2/silences"
+	u := k.silencesURL()
 	body, err := k.do(ctx, c, http.MethodPost, u, b)
 	if err != nil {
 		return "", err
@@ -317,4 +317,9 @@ func verbOf(method string) string {
 		return "create"
 	}
 	return "get"
+}
+
+// silencesURL is the API v2's silences endpoint.
+func (k *Keeper) silencesURL() string {
+	return strings.TrimSuffix(k.URL, "/") + "/api/v2/silences"
 }

@@ -43,26 +43,26 @@ var upstreamContentDirs = contentDirs{quickStarts: quickstart.Dir, dashboards: d
 type contentModule struct {
 	name, flag string
 	dir        string
-	// load reads dir and returns the module with that content, and what it
-	// makes, by name.
-	load func(dir string) (hco.Operand, []string, error)
+	// load reads dir, the value of --flag, and returns the module with
+	// that content, and what it makes, by name.
+	load func(flag, dir string) (hco.Operand, []string, error)
 }
 
 // contentModules are dirs' modules, in registry order.
 func contentModules(dirs contentDirs) []contentModule {
 	return []contentModule{
-		{quickstart.Name, "quickstart-dir", dirs.quickStarts, func(dir string) (hco.Operand, []string, error) {
-			qs, err := readDir("quickstart-dir", dir, quickstart.Load)
+		{quickstart.Name, "quickstart-dir", dirs.quickStarts, func(flag, dir string) (hco.Operand, []string, error) {
+			qs, err := readDir(flag, dir, quickstart.Load)
 			op := quickstart.New(qs...)
 			return op, op.Names(), err
 		}},
-		{dashboard.Name, "dashboard-dir", dirs.dashboards, func(dir string) (hco.Operand, []string, error) {
-			cms, err := readDir("dashboard-dir", dir, dashboard.Load)
+		{dashboard.Name, "dashboard-dir", dirs.dashboards, func(flag, dir string) (hco.Operand, []string, error) {
+			cms, err := readDir(flag, dir, dashboard.Load)
 			op := dashboard.New(cms...)
 			return op, op.Names(), err
 		}},
-		{imagestream.Name, "imagestream-dir", dirs.imageStreams, func(dir string) (hco.Operand, []string, error) {
-			streams, err := readDir("imagestream-dir", dir, imagestream.Load)
+		{imagestream.Name, "imagestream-dir", dirs.imageStreams, func(flag, dir string) (hco.Operand, []string, error) {
+			streams, err := readDir(flag, dir, imagestream.Load)
 			op := imagestream.New(streams...)
 			return op, op.Names(), err
 		}},
@@ -80,7 +80,7 @@ func withContent(reg *hco.Registry, dirs contentDirs) (map[string][]string, erro
 		if !enabled(reg, m.name) {
 			continue
 		}
-		op, names, err := m.load(m.dir)
+		op, names, err := m.load(m.flag, m.dir)
 		if err != nil {
 			return nil, err
 		}
