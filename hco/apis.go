@@ -71,8 +71,11 @@ func keepCRDName(in any) (any, error) {
 
 // apiGroups holds the operand groups a CustomResourceDefinition change has
 // marked for a fresh discovery. Discovery follows a CRD with a short lag,
-// so a group whose kinds did not change when asked is asked again, with a
-// growing delay, for apiSettleTime after the change was seen.
+// and a group's CRDs do not reach it together (the Perses operator's two
+// kinds, installed at once, may show one at a time): a group is asked
+// again, with a growing delay, for apiSettleTime after the change was seen,
+// unless the last answer changed a kind and left all of its kinds alike
+// (see settledBy).
 type apiGroups struct {
 	mu      sync.Mutex
 	pending map[string]*apiChange
@@ -186,13 +189,37 @@ func (r *Reconciler) refreshAPIs(ctx context.Context) (time.Duration, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if changed {
+		if settledBy(r.kinds, group, changed) {
 			r.apiGroups.settled(group, change)
 		} else if d, ok := r.apiGroups.retry(group, change, r.now()); ok && (again == 0 || d < again) {
 			again = d
 		}
 	}
 	return again, errors.Join(errs...)
+}
+
+// settledBy reports whether a discovery answer about group settles the
+// change that marked it: the answer changed a kind's watch, and the group's
+// kinds are now all served or all not. A group left half served may have
+// its other kinds still on the way into discovery, with no CRD event to
+// come for them (their CRDs are established already), so it is asked again
+// until apiSettleTime; one never half served costs nothing more.
+func settledBy(kinds []*operandKind, group string, changed bool) bool {
+	if !changed {
+		return false
+	}
+	served, unserved := false, false
+	for _, k := range kinds {
+		if k.gvk.Group != group {
+			continue
+		}
+		if k.served.Load() {
+			served = true
+		} else {
+			unserved = true
+		}
+	}
+	return !(served && unserved)
 }
 
 // refreshGroup asks discovery whether each operand kind of group is

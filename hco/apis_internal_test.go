@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func TestAPIGroupsRetryUntilSettled(t *testing.T) {
@@ -31,6 +32,28 @@ func TestAPIGroupsRetryUntilSettled(t *testing.T) {
 	g.mark("kubevirt.io", start.Add(time.Second))
 	g.settled("kubevirt.io", first)
 	assert.Contains(t, g.due(), "kubevirt.io", "a change seen meanwhile keeps the group marked")
+}
+
+func TestSettledBy(t *testing.T) {
+	kind := func(group, name string, served bool) *operandKind {
+		k := &operandKind{gvk: schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: name}}
+		k.served.Store(served)
+		return k
+	}
+	dashboard := kind("perses.dev", "PersesDashboard", true)
+	datasource := kind("perses.dev", "PersesDatasource", false)
+	ssp := kind("ssp.kubevirt.io", "SSP", false)
+	kinds := []*operandKind{dashboard, datasource, ssp}
+
+	assert.False(t, settledBy(kinds, "perses.dev", true),
+		"one kind of two watched: the other's CRD may not be in discovery yet, and no event will say when it is")
+	assert.False(t, settledBy(kinds, "perses.dev", false), "nothing changed: discovery may lag the CRD")
+	datasource.served.Store(true)
+	assert.True(t, settledBy(kinds, "perses.dev", true), "both watched")
+	dashboard.served.Store(false)
+	datasource.served.Store(false)
+	assert.True(t, settledBy(kinds, "perses.dev", true), "both gone")
+	assert.True(t, settledBy(kinds, "ssp.kubevirt.io", true), "a group of one kind settles on its change")
 }
 
 func TestKeepCRDName(t *testing.T) {

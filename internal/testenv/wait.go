@@ -24,15 +24,7 @@ const (
 // last error when EventuallyTimeout passes first.
 func Eventually(t testing.TB, what string, f func() error) {
 	t.Helper()
-	EventuallyWithin(t, EventuallyTimeout, what, f)
-}
-
-// EventuallyWithin is Eventually with another deadline, for what the code
-// under test itself may take longer to do than EventuallyTimeout (a bound
-// of its own).
-func EventuallyWithin(t testing.TB, timeout time.Duration, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(EventuallyTimeout)
 	for {
 		err := f()
 		if err == nil {
