@@ -121,8 +121,15 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 }
 
 // keepOwnManagedFields drops every managedFields entry but FieldOwner's: a
-// cache transform (toolscache.TransformFunc).
+// cache transform (toolscache.TransformFunc). It runs on every event before
+// the handlers see it: an unstructured object's entries are filtered as
+// they are (its GetManagedFields and SetManagedFields convert each entry and
+// its fieldsV1 tree through JSON, 0.1–0.2 ms per KubeVirt event).
 func keepOwnManagedFields(in any) (any, error) {
+	if u, ok := in.(*unstructured.Unstructured); ok {
+		keepOwnEntries(u.Object)
+		return in, nil
+	}
 	obj, err := meta.Accessor(in)
 	if err != nil {
 		// A tombstone, say: nothing to trim.
@@ -136,6 +143,23 @@ func keepOwnManagedFields(in any) (any, error) {
 	}
 	obj.SetManagedFields(own)
 	return in, nil
+}
+
+// keepOwnEntries is keepOwnManagedFields on an unstructured object's content.
+func keepOwnEntries(obj map[string]any) {
+	md, _ := obj["metadata"].(map[string]any)
+	entries, _ := md["managedFields"].([]any)
+	var own []any
+	for _, e := range entries {
+		if m, _ := e.(map[string]any); m["manager"] == FieldOwner {
+			own = append(own, e)
+		}
+	}
+	if own == nil {
+		delete(md, "managedFields")
+		return
+	}
+	md["managedFields"] = own
 }
 
 type operandKind struct {
