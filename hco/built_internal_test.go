@@ -28,6 +28,9 @@ type countingOperand struct {
 }
 
 func (c *countingOperand) Desired(hc *hcov1.HyperConverged, _ Facts) ([]client.Object, error) {
+	if len(hc.Status.Conditions) > 0 {
+		return nil, fmt.Errorf("the build sees the status")
+	}
 	c.builds++
 	return []client.Object{&corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
@@ -35,26 +38,39 @@ func (c *countingOperand) Desired(hc *hcov1.HyperConverged, _ Facts) ([]client.O
 	}}, nil
 }
 
-// An operand builds once per HyperConverged version and facts: a reconcile
-// an operand object's event brings reuses what it built; a new
-// HyperConverged version, another object, or other facts build again.
+// An operand builds once per HyperConverged spec and metadata and facts: a
+// reconcile an operand object's event brings reuses what it built, as does
+// one after a status write; a new generation, other metadata, another
+// object, or other facts build again. The build does not see the status.
 func TestBuiltOncePerInput(t *testing.T) {
 	op := &countingOperand{namedOperand: "counting"}
-	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1"}}
+	first := func() *hcov1.HyperConverged {
+		return &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1", Generation: 1}}
+	}
+	hc := first()
 	facts := Facts{Nodes: &nodefacts.Facts{Workers: 2}}
 	var b builtObjects
 
-	first, err := b.desiredObjects(op, hc, facts, jsonPatch{}, nil)
+	built, err := b.desiredObjects(op, hc, facts, jsonPatch{}, nil)
 	require.NoError(t, err)
 	again, err := b.desiredObjects(op, hc.DeepCopy(), Facts{Nodes: &nodefacts.Facts{Workers: 2}}, jsonPatch{}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, op.builds, "same version, equal facts: built once")
-	assert.Same(t, first[0], again[0])
+	assert.Same(t, built[0], again[0])
+
+	statusWritten := hc.DeepCopy()
+	statusWritten.ResourceVersion = "2"
+	statusWritten.ManagedFields = []metav1.ManagedFieldsEntry{managedBy(FieldOwner, `{"f:status":{}}`)}
+	statusWritten.Status.Conditions = []metav1.Condition{{Type: hcov1.ConditionAvailable, Status: metav1.ConditionTrue}}
+	_, err = b.desiredObjects(op, statusWritten, facts, jsonPatch{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, op.builds, "the operator's status write: nothing built again")
 
 	for name, change := range map[string]func(*hcov1.HyperConverged, *Facts){
-		"new resourceVersion": func(hc *hcov1.HyperConverged, _ *Facts) { hc.ResourceVersion = "2" },
-		"another object":      func(hc *hcov1.HyperConverged, _ *Facts) { hc.UID = "b" },
-		"other node facts":    func(_ *hcov1.HyperConverged, f *Facts) { f.Nodes = &nodefacts.Facts{Workers: 3} },
+		"new generation":   func(hc *hcov1.HyperConverged, _ *Facts) { hc.Generation = 2 },
+		"an annotation":    func(hc *hcov1.HyperConverged, _ *Facts) { hc.Annotations = map[string]string{"deployOVS": "true"} },
+		"another object":   func(hc *hcov1.HyperConverged, _ *Facts) { hc.UID = "b" },
+		"other node facts": func(_ *hcov1.HyperConverged, f *Facts) { f.Nodes = &nodefacts.Facts{Workers: 3} },
 	} {
 		t.Run(name, func(t *testing.T) {
 			hc, f := hc.DeepCopy(), facts
@@ -64,7 +80,7 @@ func TestBuiltOncePerInput(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, before+1, op.builds)
 			// Back to the first input for the next case.
-			_, _ = b.desiredObjects(op, &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1"}}, facts, jsonPatch{}, nil)
+			_, _ = b.desiredObjects(op, first(), facts, jsonPatch{}, nil)
 		})
 	}
 }
@@ -82,7 +98,7 @@ func (f *followingOperand) Desired(hc *hcov1.HyperConverged, facts Facts) ([]cli
 // and built again once it changes, appears or goes.
 func TestBuiltAgainWhenAnObservedObjectChanges(t *testing.T) {
 	op := &followingOperand{countingOperand{namedOperand: "following"}}
-	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1"}}
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns", UID: "a", ResourceVersion: "1", Generation: 1}}
 	rv := ""
 	facts := Facts{Observed: func(schema.GroupVersionKind, client.ObjectKey) (*unstructured.Unstructured, bool) {
 		if rv == "" {

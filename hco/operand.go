@@ -39,6 +39,9 @@ type Operand interface {
 	// slice with a nil error means the operand wants nothing for this hc. An
 	// error is a problem with hc that the admin must fix; its message names
 	// the field or annotation and ends up in a condition or a webhook denial.
+	// hc comes without its status: a build follows the spec and metadata,
+	// and what it needs of the cluster comes in facts, so that the
+	// operator's own status writes build nothing again.
 	Desired(hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error)
 
 	// Status reads the component status from the observed objects: the
@@ -203,7 +206,7 @@ func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]*unstr
 
 // desiredObjects is DesiredObjects with op's jsonpatch annotation parsed.
 func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, s *runtime.Scheme) ([]*unstructured.Unstructured, error) {
-	objs, err := op.Desired(hc.DeepCopy(), facts)
+	objs, err := op.Desired(withoutStatus(hc), facts)
 	if err != nil || len(objs) == 0 {
 		return nil, err
 	}
@@ -233,6 +236,11 @@ func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPat
 		p = jsonPatch{} // the patch is the first object's
 	}
 	return out, nil
+}
+
+// withoutStatus is a copy of hc's spec and metadata, for an operand's build.
+func withoutStatus(hc *hcov1.HyperConverged) *hcov1.HyperConverged {
+	return &hcov1.HyperConverged{TypeMeta: hc.TypeMeta, ObjectMeta: *hc.ObjectMeta.DeepCopy(), Spec: *hc.Spec.DeepCopy()}
 }
 
 // kindsByType maps the Go type of each of op's Kinds to its kind; a type
@@ -272,10 +280,11 @@ func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Obje
 }
 
 // builtObjects holds what each operand built last, and from which
-// HyperConverged (its UID and resourceVersion), facts, and operand objects
-// read through Facts.Observed (their resourceVersions): a reconcile that an
-// operand object's event brings (an edit to revert, a deletion) builds
-// nothing again. The objects are shared: read only. (The registry does not
+// HyperConverged (its UID, generation and metadata: what a build reads of
+// it, see Operand.Desired), facts, and operand objects read through
+// Facts.Observed (their resourceVersions): a reconcile that an operand
+// object's event brings (an edit to revert, a deletion) builds nothing
+// again, nor one after the operator's own status write. The objects are shared: read only. (The registry does not
 // change while the reconciler runs, so an operand's name is its identity.)
 type builtObjects struct {
 	mu    sync.Mutex
@@ -283,8 +292,11 @@ type builtObjects struct {
 }
 
 type built struct {
-	uid   types.UID
-	rv    string
+	uid        types.UID
+	generation int64
+	// meta is the HyperConverged's metadata but its resourceVersion and
+	// managedFields, which a status write changes.
+	meta  metav1.ObjectMeta
 	facts Facts
 	// observed are the objects the build read through facts.Observed: their
 	// resourceVersion, "" for one that was not there.
@@ -298,10 +310,12 @@ func (b *builtObjects) desiredObjects(op Operand, hc *hcov1.HyperConverged, fact
 	b.mu.Lock()
 	prev, ok := b.byKey[op.Name()]
 	b.mu.Unlock()
-	if ok && prev.uid == hc.UID && prev.rv == hc.ResourceVersion && hc.ResourceVersion != "" && prev.sameInput(facts) {
+	meta := buildMetadata(hc)
+	if ok && hc.Generation != 0 && prev.uid == hc.UID && prev.generation == hc.Generation &&
+		equality.Semantic.DeepEqual(prev.meta, meta) && prev.sameInput(facts) {
 		return prev.objs, prev.err
 	}
-	next := built{uid: hc.UID, rv: hc.ResourceVersion, facts: facts}
+	next := built{uid: hc.UID, generation: hc.Generation, meta: meta, facts: facts}
 	reading := facts
 	if facts.Observed != nil {
 		next.observed = map[objectKey]string{}
@@ -319,6 +333,14 @@ func (b *builtObjects) desiredObjects(op Operand, hc *hcov1.HyperConverged, fact
 	b.byKey[op.Name()] = next
 	b.mu.Unlock()
 	return next.objs, next.err
+}
+
+// buildMetadata is what a build may read of hc's metadata (the generation
+// stands for the spec): all but what a status write changes.
+func buildMetadata(hc *hcov1.HyperConverged) metav1.ObjectMeta {
+	m := hc.ObjectMeta
+	m.ResourceVersion, m.ManagedFields = "", nil
+	return *m.DeepCopy()
 }
 
 // sameInput reports whether facts are the ones b was built from: the same
