@@ -149,8 +149,9 @@ func (s slowOperand) Desired(*hcov1.HyperConverged, Facts) ([]client.Object, err
 	return nil, nil
 }
 
-// One operand builds at a time, in registry order: the first ones' writes
-// do not wait behind the others' builds.
+// One operand builds at a time, in registry order but for those whose
+// objects an event touched, first: the first ones' writes do not wait
+// behind the others' builds.
 func TestOperandsBuildOneAtATimeInOrder(t *testing.T) {
 	var now, most atomic.Int32
 	var mu sync.Mutex
@@ -162,10 +163,29 @@ func TestOperandsBuildOneAtATimeInOrder(t *testing.T) {
 		ops = append(ops, slowOperand{namedOperand: namedOperand(name), now: &now, most: &most, mu: &mu, order: &order})
 	}
 	r := &Reconciler{now: time.Now}
-	out := r.reconcileOperands(context.Background(), &hcov1.HyperConverged{}, Owner{}, Facts{}, ops)
+	out := r.reconcileOperands(context.Background(), &hcov1.HyperConverged{}, Owner{}, Facts{}, ops, nil)
 	require.Len(t, out, len(ops))
 	assert.Equal(t, int32(1), most.Load())
 	assert.Equal(t, want, order)
+
+	// An event touched op5's and op3's kinds: they go first.
+	order = nil
+	out = r.reconcileOperands(context.Background(), &hcov1.HyperConverged{}, Owner{}, Facts{}, ops, map[string]bool{"op5": true, "op3": true})
+	require.Len(t, out, len(ops))
+	assert.Equal(t, int32(1), most.Load())
+	assert.Equal(t, []string{"op3", "op5", "op0", "op1", "op2", "op4", "op6", "op7"}, order)
+}
+
+// An event of an operand object marks its kind; the next reconcile takes the
+// kind's operands, once.
+func TestTouchedOperands(t *testing.T) {
+	cm := &operandKind{gvk: corev1.SchemeGroupVersion.WithKind("ConfigMap"), operands: []string{"a", "b"}}
+	svc := &operandKind{gvk: corev1.SchemeGroupVersion.WithKind("Service"), operands: []string{"c"}}
+	r := &Reconciler{kinds: []*operandKind{cm, svc}}
+	assert.Nil(t, r.touchedOperands())
+	cm.touched.Store(true)
+	assert.Equal(t, map[string]bool{"a": true, "b": true}, r.touchedOperands())
+	assert.Nil(t, r.touchedOperands(), "taken")
 }
 
 // bareOperand builds a ConfigMap without apiVersion and kind.

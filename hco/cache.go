@@ -169,6 +169,9 @@ type operandKind struct {
 	// served is whether the API server serves the kind: only then is it
 	// watched, cached, read and written (see notServed).
 	served atomic.Bool
+	// touched is set by an event of one of the kind's objects, and taken by
+	// the next reconcile, whose operands of the kind go first.
+	touched atomic.Bool
 	// announced is true once an operand was reported waiting for the kind,
 	// until it is served again. Only the reconcile reads and writes it.
 	announced bool

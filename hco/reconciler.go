@@ -220,7 +220,11 @@ func (r *Reconciler) operandEvents(gvk schema.GroupVersionKind) handler.EventHan
 	echo := func(obj client.Object) bool {
 		return r.applier.inSyncAt(objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)}, obj.GetResourceVersion())
 	}
+	k := r.kind(gvk)
 	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if k != nil {
+			k.touched.Store(true)
+		}
 		q.Add(reconcile.Request{NamespacedName: r.singleton()})
 	}
 	return handler.Funcs{
@@ -319,7 +323,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		a.requeueAfter = certificateRecheck
 	}
 	ops := r.registry.Operands()
-	outcomes := r.reconcileOperands(ctx, hc, owner, facts, ops)
+	outcomes := r.reconcileOperands(ctx, hc, owner, facts, ops, r.touchedOperands())
 	if storedFinalizer && r.deletedMeanwhile(ctx, hc, outcomes, a) {
 		return
 	}
@@ -387,12 +391,16 @@ type written struct {
 // the first operands' writes (KubeVirt's) wait behind no other operand's
 // build. (Builds side by side, one per core, delayed the first write by up
 // to 2 ms where the API server shares the cores: docs/performance.md.)
-// Outcomes are in the operands' order.
-func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, ops []Operand) []operandOutcome {
+// The operands of a kind whose object changed since the last reconcile (an
+// edit to revert, a deletion) take their turns first (see touchedOperands):
+// the write that reaction waits for waits behind no other build. Outcomes
+// are in the operands' order.
+func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, ops []Operand, first map[string]bool) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
 	turn := make(chan struct{}, 1)
-	for i, op := range ops {
+	for _, i := range turnOrder(ops, first) {
+		op := ops[i]
 		turn <- struct{}{}
 		yield := sync.OnceFunc(func() { <-turn })
 		wg.Go(func() {
@@ -411,6 +419,38 @@ func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConve
 		})
 	}
 	wg.Wait()
+	return out
+}
+
+// turnOrder is the order in which ops take their turns: those named in
+// first, then the others, each in registry order.
+func turnOrder(ops []Operand, first map[string]bool) []int {
+	order := make([]int, 0, len(ops))
+	for pass := range 2 {
+		for i, op := range ops {
+			if first[op.Name()] == (pass == 0) {
+				order = append(order, i)
+			}
+		}
+	}
+	return order
+}
+
+// touchedOperands returns the operands of the kinds whose objects an event
+// touched since it was last called, and forgets them.
+func (r *Reconciler) touchedOperands() map[string]bool {
+	var out map[string]bool
+	for _, k := range r.kinds {
+		if !k.touched.Swap(false) {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		for _, name := range k.operands {
+			out[name] = true
+		}
+	}
 	return out
 }
 
