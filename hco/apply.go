@@ -291,7 +291,7 @@ func (a *applier) recall(key objectKey, built, want, live *unstructured.Unstruct
 	}
 	// The same object built (nothing kept into a copy, then and now) is the
 	// same content without comparing it.
-	r := recalled{known: true, sameDesired: (want == built && prev.built == built) || equality.Semantic.DeepEqual(prev.desired, content(want))}
+	r := recalled{known: true, sameDesired: (want == built && prev.built == built) || jsonEqual(prev.desired, content(want))}
 	if !r.sameDesired {
 		return r
 	}
@@ -304,7 +304,7 @@ func (a *applier) recall(key objectKey, built, want, live *unstructured.Unstruct
 	}
 	// In sync though the content differs from want's: the server holds what
 	// it stored from want, its defaults included.
-	r.inSync = equality.Semantic.DeepEqual(prev.stored, content(live))
+	r.inSync = jsonEqual(prev.stored, content(live))
 	return r
 }
 
@@ -316,7 +316,7 @@ func (a *applier) storesAsIs(ctx context.Context, update, observed *unstructured
 	if err := a.client.Update(ctx, dry, strict, client.DryRunAll); err != nil {
 		return false, err
 	}
-	return equality.Semantic.DeepEqual(content(dry), content(observed)), nil
+	return jsonEqual(content(dry), content(observed)), nil
 }
 
 // within reports whether every value want holds is in have: maps member by
@@ -348,7 +348,7 @@ func within(want, have any) bool {
 		}
 		return true
 	}
-	return equality.Semantic.DeepEqual(want, have)
+	return jsonEqual(want, have)
 }
 
 // updateOf returns what the operator writes over observed to make it hold
@@ -358,7 +358,7 @@ func within(want, have any) bool {
 // operator set and no longer builds.
 func updateOf(observed, want *unstructured.Unstructured, specInSync bool) (*unstructured.Unstructured, bool) {
 	stale := staleMetadata(observed, want)
-	specInSync = specInSync || equality.Semantic.DeepEqual(content(observed), content(want))
+	specInSync = specInSync || jsonEqual(content(observed), content(want))
 	if specInSync && len(stale.labels)+len(stale.annotations) == 0 && metadataHolds(observed, want) {
 		return nil, false
 	}
@@ -516,6 +516,53 @@ func content(u *unstructured.Unstructured) map[string]any {
 	return out
 }
 
+// jsonEqual is equality.Semantic.DeepEqual for JSON values as unstructured
+// objects hold them (maps, lists, strings, int64, float64, bools, nil): an
+// empty map or list equals a nil one, numbers of different types differ.
+// Several times faster, on objects compared on every reconcile (a
+// KubeVirt's content: 60 µs by reflection).
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			if w, ok := y[k]; !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case int64:
+		y, ok := b.(int64)
+		return ok && x == y
+	case float64:
+		y, ok := b.(float64)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return equality.Semantic.DeepEqual(a, b)
+}
+
 func isContent(k string) bool {
 	switch k {
 	case "apiVersion", "kind", "metadata", "status":
@@ -610,10 +657,10 @@ func without(keys []string, m map[string]string) []string {
 // precondition) stay as observed. managedFields are left out, so that the
 // API server keeps its own record.
 func merged(observed, want *unstructured.Unstructured, stale staleKeys) *unstructured.Unstructured {
-	out := observed.DeepCopy()
-	for k := range out.Object {
-		if isContent(k) {
-			delete(out.Object, k)
+	out := &unstructured.Unstructured{Object: make(map[string]any, len(observed.Object))}
+	for k, v := range observed.Object {
+		if !isContent(k) {
+			out.Object[k] = runtime.DeepCopyJSONValue(v)
 		}
 	}
 	for k, v := range want.Object {

@@ -194,3 +194,20 @@ func TestPlanObjectBuildsTheUpdate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, VerbKeep, s.Verb, "observed holds want: no write")
 }
+
+// jsonEqual answers as equality.Semantic.DeepEqual does on JSON values.
+func TestJSONEqualIsSemanticDeepEqual(t *testing.T) {
+	values := []any{
+		nil, "a", "b", "", int64(1), int64(2), float64(1), float64(1.5), true, false,
+		map[string]any(nil), map[string]any{}, map[string]any{"a": int64(1)}, map[string]any{"a": float64(1)},
+		map[string]any{"a": int64(1), "b": nil}, map[string]any{"a": int64(1), "c": nil},
+		map[string]any{"a": map[string]any{"x": []any{"p", int64(3)}}}, map[string]any{"a": map[string]any{"x": []any{"p", int64(4)}}},
+		[]any(nil), []any{}, []any{nil}, []any{"a", map[string]any{}}, []any{"a", map[string]any(nil)}, []any{"a", []any{}},
+		int32(1), []string{"a"},
+	}
+	for _, a := range values {
+		for _, b := range values {
+			assert.Equal(t, equality.Semantic.DeepEqual(a, b), jsonEqual(a, b), "%#v and %#v", a, b)
+		}
+	}
+}

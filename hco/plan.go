@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -361,5 +360,5 @@ func immutableChanged(gvk schema.GroupVersionKind, want, live *unstructured.Unst
 		return false
 	}
 	l, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "selector")
-	return !equality.Semantic.DeepEqual(w, l)
+	return !jsonEqual(w, l)
 }
