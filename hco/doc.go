@@ -38,9 +38,12 @@
 //     server's content.
 //   - the node index (package nodefacts): the Nodes' labels the node facts
 //     are computed from, which would otherwise cost a list of every Node.
-//   - builtObjects (operand.go): each operand's last build and its input, so
-//     that an event of an operand object builds nothing again. Not the
-//     server's state: the operands' output.
+//   - builtObjects (operand.go): each operand's last build and its input
+//     (the HyperConverged's generation and metadata, the facts), so that an
+//     event of an operand object, or the operator's own status write,
+//     builds nothing again. Not the server's state: the operands' output.
+//   - operandKind.touched (cache.go): that an event came for one of the
+//     kind's objects since the last reconcile, whose operands then go first.
 //   - typed forms (apply.go: typed): each object's Go form at its
 //     resourceVersion, derived from the cache, for the operands' Status.
 //   - which operand kinds are served (operandKind.served, cache.go) and
