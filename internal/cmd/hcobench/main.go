@@ -79,6 +79,8 @@ type options struct {
 	pureBenchPkg []string
 	profileDir   string
 	upstreamTree string
+	// turns interleaves hcokit's and upstream's live benchmarks (see turns).
+	turns *turns
 }
 
 // profilePath is where -profile puts the CPU profile of a reaction (or a
@@ -136,22 +138,50 @@ func run() error {
 		}
 		rows = append(rows, pure...)
 	}
-	live, ours, err := liveBenchmarks(o, hcokitSubject(o))
+	if upstream == nil {
+		live, _, err := liveBenchmarks(o, hcokitSubject(o))
+		if err != nil {
+			return err
+		}
+		printTable(append(rows, live...))
+		return nil
+	}
+	// Both at once, step by step in turns (see turns); one after the
+	// other with -profile, as both operators would serve pprof on one
+	// address.
+	if o.profileDir == "" {
+		o.turns = newTurns()
+	}
+	type result struct {
+		rows []row
+		f    figures
+		err  error
+	}
+	var ours, theirs result
+	var wg sync.WaitGroup
+	for _, run := range []struct {
+		s   subject
+		out *result
+	}{{hcokitSubject(o), &ours}, {*upstream, &theirs}} {
+		work := func() { run.out.rows, run.out.f, run.out.err = liveBenchmarks(o, run.s) }
+		if o.turns == nil {
+			work()
+			continue
+		}
+		wg.Go(work)
+	}
+	wg.Wait()
+	if ours.err != nil {
+		return ours.err
+	}
+	if theirs.err != nil {
+		return fmt.Errorf("upstream: %w", theirs.err)
+	}
+	live, err := beside(ours.rows, theirs.rows)
 	if err != nil {
 		return err
 	}
-	if upstream != nil {
-		theirs, theirFigures, err := liveBenchmarks(o, *upstream)
-		if err != nil {
-			return fmt.Errorf("upstream: %w", err)
-		}
-		if live, err = beside(live, theirs); err != nil {
-			return err
-		}
-		live = append(live, ratios(ours, theirFigures)...)
-	}
-	rows = append(rows, live...)
-	printTable(rows)
+	printTable(append(append(rows, live...), ratios(ours.f, theirs.f)...))
 	return nil
 }
 
@@ -461,6 +491,10 @@ func rssOf(pid int) rss {
 // liveBenchmarks runs s on a fresh control plane and measures it; f are
 // the figures the bars compare.
 func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
+	// Steps (see turns): the control plane's and the operator's start; each
+	// create run; the idle window; each reaction run; the rest.
+	o.turns.begin(s.who)
+	defer o.turns.end(s.who)
 	root, err := os.Getwd()
 	if err != nil {
 		return nil, f, err
@@ -564,6 +598,7 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 		return nil, f, err
 	}
 	rssIdle := rssOf(pid)
+	o.turns.end(s.who)
 
 	var gc *foregroundGC
 	if s.foregroundGC {
@@ -583,6 +618,7 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 	}{{"created with the finalizer (mutating webhook)", true}, {"created without it (no webhook: the operator stores it first)", false}} {
 		var convergence, convergenceStored, convergenceCommon, convergenceShare, convergenceCPU []time.Duration
 		for i := 0; i < o.runs; i++ {
+			o.turns.begin(s.who)
 			t0, cpu0 := time.Now(), cpuTime(pid)
 			hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
 			if mode.finalizer {
@@ -634,6 +670,7 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 					return nil, f, err
 				}
 			}
+			o.turns.end(s.who)
 		}
 		rows = append(rows,
 			row{"live", "HyperConverged " + mode.label + ":", "", "", ""},
@@ -650,6 +687,7 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 			row{"live", "  operator CPU time for it, status and events included", spread(convergenceCPU), "", ""},
 		)
 	}
+	o.turns.begin(s.who)
 	// Counted once over all the runs: each run's read of the log holds
 	// the runs before it.
 	events, err := readAudit(cluster.AuditLog)
@@ -681,6 +719,8 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 	rows = append(rows, row{"live", fmt.Sprintf("idle %s, requests (leader election %t)", o.idle, o.leaderElect), fmt.Sprintf("%d %s", len(idle), summarize(idle)), "", "0 / 0 (+ lease renewals)"},
 		row{"live", fmt.Sprintf("  operator CPU time in those %s", o.idle), ms(idleCPU), "", ""})
 
+	o.turns.end(s.who)
+
 	hcKey := client.ObjectKey{Namespace: hcov1.DefaultNamespace, Name: hcov1.HyperConvergedName}
 	change, err := measureReaction(cluster.AuditLog, o.runs, reaction{
 		what: "spec change",
@@ -692,7 +732,7 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 		},
 		triggerVerb: "update", triggerResource: "hyperconvergeds",
 		responseVerb: "update", responseResource: "kubevirts", pid: pid, profile: o.profilePath(s, "spec-change"),
-		watch: &hcov1.HyperConvergedList{}, client: wc,
+		watch: &hcov1.HyperConvergedList{}, client: wc, turns: o.turns, who: s.who,
 	})
 	if err != nil {
 		return nil, f, err
@@ -715,7 +755,7 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 		},
 		triggerVerb: "update", triggerResource: "kubevirts",
 		responseVerb: "update", responseResource: "kubevirts", pid: pid, profile: o.profilePath(s, "revert"),
-		watch: &kvv1.KubeVirtList{}, client: wc,
+		watch: &kvv1.KubeVirtList{}, client: wc, turns: o.turns, who: s.who,
 	})
 	if err != nil {
 		return nil, f, err
@@ -734,11 +774,12 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 		},
 		triggerVerb: "delete", triggerResource: "cdis",
 		responseVerb: "create", responseResource: "cdis", pid: pid, profile: o.profilePath(s, "recreate"),
-		watch: &cdiv1beta1.CDIList{}, client: wc,
+		watch: &cdiv1beta1.CDIList{}, client: wc, turns: o.turns, who: s.who,
 	})
 	if err != nil {
 		return nil, f, err
 	}
+	o.turns.begin(s.who) // the rest
 	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median; p25–p75)", spread(recreate.fromStored), "", "6 ms"},
 		row{"live", "  of which: DELETE done → the operator's create", spread(recreate.share), "", ""},
 		row{"live", "    the API server's delivery: DELETE done → the event at another client's watch", spread(recreate.delivered), "", ""},
@@ -800,6 +841,9 @@ type reaction struct {
 	// it is the API server's delivery, which no operator can beat.
 	watch  client.ObjectList
 	client client.WithWatch
+	// turns and who: each run is a step (see turns).
+	turns *turns
+	who   int
 }
 
 // pprofAddr is where the operator serves pprof with -profile.
@@ -873,8 +917,10 @@ func measureReaction(auditLog string, runs int, r reaction) (m measured, err err
 	}
 	defer stop()
 	for i := 0; i < runs; i++ {
+		r.turns.begin(r.who)
 		t0, cpu0 := time.Now(), cpuTime(r.pid)
 		if err := r.trigger(i); err != nil {
+			r.turns.end(r.who)
 			return m, fmt.Errorf("%s: %w", r.what, err)
 		}
 		if err := waitQuiet(auditLog, t0, time.Second, 30*time.Second); err != nil {
@@ -898,6 +944,7 @@ func measureReaction(auditLog string, runs int, r reaction) (m measured, err err
 			m.operator = append(m.operator, resp.Received.Sub(at))
 		}
 		m.lastRequests = summarize(between(events, t0.Add(-time.Second), time.Now()))
+		r.turns.end(r.who)
 	}
 	return m, nil
 }

@@ -21,6 +21,8 @@ type subject struct {
 	// name labels the run in the progress lines and names its state
 	// directory and its copy of the binary.
 	name string
+	// who is its index in the turns (0 hcokit, 1 upstream).
+	who int
 	// binary is the operator to run; args and env (added to the bench's
 	// own environment) are how it is started, dir its working directory
 	// ("" for the bench's).
@@ -147,6 +149,7 @@ func upstreamSubject(o options, tree, out string) (subject, error) {
 		env = append(env, "HCO_PPROF_ADDR="+pprofAddr)
 	}
 	return subject{
+		who:    1,
 		name:   "upstream",
 		binary: binary,
 		env:    env,
