@@ -322,34 +322,7 @@ func (a *applier) storesAsIs(ctx context.Context, update, observed *unstructured
 // within reports whether every value want holds is in have: maps member by
 // member (have may hold more), lists item by item (as many items), other
 // values equal. What have holds besides may be the server's defaults.
-func within(want, have any) bool {
-	switch w := want.(type) {
-	case map[string]any:
-		h, ok := have.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range w {
-			hv, ok := h[k]
-			if !ok || !within(v, hv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		h, ok := have.([]any)
-		if !ok || len(h) != len(w) {
-			return false
-		}
-		for i := range w {
-			if !within(w[i], h[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return jsonEqual(want, have)
-}
+func within(want, have any) bool { return jsonCompare(want, have, true) }
 
 // updateOf returns what the operator writes over observed to make it hold
 // want, whose kept values (keepObserved) are in place already, and whether
@@ -521,46 +494,52 @@ func content(u *unstructured.Unstructured) map[string]any {
 // empty map or list equals a nil one, numbers of different types differ.
 // Several times faster, on objects compared on every reconcile (a
 // KubeVirt's content: 60 µs by reflection).
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
+func jsonEqual(a, b any) bool { return jsonCompare(a, b, false) }
+
+// jsonCompare is jsonEqual, or within when subset: a map of want's may then
+// have members have lacks on the other side.
+func jsonCompare(want, have any, subset bool) bool {
+	switch w := want.(type) {
 	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
+		h, ok := have.(map[string]any)
+		if !ok || (!subset && len(w) != len(h)) {
 			return false
 		}
-		for k, v := range x {
-			if w, ok := y[k]; !ok || !jsonEqual(v, w) {
+		for k, v := range w {
+			if hv, ok := h[k]; !ok || !jsonCompare(v, hv, subset) {
 				return false
 			}
 		}
 		return true
 	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
+		h, ok := have.([]any)
+		if !ok || len(w) != len(h) {
 			return false
 		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
+		for i := range w {
+			if !jsonCompare(w[i], h[i], subset) {
 				return false
 			}
 		}
 		return true
 	case string:
-		y, ok := b.(string)
-		return ok && x == y
+		return same(w, have)
 	case int64:
-		y, ok := b.(int64)
-		return ok && x == y
+		return same(w, have)
 	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
+		return same(w, have)
 	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
+		return same(w, have)
 	case nil:
-		return b == nil
+		return have == nil
 	}
-	return equality.Semantic.DeepEqual(a, b)
+	return equality.Semantic.DeepEqual(want, have)
+}
+
+// same reports whether have is a T equal to w.
+func same[T comparable](w T, have any) bool {
+	h, ok := have.(T)
+	return ok && w == h
 }
 
 func isContent(k string) bool {
