@@ -284,8 +284,9 @@ func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Obje
 // it, see Operand.Desired), facts, and operand objects read through
 // Facts.Observed (their resourceVersions): a reconcile that an operand
 // object's event brings (an edit to revert, a deletion) builds nothing
-// again, nor one after the operator's own status write. The objects are shared: read only. (The registry does not
-// change while the reconciler runs, so an operand's name is its identity.)
+// again, nor one after the operator's own status write. The objects are
+// shared: read only. (The registry does not change while the reconciler
+// runs, so an operand's name is its identity.)
 type builtObjects struct {
 	mu    sync.Mutex
 	byKey map[string]built
