@@ -738,12 +738,9 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 		return nil, f, err
 	}
 	rows = append(rows, row{"live", "one spec change received → KubeVirt reflects it (median; p25–p75)", spread(change.fromReceived), "", "17 ms"},
-		row{"live", "one spec change stored → KubeVirt reflects it (median; p25–p75)", spread(change.fromStored), "", ""},
-		row{"live", "  of which: HyperConverged stored → the operator's KubeVirt update", spread(change.share), "", ""},
-		row{"live", "    the API server's delivery: stored → the event at another client's watch", spread(change.delivered), "", ""},
-		row{"live", "    the operator's own: the event at that watch → its update received", spread(change.operator), "", "≤ upstream's"},
-		row{"live", "  operator CPU time for it", spread(change.cpu), "", ""},
-		row{"live", "one spec change, operator requests", change.lastRequests, "", "9 / ≤ 9: one write per changed object, 0 GETs"})
+		row{"live", "one spec change stored → KubeVirt reflects it (median; p25–p75)", spread(change.fromStored), "", ""})
+	rows = append(rows, change.breakdown("HyperConverged stored → the operator's KubeVirt update", "stored", "update")...)
+	rows = append(rows, row{"live", "one spec change, operator requests", change.lastRequests, "", "9 / ≤ 9: one write per changed object, 0 GETs"})
 
 	kvKey := client.ObjectKey{Namespace: hcov1.DefaultNamespace, Name: "kubevirt-kubevirt-hyperconverged"}
 	revert, err := measureReaction(cluster.AuditLog, o.runs, reaction{
@@ -761,11 +758,8 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 		return nil, f, err
 	}
 	rows = append(rows, row{"live", "out-of-band KubeVirt edit received → reverted (median; p25–p75)", spread(revert.fromReceived), "", ""},
-		row{"live", "out-of-band KubeVirt edit stored → reverted (median; p25–p75)", spread(revert.fromStored), "", "18 ms"},
-		row{"live", "  of which: edit stored → the operator's update", spread(revert.share), "", ""},
-		row{"live", "    the API server's delivery: stored → the event at another client's watch", spread(revert.delivered), "", ""},
-		row{"live", "    the operator's own: the event at that watch → its update received", spread(revert.operator), "", "≤ upstream's"},
-		row{"live", "  operator CPU time for it", spread(revert.cpu), "", ""})
+		row{"live", "out-of-band KubeVirt edit stored → reverted (median; p25–p75)", spread(revert.fromStored), "", "18 ms"})
+	rows = append(rows, revert.breakdown("edit stored → the operator's update", "stored", "update")...)
 
 	recreate, err := measureReaction(cluster.AuditLog, o.runs, reaction{
 		what: "recreate",
@@ -780,11 +774,8 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 		return nil, f, err
 	}
 	o.turns.begin(s.who) // the rest
-	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median; p25–p75)", spread(recreate.fromStored), "", "6 ms"},
-		row{"live", "  of which: DELETE done → the operator's create", spread(recreate.share), "", ""},
-		row{"live", "    the API server's delivery: DELETE done → the event at another client's watch", spread(recreate.delivered), "", ""},
-		row{"live", "    the operator's own: the event at that watch → its create received", spread(recreate.operator), "", "≤ upstream's"},
-		row{"live", "  operator CPU time for it", spread(recreate.cpu), "", ""})
+	rows = append(rows, row{"live", "deleted CDI → recreated, after the DELETE completed (median; p25–p75)", spread(recreate.fromStored), "", "6 ms"})
+	rows = append(rows, recreate.breakdown("DELETE done → the operator's create", "DELETE done", "create")...)
 
 	f.ownShare = map[string]time.Duration{"spec change": median(change.operator), "out-of-band edit": median(revert.operator), "recreate": median(recreate.operator)}
 
@@ -901,6 +892,18 @@ type measured struct {
 	cpu []time.Duration
 	// lastRequests summarises the operator's requests around the last run.
 	lastRequests string
+}
+
+// breakdown is the rows that split m: the trigger stored (stored names it)
+// → the operator's write (share names it), of which the API server's
+// delivery and the operator's own share (write: its verb); and its CPU.
+func (m measured) breakdown(share, stored, write string) []row {
+	return []row{
+		{"live", "  of which: " + share, spread(m.share), "", ""},
+		{"live", "    the API server's delivery: " + stored + " → the event at another client's watch", spread(m.delivered), "", ""},
+		{"live", "    the operator's own: the event at that watch → its " + write + " received", spread(m.operator), "", "≤ upstream's"},
+		{"live", "  operator CPU time for it", spread(m.cpu), "", ""},
+	}
 }
 
 // measureReaction triggers r runs times, each after the operator settled.
