@@ -53,9 +53,11 @@ unit:
 	cd tools/bundle && KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
 	cd tools/install && KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
 
-## generate: regenerate deepcopy code and CRDs (config/crd).
+## generate: regenerate deepcopy code and CRDs (config/crd), and write the component operators'
+## versions and digests (config/operators/versions.csv) into their descriptions (operands/*/operator).
 generate:
 	hack/generate.sh
+	cd tools/bundle && $(GO) run ./cmd/operators -root ../..
 
 ## bundle: regenerate the OLM bundle (bundle/, bundle.Dockerfile) from config/overlays/olm at BUNDLE_VERSION; see docs/olm.md.
 bundle:
@@ -64,6 +66,7 @@ bundle:
 ## verify: fail when generated files (the OLM bundle too) are stale, or code is not gofmt-clean or vet-clean.
 verify:
 	hack/generate.sh --check
+	cd tools/bundle && $(GO) run ./cmd/operators -root ../.. -check
 	cd tools/bundle && $(GO) run ./cmd/bundle -root ../.. -version $(BUNDLE_VERSION) -check
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...

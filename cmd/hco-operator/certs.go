@@ -39,6 +39,11 @@ const hyperConvergedCRD = "hyperconvergeds.hco.kubevirt.io"
 // webhook's) and injects that CA into the workload's
 // MutatingWebhookConfiguration once the operator has made it. The
 // workloads' pods mount their Secret; they never see another's CA key.
+// Likewise for the component operators' webhooks that the install deploys
+// (operatorCerts: hostpath-provisioner-operator's, and ssp-operator's on
+// OpenShift), which upstream's install gives cert-manager certificates: their
+// Secrets (created empty by the install) and their
+// ValidatingWebhookConfigurations (shipped by the install).
 // With --metrics-cert-secret, one more keeps the metrics endpoints'
 // certificate (for the metrics Services of --metrics-cert-services), which
 // the operator's and the webhook's pods mount at --metrics-cert-path.
@@ -51,23 +56,44 @@ type certsConfig struct {
 	extraDNSNames  string
 	injectorSecret string
 	aieSecret      string
+	// hppOperatorSecret and sspOperatorSecret: the component operators'
+	// webhook certificates (empty: not managed).
+	hppOperatorSecret string
+	sspOperatorSecret string
 	// metricsSecret and metricsServices: the metrics endpoints'
 	// certificate, for each of those Services.
 	metricsSecret   string
 	metricsServices string
 }
 
-// workloadCert is the certificate of a webhook the operator deploys.
+// workloadCert is the certificate of a webhook the operator or the install
+// deploys.
 type workloadCert struct {
 	secret                   *string
 	service, webhook, caName string
 	controller               string
+	// validating: the webhook configuration is a
+	// ValidatingWebhookConfiguration (else a Mutating one).
+	validating bool
 }
+
+// The component operators' webhooks, as the install names them
+// (operands/hpp/operator and operands/ssp/operator: upstream HCO's names).
+const (
+	hppOperatorService = "hostpath-provisioner-operator-service"
+	hppOperatorWebhook = "hostpathprovisioner.kubevirt.io"
+	hppOperatorSecret  = "hostpath-provisioner-operator-webhook-service-cert"
+	sspOperatorService = "ssp-operator-service"
+	sspOperatorWebhook = "vssp.kb.io"
+	sspOperatorSecret  = "ssp-operator-service-cert"
+)
 
 func (c *certsConfig) workloadCerts() []workloadCert {
 	return []workloadCert{
-		{&c.injectorSecret, netresinjector.ServiceName, netresinjector.WebhookConfigName, "virt-network-resources-injector-ca", "netresinjector-cert-rotator"},
-		{&c.aieSecret, aie.ObjectName, aie.ObjectName, "kubevirt-aie-webhook-ca", "aie-cert-rotator"},
+		{secret: &c.injectorSecret, service: netresinjector.ServiceName, webhook: netresinjector.WebhookConfigName, caName: "virt-network-resources-injector-ca", controller: "netresinjector-cert-rotator"},
+		{secret: &c.aieSecret, service: aie.ObjectName, webhook: aie.ObjectName, caName: "kubevirt-aie-webhook-ca", controller: "aie-cert-rotator"},
+		{secret: &c.hppOperatorSecret, service: hppOperatorService, webhook: hppOperatorWebhook, caName: "hostpath-provisioner-operator-ca", controller: "hpp-operator-cert-rotator", validating: true},
+		{secret: &c.sspOperatorSecret, service: sspOperatorService, webhook: sspOperatorWebhook, caName: "ssp-operator-ca", controller: "ssp-operator-cert-rotator", validating: true},
 	}
 }
 
@@ -80,6 +106,8 @@ func addCertsFlags(fs *flag.FlagSet, c *certsConfig) {
 	fs.StringVar(&c.injectorSecret, "injector-cert-secret", netresinjector.SecretName, "With --manage-certs, the Secret in the operator namespace that holds the network-resources-injector's managed CA and serving certificate; it must exist (the manifests create it empty). Empty: the injector's certificate is not managed.")
 	fs.StringVar(&c.metricsSecret, "metrics-cert-secret", "", "With --manage-certs, the Secret in the operator namespace that holds the metrics endpoints' managed CA and serving certificate (for each of --metrics-cert-services; the operator and the webhook mount it at --metrics-cert-path, and a ServiceMonitor verifies it with its ca.crt); it must exist (the manifests create it empty). Empty: not managed.")
 	fs.StringVar(&c.metricsServices, "metrics-cert-services", "hco-operator-metrics,hco-webhook-metrics", "Comma-separated Services of the metrics endpoints: the certificate in --metrics-cert-secret is for <service>.<namespace>.svc of each.")
+	fs.StringVar(&c.hppOperatorSecret, "hpp-operator-cert-secret", hppOperatorSecret, "With --manage-certs, the Secret in the operator namespace that holds hostpath-provisioner-operator's webhook CA and serving certificate (for Service "+hppOperatorService+", injected into ValidatingWebhookConfiguration "+hppOperatorWebhook+"); it must exist (the install creates it empty). Empty: not managed.")
+	fs.StringVar(&c.sspOperatorSecret, "ssp-operator-cert-secret", "", "With --manage-certs, the Secret in the operator namespace that holds ssp-operator's webhook CA and serving certificate (for Service "+sspOperatorService+", injected into ValidatingWebhookConfiguration "+sspOperatorWebhook+"); it must exist (config/overlays/openshift creates it empty and sets this to "+sspOperatorSecret+"). Empty: not managed.")
 	fs.StringVar(&c.aieSecret, "aie-cert-secret", aie.SecretName, "With --manage-certs, the Secret in the operator namespace that holds the AIE webhook's managed CA and serving certificate; it must exist (the manifests create it empty). Empty: the AIE webhook's certificate is not managed.")
 }
 
@@ -141,7 +169,11 @@ func addCertRotator(mgr ctrl.Manager, c certsConfig, namespace string, server cr
 		// it is pointed at the webhook's own directory, whose tls.crt (the
 		// default --cert-name) this process waits for anyway.
 		names := secrets(*w.secret)
-		names[collectionPath("admissionregistration.k8s.io", "v1", "", "mutatingwebhookconfigurations")] = w.webhook
+		kind, typ := "mutatingwebhookconfigurations", rotator.Mutating
+		if w.validating {
+			kind, typ = "validatingwebhookconfigurations", rotator.Validating
+		}
+		names[collectionPath("admissionregistration.k8s.io", "v1", "", kind)] = w.webhook
 		dnsName := fmt.Sprintf("%s.%s.svc", w.service, namespace)
 		err = rotator.AddRotator(withNames(mgr, names), &rotator.CertRotator{
 			SecretKey:             types.NamespacedName{Namespace: namespace, Name: *w.secret},
@@ -153,7 +185,7 @@ func addCertRotator(mgr ctrl.Manager, c certsConfig, namespace string, server cr
 			DNSName:               dnsName,
 			ExtraDNSNames:         []string{dnsName + ".cluster.local"},
 			IsReady:               make(chan struct{}),
-			Webhooks:              []rotator.WebhookInfo{{Name: w.webhook, Type: rotator.Mutating}},
+			Webhooks:              []rotator.WebhookInfo{{Name: w.webhook, Type: typ}},
 			FieldOwner:            "hco-webhook-cert-rotator",
 			RequireLeaderElection: true,
 			ControllerName:        w.controller,

@@ -17,15 +17,15 @@ func TestCertsFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := certsConfig{secretName: "hco-webhook-cert", serviceName: "hco-webhook", webhookName: "hco-webhook", injectorSecret: "virt-network-resources-injector-secret", aieSecret: "kubevirt-aie-webhook-tls",
-		metricsServices: "hco-operator-metrics,hco-webhook-metrics"}
+		hppOperatorSecret: "hostpath-provisioner-operator-webhook-service-cert", metricsServices: "hco-operator-metrics,hco-webhook-metrics"}
 	if c.certs != want {
 		t.Errorf("defaults: %+v, want %+v (managing certificates is off by default: OLM and cert-manager provide them)", c.certs, want)
 	}
-	c, _, err = parseWebhook([]string{"--manage-certs", "--cert-secret=s", "--service-name=svc", "--webhook-configuration-name=w", "--cert-extra-dns-names=localhost,a.example", "--injector-cert-secret=", "--aie-cert-secret=", "--metrics-cert-secret=m", "--metrics-cert-services=a,b"}, getenv)
+	c, _, err = parseWebhook([]string{"--manage-certs", "--cert-secret=s", "--service-name=svc", "--webhook-configuration-name=w", "--cert-extra-dns-names=localhost,a.example", "--injector-cert-secret=", "--aie-cert-secret=", "--hpp-operator-cert-secret=", "--ssp-operator-cert-secret=x", "--metrics-cert-secret=m", "--metrics-cert-services=a,b"}, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = certsConfig{manage: true, secretName: "s", serviceName: "svc", webhookName: "w", extraDNSNames: "localhost,a.example", injectorSecret: "", aieSecret: "",
+	want = certsConfig{manage: true, secretName: "s", serviceName: "svc", webhookName: "w", extraDNSNames: "localhost,a.example", injectorSecret: "", aieSecret: "", sspOperatorSecret: "x",
 		metricsSecret: "m", metricsServices: "a,b"}
 	if c.certs != want {
 		t.Errorf("flags: %+v, want %+v", c.certs, want)

@@ -25,25 +25,34 @@ type Edit struct {
 
 // Render builds the kustomization dir (a path under configRoot, the config/
 // directory) after edit, and returns its objects. The edit is made on a copy
-// in memory: configRoot is not changed.
+// in memory: configRoot is not changed. The copy holds config/ and the
+// component operators' descriptions beside the operand modules
+// (operands/*/operator), which config/operators refers to.
 func Render(configRoot, dir string, edit Edit) ([]*unstructured.Unstructured, error) {
 	mem := filesys.MakeFsInMemory()
-	err := filepath.WalkDir(configRoot, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(configRoot, path)
-		if err != nil {
-			return err
-		}
-		return mem.WriteFile(filepath.Join("/config", rel), data)
-	})
+	repo := filepath.Dir(configRoot)
+	operators, err := filepath.Glob(filepath.Join(repo, "operands", "*", "operator"))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", configRoot, err)
+		return nil, err
+	}
+	for _, tree := range append([]string{configRoot}, operators...) {
+		err := filepath.WalkDir(tree, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(repo, path)
+			if err != nil {
+				return err
+			}
+			return mem.WriteFile(filepath.Join("/", rel), data)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", tree, err)
+		}
 	}
 	root := filepath.Join("/config", dir)
 	if edit.Namespace != "" || len(edit.Components) > 0 {
