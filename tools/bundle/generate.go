@@ -345,6 +345,15 @@ func (g *generator) readDeployments(objs []Object) error {
 				}
 			}
 		}
+		// As upstream's CSV labels its Deployments and their pods: OLM
+		// manages them.
+		if d.Labels == nil {
+			d.Labels = map[string]string{}
+		}
+		if d.Spec.Template.Labels == nil {
+			d.Spec.Template.Labels = map[string]string{}
+		}
+		d.Labels[managedByLabel], d.Spec.Template.Labels[managedByLabel] = "olm", "olm"
 		sa := spec.ServiceAccountName
 		if sa == "" {
 			return fmt.Errorf("%s: no serviceAccountName; OLM grants the CSV's permissions to named service accounts", describe(o))
@@ -356,9 +365,17 @@ func (g *generator) readDeployments(objs []Object) error {
 	return nil
 }
 
+// managedByLabel is the label upstream's CSV sets to "olm" on every
+// Deployment and pod template of the bundle.
+const managedByLabel = "app.kubernetes.io/managed-by"
+
 // OLMCertDir is where OLM mounts the serving certificate (tls.crt,
 // tls.key) in a Deployment that serves a webhook of the CSV.
 const OLMCertDir = "/tmp/k8s-webhook-server/serving-certs"
+
+// OLMAPIServiceCertDir is where OLM also mounts it, as apiserver.crt and
+// apiserver.key (ssp-operator reads it there).
+const OLMAPIServiceCertDir = "/apiserver.local.config/certificates"
 
 // useOLMCertificates makes the Deployments serve with OLM's certificate:
 // in a Deployment that serves a webhook of the CSV, every container's
@@ -400,7 +417,7 @@ func (g *generator) useOLMCertificates(secrets []Object, webhooks []v1alpha1.Web
 					}
 				}
 				c.VolumeMounts = slices.DeleteFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
-					drop := (m.MountPath == certDir || m.MountPath == OLMCertDir) && missing(volumes[m.Name])
+					drop := (m.MountPath == certDir || m.MountPath == OLMCertDir || m.MountPath == OLMAPIServiceCertDir) && missing(volumes[m.Name])
 					if drop {
 						dropped[m.Name] = true
 					}
@@ -452,7 +469,7 @@ func imageVariables() map[string]bool {
 }
 
 // relatedImages lists every image the Deployments run or pass on in an
-// environment variable named *_IMAGE or read by a stock operand for its
+// environment variable named *_IMAGE or RELATED_IMAGE_* (OLM's convention) or read by a stock operand for its
 // image, once each, for mirroring in disconnected clusters.
 func (g *generator) relatedImages() []v1alpha1.RelatedImage {
 	images := imageVariables()
@@ -471,7 +488,7 @@ func (g *generator) relatedImages() []v1alpha1.RelatedImage {
 			name := repository(c.Image)
 			add(name[strings.LastIndex(name, "/")+1:], c.Image)
 			for _, e := range c.Env {
-				if (strings.HasSuffix(e.Name, "_IMAGE") || images[e.Name]) && e.ValueFrom == nil {
+				if (strings.HasSuffix(e.Name, "_IMAGE") || strings.HasPrefix(e.Name, "RELATED_IMAGE_") || images[e.Name]) && e.ValueFrom == nil {
 					add(strings.ToLower(strings.ReplaceAll(strings.TrimSuffix(e.Name, "_IMAGE"), "_", "-")), e.Value)
 				}
 			}
