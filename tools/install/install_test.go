@@ -256,6 +256,32 @@ func TestInstall(t *testing.T) {
 		assert.NotEqual(t, injector.Data["ca.crt"], own.Data["ca.crt"], "a CA of its own")
 	})
 
+	t.Run("hostpath-provisioner-operator's webhook configuration trusts its own certificate", func(t *testing.T) {
+		// A component operator's webhook: the install ships its
+		// configuration and an empty Secret, the webhook's rotator fills the
+		// one (a CA of its own) and injects the CA into the other, as
+		// cert-manager does in upstream's install.
+		installtest.WaitFor(t, "hostpath-provisioner-operator's caBundle", func() error {
+			var s corev1.Secret
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hostpath-provisioner-operator-webhook-service-cert"}, &s); err != nil {
+				return err
+			}
+			vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: "hostpathprovisioner.kubevirt.io"}, vwc); err != nil {
+				return err
+			}
+			if len(vwc.Webhooks) != 1 || len(vwc.Webhooks[0].ClientConfig.CABundle) == 0 {
+				return fmt.Errorf("no caBundle yet")
+			}
+			return verifies(vwc.Webhooks[0].ClientConfig.CABundle, s.Data["tls.crt"], "hostpath-provisioner-operator-service."+ns+".svc")
+		})
+		var webhook, own corev1.Secret
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, &webhook))
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hostpath-provisioner-operator-webhook-service-cert"}, &own))
+		assert.NotEqual(t, webhook.Data["ca.crt"], own.Data["ca.crt"], "a CA of its own")
+		assert.NotEmpty(t, own.Data["tls.key"], "the key its pod mounts")
+	})
+
 	t.Run("the webhook serves the HyperConverged's TLS profile, without a restart", func(t *testing.T) {
 		handshake := func(maxVersion uint16) error {
 			conn, err := tls.Dial("tcp", strings.TrimPrefix(base, "https://"), &tls.Config{InsecureSkipVerify: true, MaxVersion: maxVersion}) //nolint:gosec // the protocol version is what is checked
