@@ -97,7 +97,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
 	const ns = "hco-guard"
-	for _, u := range render(t, ".", ns) {
+	for _, u := range render(t, "default", ns) {
 		if u.GetKind() != "ValidatingAdmissionPolicy" && u.GetKind() != "ValidatingAdmissionPolicyBinding" || u.GetName() != "hco-operator-writes" {
 			continue
 		}

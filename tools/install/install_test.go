@@ -45,7 +45,7 @@ func TestInstall(t *testing.T) {
 	operatorUser := "system:serviceaccount:" + ns + ":hco-operator"
 	webhookUser := "system:serviceaccount:" + ns + ":hco-webhook"
 	bin := installtest.BuildOperator(t)
-	objs := render(t, ".", ns)
+	objs := render(t, "default", ns)
 
 	// There is no pod network: the webhooks and the conversion are reached by
 	// URL on this host, and the managed certificate also names localhost.
@@ -210,76 +210,63 @@ func TestInstall(t *testing.T) {
 		})
 	})
 
+	// A webhook whose certificate a rotator of the webhook keeps: its Secret
+	// filled with a CA of its own (not the webhook's) and a serving
+	// certificate for its Service, and that CA injected into its
+	// configuration (caBundle reads it).
+	trustsItsOwnCertificate := func(t *testing.T, secretName, service string, caBundle func() ([]byte, error)) {
+		t.Helper()
+		var own corev1.Secret
+		installtest.WaitFor(t, secretName+"'s CA injected", func() error {
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: secretName}, &own); err != nil {
+				return err
+			}
+			ca, err := caBundle()
+			if err != nil {
+				return err
+			}
+			if len(ca) == 0 {
+				return fmt.Errorf("no caBundle yet")
+			}
+			return installtest.Verifies(ca, own.Data["tls.crt"], service+"."+ns+".svc")
+		})
+		var webhook corev1.Secret
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, &webhook))
+		assert.NotEqual(t, webhook.Data["ca.crt"], own.Data["ca.crt"], "a CA of its own, not the webhook's")
+		assert.NotEmpty(t, own.Data["tls.key"], "the key its pod mounts")
+	}
+	mutating := func(name string) func() ([]byte, error) {
+		return func() ([]byte, error) {
+			mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, mwc); err != nil || len(mwc.Webhooks) != 1 {
+				return nil, fmt.Errorf("%s: %v, %d webhooks", name, err, len(mwc.Webhooks))
+			}
+			return mwc.Webhooks[0].ClientConfig.CABundle, nil
+		}
+	}
+
 	t.Run("the injector's webhook configuration trusts the injector's certificate", func(t *testing.T) {
 		// The operator made the configuration; the webhook's second rotator
 		// filled the injector's Secret and injected its CA, which the
 		// operator keeps.
-		installtest.WaitFor(t, "the injector's caBundle", func() error {
-			var s corev1.Secret
-			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "virt-network-resources-injector-secret"}, &s); err != nil {
-				return err
-			}
-			mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Name: "virt-network-resources-injector-config"}, mwc); err != nil {
-				return err
-			}
-			if len(mwc.Webhooks) != 1 || len(mwc.Webhooks[0].ClientConfig.CABundle) == 0 {
-				return fmt.Errorf("no caBundle yet")
-			}
-			return verifies(mwc.Webhooks[0].ClientConfig.CABundle, s.Data["tls.crt"], "virt-network-resources-injector-service."+ns+".svc")
-		})
-		secret := &corev1.Secret{}
-		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, secret))
-		var own corev1.Secret
-		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "virt-network-resources-injector-secret"}, &own))
-		assert.NotEqual(t, secret.Data["ca.crt"], own.Data["ca.crt"], "a CA of its own, not the webhook's")
+		trustsItsOwnCertificate(t, "virt-network-resources-injector-secret", "virt-network-resources-injector-service", mutating("virt-network-resources-injector-config"))
 	})
 
 	t.Run("the AIE webhook's configuration trusts its own certificate", func(t *testing.T) {
-		installtest.WaitFor(t, "the AIE webhook's caBundle", func() error {
-			var s corev1.Secret
-			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kubevirt-aie-webhook-tls"}, &s); err != nil {
-				return err
-			}
-			mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Name: "kubevirt-aie-webhook"}, mwc); err != nil {
-				return err
-			}
-			if len(mwc.Webhooks) != 1 || len(mwc.Webhooks[0].ClientConfig.CABundle) == 0 {
-				return fmt.Errorf("no caBundle yet")
-			}
-			return verifies(mwc.Webhooks[0].ClientConfig.CABundle, s.Data["tls.crt"], "kubevirt-aie-webhook."+ns+".svc")
-		})
-		var injector, own corev1.Secret
-		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "virt-network-resources-injector-secret"}, &injector))
-		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kubevirt-aie-webhook-tls"}, &own))
-		assert.NotEqual(t, injector.Data["ca.crt"], own.Data["ca.crt"], "a CA of its own")
+		trustsItsOwnCertificate(t, "kubevirt-aie-webhook-tls", "kubevirt-aie-webhook", mutating("kubevirt-aie-webhook"))
 	})
 
 	t.Run("hostpath-provisioner-operator's webhook configuration trusts its own certificate", func(t *testing.T) {
 		// A component operator's webhook: the install ships its
-		// configuration and an empty Secret, the webhook's rotator fills the
-		// one (a CA of its own) and injects the CA into the other, as
-		// cert-manager does in upstream's install.
-		installtest.WaitFor(t, "hostpath-provisioner-operator's caBundle", func() error {
-			var s corev1.Secret
-			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hostpath-provisioner-operator-webhook-service-cert"}, &s); err != nil {
-				return err
-			}
+		// configuration and an empty Secret, as cert-manager's are in
+		// upstream's install.
+		trustsItsOwnCertificate(t, "hostpath-provisioner-operator-webhook-service-cert", "hostpath-provisioner-operator-service", func() ([]byte, error) {
 			vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Name: "hostpathprovisioner.kubevirt.io"}, vwc); err != nil {
-				return err
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: "hostpathprovisioner.kubevirt.io"}, vwc); err != nil || len(vwc.Webhooks) != 1 {
+				return nil, fmt.Errorf("hostpathprovisioner.kubevirt.io: %v, %d webhooks", err, len(vwc.Webhooks))
 			}
-			if len(vwc.Webhooks) != 1 || len(vwc.Webhooks[0].ClientConfig.CABundle) == 0 {
-				return fmt.Errorf("no caBundle yet")
-			}
-			return verifies(vwc.Webhooks[0].ClientConfig.CABundle, s.Data["tls.crt"], "hostpath-provisioner-operator-service."+ns+".svc")
+			return vwc.Webhooks[0].ClientConfig.CABundle, nil
 		})
-		var webhook, own corev1.Secret
-		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, &webhook))
-		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "hostpath-provisioner-operator-webhook-service-cert"}, &own))
-		assert.NotEqual(t, webhook.Data["ca.crt"], own.Data["ca.crt"], "a CA of its own")
-		assert.NotEmpty(t, own.Data["tls.key"], "the key its pod mounts")
 	})
 
 	t.Run("the webhook serves the HyperConverged's TLS profile, without a restart", func(t *testing.T) {
@@ -430,25 +417,6 @@ func serves(base, serverName string, ca, cert []byte) error {
 		return fmt.Errorf("serves another certificate than the Secret's")
 	}
 	return nil
-}
-
-// verifies checks that the PEM certificate cert chains to the PEM CA ca
-// and names dnsName.
-func verifies(ca, cert []byte, dnsName string) error {
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(ca) {
-		return fmt.Errorf("no CA in the caBundle")
-	}
-	block, _ := pem.Decode(cert)
-	if block == nil {
-		return fmt.Errorf("no certificate in the Secret")
-	}
-	c, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		return err
-	}
-	_, err = c.Verify(x509.VerifyOptions{Roots: pool, DNSName: dnsName})
-	return err
 }
 
 // annotate sets one annotation of the HyperConverged key, retrying conflicts.

@@ -29,9 +29,8 @@ import (
 )
 
 // The installs an admin can choose (docs/install.md).
-var kustomizations = []string{".", "overlays/cert-manager"}
+var kustomizations = []string{"default", "overlays/cert-manager"}
 
-const defaultNamespace = "kubevirt-hyperconverged"
 
 func render(t *testing.T, dir, namespace string) []*unstructured.Unstructured {
 	t.Helper()
@@ -77,7 +76,8 @@ func TestManifestsAreAcceptedByTheAPIServer(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hco-manifests-" + rand.String(5)}}
 	require.NoError(t, env.Client.Create(ctx, ns))
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, ns) })
-	for _, dir := range kustomizations {
+	// And ssp-operator, which only the OpenShift install has.
+	for _, dir := range append(slices.Clone(kustomizations), "../operands/ssp/operator") {
 		for _, u := range render(t, dir, ns.Name) {
 			if u.GetKind() == "Namespace" {
 				continue
@@ -249,7 +249,7 @@ func TestCertificateMechanisms(t *testing.T) {
 		}
 		return out
 	}
-	for dir, manage := range map[string]bool{".": true, "overlays/cert-manager": false} {
+	for dir, manage := range map[string]bool{"default": true, "overlays/cert-manager": false} {
 		objs := render(t, dir, "")
 		var webhook, operator appsv1.Deployment
 		installtest.Into(t, installtest.Find(t, objs, "Deployment", "hco-webhook"), &webhook)
@@ -302,8 +302,8 @@ func TestHPPComponent(t *testing.T) {
 		}
 		return false
 	}
-	assert.False(t, hasHPPRule(own(t, render(t, ".", ""))), "the default install does not run hpp and does not grant it to hcokit (hostpath-provisioner-operator is installed, as upstream installs it)")
-	objs := renderEdited(t, ".", Edit{Namespace: "virt-elsewhere", Components: []string{"components/hpp"}})
+	assert.False(t, hasHPPRule(own(t, render(t, "default", ""))), "the default install does not run hpp and does not grant it to hcokit (hostpath-provisioner-operator is installed, as upstream installs it)")
+	objs := renderEdited(t, "default", Edit{Namespace: "virt-elsewhere", Components: []string{"../components/hpp"}})
 	assert.True(t, hasHPPRule(own(t, objs)))
 	// The operator's defaults stay defaults (SSP a platform default on
 	// plain Kubernetes), hpp added; the webhook checks the same operands.
@@ -358,7 +358,7 @@ func TestOpenShiftRBAC(t *testing.T) {
 			ResourceNames: []string{"main"}, Verbs: []string{"create", "get"}}},
 	}, rules)
 	var sa corev1.ServiceAccount
-	installtest.Into(t, installtest.Find(t, render(t, ".", ""), "ServiceAccount", "hco-operator"), &sa)
+	installtest.Into(t, installtest.Find(t, render(t, "default", ""), "ServiceAccount", "hco-operator"), &sa)
 	require.Len(t, bindings, len(namespaces))
 	for ns, b := range bindings {
 		assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "hco-operator"}, b.RoleRef, ns)
@@ -385,8 +385,8 @@ func TestObservabilityComponent(t *testing.T) {
 		}
 		return ""
 	}
-	assert.Empty(t, hasImage(render(t, ".", "")), "the default install leaves the observability operand out")
-	objs := renderEdited(t, ".", Edit{Namespace: "virt-elsewhere", Components: []string{"components/observability"}})
+	assert.Empty(t, hasImage(render(t, "default", "")), "the default install leaves the observability operand out")
+	objs := renderEdited(t, "default", Edit{Namespace: "virt-elsewhere", Components: []string{"../components/observability"}})
 	assert.Contains(t, hasImage(objs), "quay.io/kubevirt/virt-observability-controller@sha256:")
 	var r rbacv1.ClusterRole
 	installtest.Into(t, installtest.Find(t, objs, "ClusterRole", "hco-operator-observability"), &r)
@@ -485,4 +485,59 @@ func TestOLMGrantsTheSilencesRule(t *testing.T) {
 	installtest.Into(t, installtest.Find(t, olm, "ClusterRoleBinding", "hco-operator-alertmanager"), &b)
 	assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: cr.Name}, b.RoleRef)
 	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "hco-operator", Namespace: defaultNamespace}}, b.Subjects)
+}
+
+// config is config/default, object for object (kubectl apply -k config).
+func TestConfigIsDefault(t *testing.T) {
+	assert.Equal(t, render(t, "default", ""), render(t, ".", ""))
+}
+
+// The OpenShift install is one apply: config/default's objects, each as
+// config/default renders it but the three the overlay patches (the one
+// Namespace, with the platform's monitoring label and node-selector
+// annotation besides config's label; the webhook, which keeps ssp-operator's
+// certificate too; the Prometheus binding, to the platform's Prometheus),
+// and ssp-operator's, config/openshift's and config/prometheus's objects.
+func TestOpenShiftOverlay(t *testing.T) {
+	objs := render(t, "overlays/openshift", "")
+	byKey := map[string]*unstructured.Unstructured{}
+	namespaces := 0
+	for _, u := range objs {
+		byKey[u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()] = u
+		if u.GetKind() == "Namespace" {
+			namespaces++
+		}
+	}
+	assert.Equal(t, 1, namespaces, "one owner of the Namespace")
+	patched := map[string]bool{"Namespace//" + defaultNamespace: true, "Deployment/" + defaultNamespace + "/hco-webhook": true}
+	for _, want := range render(t, "default", "") {
+		key := want.GetKind() + "/" + want.GetNamespace() + "/" + want.GetName()
+		got, ok := byKey[key]
+		if !assert.True(t, ok, "%s of config/default is not in the OpenShift install", key) || patched[key] {
+			continue
+		}
+		assert.Equal(t, want.Object, got.Object, "%s differs from config/default's", key)
+	}
+	for _, dir := range []string{"../operands/ssp/operator", "openshift", "prometheus"} {
+		for _, u := range render(t, dir, "") {
+			key := u.GetKind() + "/" + u.GetNamespace() + "/" + u.GetName()
+			assert.Contains(t, byKey, key, "%s of %s", key, dir)
+		}
+	}
+
+	ns := byKey["Namespace//"+defaultNamespace]
+	require.NotNil(t, ns)
+	assert.Equal(t, map[string]string{"app.kubernetes.io/part-of": "hyperconverged-cluster", "openshift.io/cluster-monitoring": "true"}, ns.GetLabels())
+	assert.Equal(t, map[string]string{"openshift.io/node-selector": ""}, ns.GetAnnotations())
+
+	var webhook appsv1.Deployment
+	installtest.Into(t, byKey["Deployment/"+defaultNamespace+"/hco-webhook"], &webhook)
+	assert.Contains(t, webhook.Spec.Template.Spec.Containers[0].Args, "--ssp-operator-cert-secret=ssp-operator-service-cert")
+	assert.Contains(t, webhook.Spec.Template.Spec.Containers[0].Args, "--manage-certs")
+	installtest.Find(t, objs, "Secret", "ssp-operator-service-cert")
+	installtest.Find(t, objs, "ValidatingWebhookConfiguration", "vssp.kb.io")
+
+	var binding rbacv1.ClusterRoleBinding
+	installtest.Into(t, installtest.Find(t, objs, "ClusterRoleBinding", "hco-metrics-reader-prometheus"), &binding)
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "prometheus-k8s", Namespace: "openshift-monitoring"}}, binding.Subjects)
 }

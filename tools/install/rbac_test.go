@@ -26,7 +26,7 @@ func TestRBACBoundaries(t *testing.T) {
 	ctx := context.Background()
 	const ns = "hco-rbac"
 	require.NoError(t, client.IgnoreAlreadyExists(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})))
-	objs := render(t, ".", ns)
+	objs := render(t, "default", ns)
 	roles := map[string]bool{}
 	for _, u := range objs {
 		if u.GetKind() == "ClusterRole" {

@@ -10,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -104,7 +106,7 @@ func TestOpenShiftInstall(t *testing.T) {
 	operatorUser := "system:serviceaccount:" + ns + ":hco-operator"
 	webhookUser := "system:serviceaccount:" + ns + ":hco-webhook"
 	bin := installtest.BuildOperator(t)
-	objs, err := install.Render(configRoot(), ".", install.Edit{Namespace: ns})
+	objs, err := install.Render(configRoot(), "default", install.Edit{Namespace: ns})
 	require.NoError(t, err)
 	openShiftObjs := openShiftConfig(t, ns)
 	platform(t, ctx)
@@ -118,7 +120,9 @@ func TestOpenShiftInstall(t *testing.T) {
 	go installtest.PlayKubelet(ctx, t, env.Client, client.ObjectKey{Namespace: ns, Name: "hco-webhook-cert"}, certDir)
 	go installtest.PlayKubelet(ctx, t, env.Client, client.ObjectKey{Namespace: ns, Name: "hco-metrics-cert"}, metricsCertDir)
 
-	wc := installtest.Container(t, objs, "hco-webhook")
+	// The webhook as the OpenShift install runs it (ssp-operator's
+	// certificate too).
+	wc := installtest.Container(t, append(slices.Clone(openShiftObjs), objs...), "hco-webhook")
 	webhookProbes := installtest.FreeAddress(t)
 	webhook := installtest.Start(t, "webhook", bin, installtest.WithFlags(wc.Args, map[string]string{
 		"kubeconfig":                installtest.Kubeconfig(t, ctx, env, ns, "hco-webhook"),
@@ -130,6 +134,35 @@ func TestOpenShiftInstall(t *testing.T) {
 		"metrics-cert-path":         metricsCertDir,
 	}), installtest.ProcessEnv(t, wc, ns, nil))
 	installtest.WaitFor(t, "the webhook ready", func() error { webhook.Running(t); return installtest.Ready(webhookProbes) })
+
+	t.Run("ssp-operator's webhook configuration trusts its own certificate", func(t *testing.T) {
+		// A component operator of the OpenShift install only: its Secret
+		// (created empty by the overlay) filled with a CA of its own, the CA
+		// injected into vssp.kb.io, as cert-manager does in upstream's
+		// install.
+		installtest.WaitFor(t, "ssp-operator's caBundle", func() error {
+			var s corev1.Secret
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ssp-operator-service-cert"}, &s); err != nil {
+				return err
+			}
+			vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+			if err := env.Client.Get(ctx, client.ObjectKey{Name: "vssp.kb.io"}, vwc); err != nil {
+				return err
+			}
+			if len(vwc.Webhooks) != 2 {
+				return fmt.Errorf("vssp.kb.io has %d webhooks, want upstream's 2 (v1beta2, v1beta3)", len(vwc.Webhooks))
+			}
+			for _, w := range vwc.Webhooks {
+				if len(w.ClientConfig.CABundle) == 0 {
+					return fmt.Errorf("%s: no caBundle yet", w.Name)
+				}
+				if err := installtest.Verifies(w.ClientConfig.CABundle, s.Data["tls.crt"], "ssp-operator-service."+ns+".svc"); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 
 	oc := installtest.Container(t, objs, "hco-operator")
 	operatorProbes := installtest.FreeAddress(t)
@@ -264,21 +297,34 @@ func unexercisedOnOpenShift(sa string, g installtest.Grant) (string, bool) {
 	return "", false
 }
 
-// openShiftConfig renders config/openshift for an install in namespace ns,
-// as docs/install.md says an admin does (the namespace's name, the
-// binding's subject), leaving out the objects whose kinds the test cluster
-// does not serve: the PrometheusRule (monitoring.coreos.com), the
-// platform's monitoring not being played here.
+// openShiftConfig renders the OpenShift install (config/overlays/openshift)
+// for an install in namespace ns, as docs/install.md says an admin does (the
+// namespace's name, the binding's subject), and returns what it adds to or
+// changes in config/default's objects: ssp-operator, config/openshift,
+// config/prometheus and the ssp certificate's objects, and the Namespace and
+// the webhook's Deployment as the overlay patches them. It leaves out the
+// objects whose kinds the test cluster does not serve: the PrometheusRules
+// and ServiceMonitor (monitoring.coreos.com), the platform's monitoring not
+// being played here.
 func openShiftConfig(t *testing.T, ns string) []*unstructured.Unstructured {
 	t.Helper()
-	rendered, err := install.Render(configRoot(), "openshift", install.Edit{})
+	rendered, err := install.Render(configRoot(), "overlays/openshift", install.Edit{})
 	require.NoError(t, err)
+	base, err := install.Render(configRoot(), "default", install.Edit{})
+	require.NoError(t, err)
+	inBase := map[string]*unstructured.Unstructured{}
+	for _, u := range base {
+		inBase[u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()] = u
+	}
 	var out []*unstructured.Unstructured
 	for _, u := range rendered {
+		if b, ok := inBase[u.GetKind()+"/"+u.GetNamespace()+"/"+u.GetName()]; ok && equality.Semantic.DeepEqual(b.Object, u.Object) {
+			continue // config/default's, rendered for ns by the caller
+		}
 		gvk := u.GroupVersionKind()
 		if _, err := env.Client.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); meta.IsNoMatchError(err) {
-			require.Equal(t, "PrometheusRule", gvk.Kind, "only the monitoring kinds are not served here")
-			t.Logf("config/openshift: %s %s left out: its kind is not served here", gvk.Kind, u.GetName())
+			require.Equal(t, "monitoring.coreos.com", gvk.Group, "only the monitoring kinds are not served here")
+			t.Logf("config/overlays/openshift: %s %s left out: its kind is not served here", gvk.Kind, u.GetName())
 			continue
 		}
 		if u.GetKind() == "Namespace" && u.GetName() == hcov1.DefaultNamespace {
@@ -294,6 +340,14 @@ func openShiftConfig(t *testing.T, ns string) []*unstructured.Unstructured {
 				}
 			}
 			require.NoError(t, unstructured.SetNestedSlice(u.Object, subjects, "subjects"))
+		}
+		if hooks, ok, _ := unstructured.NestedSlice(u.Object, "webhooks"); ok {
+			for _, h := range hooks {
+				if svc, _ := h.(map[string]any)["clientConfig"].(map[string]any)["service"].(map[string]any); svc != nil && svc["namespace"] == hcov1.DefaultNamespace {
+					svc["namespace"] = ns
+				}
+			}
+			require.NoError(t, unstructured.SetNestedSlice(u.Object, hooks, "webhooks"))
 		}
 		out = append(out, u)
 	}
