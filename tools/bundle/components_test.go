@@ -131,6 +131,12 @@ func TestComponentOperatorsAreUpstreams(t *testing.T) {
 		}
 	}
 
+	// The console's operand deletion: off from the start, as upstream's CSV
+	// ships it (the operator then keeps it following uninstallStrategy).
+	if got, want := ours.Annotations["console.openshift.io/disable-operand-delete"], up.Annotations["console.openshift.io/disable-operand-delete"]; got != want {
+		t.Errorf("annotation console.openshift.io/disable-operand-delete %q: want upstream's %q", got, want)
+	}
+
 	images := map[string]bool{}
 	for _, r := range ours.Spec.RelatedImages {
 		images[r.Image] = true

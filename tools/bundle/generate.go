@@ -245,6 +245,11 @@ func Generate(objs []Object, md Metadata) (*Bundle, error) {
 		"description":    md.Summary,
 		"repository":     md.Repository,
 		"operatorframework.io/suggested-namespace": g.namespace,
+		// As upstream's CSV ships it: the console offers no deletion of the
+		// operands while the default uninstallStrategy
+		// (BlockUninstallIfWorkloadsExist) holds; the operator keeps it
+		// following the HyperConverged's (hco.DisableOperandDeleteAnnotation).
+		hco.DisableOperandDeleteAnnotation: "true",
 	}
 	if len(md.Examples) > 0 {
 		first, err := json.Marshal(md.Examples[0])
