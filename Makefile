@@ -17,7 +17,7 @@ IMAGE_DIGEST ?=
 K8S_BIN := $(BIN)/k8s
 export KUBEBUILDER_ASSETS ?= $(K8S_BIN)
 
-.PHONY: all build test unit controlplane generate bundle verify bench fuzz run run-once manifests clean
+.PHONY: all build test unit controlplane generate bundle chart verify bench fuzz run run-once manifests clean
 
 all: build
 
@@ -39,12 +39,14 @@ controlplane:
 	hack/build-controlplane.sh $(K8S_BIN)
 
 ## test: unit and integration tests against a real kube-apiserver (builds the control plane first if missing),
-## the tool module that checks the cnao/hpp mirrors against the upstream types, the install test (tools/install) and the OLM bundle's checks.
+## the tool module that checks the cnao/hpp mirrors against the upstream types, the install test (tools/install), the OLM bundle's
+## checks and the Helm chart's (tools/chart, with Helm's library).
 test: controlplane
 	$(GO) test -count=1 ./...
 	cd tools/upstreamapis && $(GO) test -count=1 ./...
 	cd tools/install && $(GO) test -count=1 ./...
 	cd tools/bundle && $(GO) test -count=1 ./...
+	cd tools/chart && $(GO) test -count=1 ./...
 
 ## unit: the tests that need no control plane (integration tests skip outside CI), and the mirror checks.
 unit:
@@ -52,6 +54,7 @@ unit:
 	cd tools/upstreamapis && $(GO) test -count=1 ./...
 	cd tools/bundle && KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
 	cd tools/install && KUBEBUILDER_ASSETS=/nonexistent $(GO) test -count=1 ./...
+	cd tools/chart && $(GO) test -count=1 ./...
 
 ## generate: regenerate deepcopy code and CRDs (config/crd), and write the component operators'
 ## versions and digests (config/operators/versions.csv) into their descriptions (operands/*/operator).
@@ -63,11 +66,16 @@ generate:
 bundle:
 	cd tools/bundle && $(GO) run ./cmd/bundle -root ../.. -version $(BUNDLE_VERSION) -image $(BUNDLE_IMAGE) -digest "$(IMAGE_DIGEST)"
 
-## verify: fail when generated files (the OLM bundle too) are stale, or code is not gofmt-clean or vet-clean.
+## chart: regenerate the Helm chart (charts/hcokit) from config/ at BUNDLE_VERSION; see docs/install.md.
+chart:
+	cd tools/install && $(GO) run ./cmd/chart -root ../.. -version $(BUNDLE_VERSION)
+
+## verify: fail when generated files (the OLM bundle and the Helm chart too) are stale, or code is not gofmt-clean or vet-clean.
 verify:
 	hack/generate.sh --check
 	cd tools/bundle && $(GO) run ./cmd/operators -root ../.. -check
 	cd tools/bundle && $(GO) run ./cmd/bundle -root ../.. -version $(BUNDLE_VERSION) -check
+	cd tools/install && $(GO) run ./cmd/chart -root ../.. -version $(BUNDLE_VERSION) -check
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
