@@ -43,6 +43,21 @@ func helmTemplate(t *testing.T, ns string, values map[string]any) ([]*unstructur
 	for _, name := range files {
 		objs = append(objs, decode(t, name, out[name])...)
 	}
+	// The CRDs of templates/ carry Helm's keep policy (helm uninstall
+	// leaves them, as it leaves crds/); kustomize's do not: compared
+	// without it.
+	for _, u := range objs {
+		if u.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		a := u.GetAnnotations()
+		assert.Equal(t, "keep", a[install.KeepAnnotation], "CRD %s in templates/ without helm.sh/resource-policy: keep", u.GetName())
+		delete(a, install.KeepAnnotation)
+		if len(a) == 0 {
+			a = nil
+		}
+		u.SetAnnotations(a)
+	}
 	for _, crd := range ch.CRDObjects() {
 		objs = append(objs, decode(t, crd.Filename, string(crd.File.Data))...)
 	}

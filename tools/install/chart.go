@@ -24,6 +24,11 @@ const ChartDir = "charts/hcokit"
 // write) becomes {{ .Release.Namespace }}.
 const chartNamespace = "hcokit-chart-namespace"
 
+// KeepAnnotation tells helm uninstall to leave an object: the chart's CRDs
+// in templates/ carry it, so that uninstalling the release deletes no custom
+// resource (the HyperConverged among them).
+const KeepAnnotation = "helm.sh/resource-policy"
+
 // defaultNamespace is the namespace config/ names.
 const defaultNamespace = "kubevirt-hyperconverged"
 
@@ -148,6 +153,18 @@ func Chart(configRoot, version string) (map[string][]byte, error) {
 			}
 			files[filepath.Join(ChartDir, "crds", crd.GetName()+".yaml")] = data
 			continue
+		}
+		if strings.HasPrefix(key, "CustomResourceDefinition/") {
+			// A CRD in templates/ (it names the install's namespace, or is
+			// one platform's): kept by helm uninstall, as crds/ are.
+			for _, u := range o.versions {
+				a := u.GetAnnotations()
+				if a == nil {
+					a = map[string]string{}
+				}
+				a[KeepAnnotation] = "keep"
+				u.SetAnnotations(a)
+			}
 		}
 		file := "hcokit.yaml"
 		if o.operator != "" {
