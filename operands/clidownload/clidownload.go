@@ -74,16 +74,24 @@ func serviceType() metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: corev1.SchemeGroupVersion.String(), Kind: "Service"}
 }
 
-// Desired implements hco.Operand: the Deployment then the Service, and on
-// OpenShift (facts.Platform) the Route and the ConsoleCLIDownload; nothing
-// when the environment has no image for ImageKey.
+// Desired implements hco.Operand. On OpenShift (facts.Platform), as
+// upstream: the Service, the Route and the ConsoleCLIDownload, in front of
+// the Deployment the install deploys (operands/clidownload/operator,
+// upstream's hyperconverged-cluster-cli-download). With an image for
+// ImageKey (CLI_DOWNLOAD_IMAGE, hcokit's, on any platform) the operator
+// deploys the download server itself too: the Deployment first. Nothing on
+// another platform without that image.
 func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
 	env := facts.Environment
 	image := env.Images[ImageKey]
-	if image == "" {
+	if image == "" && !facts.Platform.OpenShift {
 		return nil, nil
 	}
-	objs := []client.Object{BuildDeployment(hc, env, image), BuildService(hc, env)}
+	var objs []client.Object
+	if image != "" {
+		objs = append(objs, BuildDeployment(hc, env, image))
+	}
+	objs = append(objs, BuildService(hc, env))
 	if p := facts.Platform; p.OpenShift {
 		host := DownloadHost(p, hc.Namespace)
 		objs = append(objs, BuildRoute(hc, env, host), BuildCLIDownload(hc, env, host.Current))
@@ -111,6 +119,11 @@ func BuildDeployment(hc *hcov1.HyperConverged, env hco.Environment, image string
 	}
 	pod := corev1.PodSpec{
 		AutomountServiceAccountToken: new(false),
+		// As upstream's (deploy/operator.yaml at 03da3cf): nginx writes
+		// under /tmp, the root filesystem being read-only.
+		PriorityClassName: "system-cluster-critical",
+		Volumes: []corev1.Volume{{Name: "nginx-tmp", VolumeSource: corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: new(resource.MustParse("256Mi"))}}}},
 		SecurityContext: &corev1.PodSecurityContext{
 			RunAsNonRoot:   new(true),
 			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
@@ -138,6 +151,7 @@ func BuildDeployment(hc *hcov1.HyperConverged, env hco.Environment, image string
 				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 			},
 			TerminationMessagePolicy: corev1.TerminationMessageFallbackToLogsOnError,
+			VolumeMounts:             []corev1.VolumeMount{{Name: "nginx-tmp", MountPath: "/tmp"}},
 		}},
 	}
 	if p := hc.Spec.InfraPlacement().DeepCopy(); p != nil {
@@ -177,12 +191,21 @@ func BuildService(hc *hcov1.HyperConverged, env hco.Environment) *corev1.Service
 }
 
 // Status implements hco.Operand: the status of the Deployment among the
-// observed objects.
+// observed objects when the operator deploys it; when the install does
+// (only the Service is the operator's), upstream judges nothing of it: the
+// component is there once its Service is.
 func (Operand) Status(observed []client.Object) hcostatus.Component {
+	service := false
 	for _, o := range observed {
 		if d, ok := o.(*appsv1.Deployment); ok && d != nil && d.Name == ObjectName {
 			return StatusFromDeployment(d)
 		}
+		if s, ok := o.(*corev1.Service); ok && s != nil && s.Name == ObjectName {
+			service = true
+		}
+	}
+	if service {
+		return hcostatus.Found(StatusKind)
 	}
 	return hcostatus.NotFound(StatusKind)
 }

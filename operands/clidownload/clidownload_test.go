@@ -2,6 +2,7 @@ package clidownload_test
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -326,21 +327,19 @@ func TestDownloadHostOutsideTheDomain(t *testing.T) {
 
 // The component route's status is upstream's: the hosts, the operator's
 // service account as consuming user, the Route, and Degraded while the
-// admin's host cannot be used; nothing off OpenShift, and taken out without
-// the image.
+// admin's host cannot be used; nothing off OpenShift. Without the image
+// too: the install deploys the server, as upstream's does.
 func TestIngressStatusItem(t *testing.T) {
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns"}}
 	facts := hco.OfflineFacts(hco.Environment{Namespace: "ns", Images: map[string]string{clidownload.ImageKey: "example.com/virtctl:v1"}})
 	assert.Empty(t, clidownload.New().ListItems(hc, facts), "plain Kubernetes")
 	facts.Platform = hco.Platform{OpenShift: true, IngressDomain: "apps.example.com"}
 
-	// Without the image, the route is not deployed: its status is taken out.
+	// Without the image (upstream's environment), the same status: the
+	// Route is the operator's either way.
 	noImage := facts
 	noImage.Environment.Images = nil
-	gone := clidownload.New().ListItems(hc, noImage)
-	require.Len(t, gone, 1)
-	assert.True(t, gone[0].Absent)
-	assert.Equal(t, map[string]any{"name": "virt-downloads", "namespace": "ns"}, gone[0].Value)
+	assert.Equal(t, clidownload.New().ListItems(hc, facts), clidownload.New().ListItems(hc, noImage))
 
 	items := clidownload.New().ListItems(hc, facts)
 	require.Len(t, items, 1)
@@ -357,4 +356,35 @@ func TestIngressStatusItem(t *testing.T) {
 	conds = clidownload.New().ListItems(hc, facts)[0].Value.(map[string]any)["conditions"].([]any)
 	assert.Equal(t, "True", conds[0].(map[string]any)["status"])
 	assert.Equal(t, "WrongConfiguration", conds[0].(map[string]any)["reason"])
+}
+
+// On OpenShift with upstream's environment (no CLI_DOWNLOAD_IMAGE: the
+// install deploys the server), the operator makes what upstream's makes:
+// the Service, the Route and the ConsoleCLIDownload, and no Deployment; the
+// component is there once its Service is.
+func TestOpenShiftWithoutImageMakesTheRestOfUpstreams(t *testing.T) {
+	facts := hco.Facts{Environment: hco.Environment{Namespace: "virt"}, Platform: hco.Platform{OpenShift: true, IngressDomain: "apps.example.com"}}
+	objs, err := clidownload.New().Desired(newHC(), facts)
+	require.NoError(t, err)
+	var kinds []string
+	for _, o := range objs {
+		kinds = append(kinds, fmt.Sprintf("%T", o))
+	}
+	assert.Equal(t, []string{"*v1.Service", "*v1.Route", "*v1.ConsoleCLIDownload"}, kinds)
+
+	assert.Equal(t, hcostatus.NotFound(clidownload.StatusKind), clidownload.New().Status(nil))
+	assert.Equal(t, hcostatus.Found(clidownload.StatusKind), clidownload.New().Status([]client.Object{objs[0]}))
+}
+
+// The Deployment the operator makes with CLI_DOWNLOAD_IMAGE has upstream's
+// writable /tmp for nginx (its root filesystem is read-only) and priority.
+func TestDeploymentHasUpstreamsTmpAndPriority(t *testing.T) {
+	d := clidownload.BuildDeployment(newHC(), envWithImage(), image)
+	pod := d.Spec.Template.Spec
+	assert.Equal(t, "system-cluster-critical", pod.PriorityClassName)
+	require.Len(t, pod.Volumes, 1)
+	require.NotNil(t, pod.Volumes[0].EmptyDir)
+	assert.Equal(t, "256Mi", pod.Volumes[0].EmptyDir.SizeLimit.String())
+	assert.Equal(t, []corev1.VolumeMount{{Name: pod.Volumes[0].Name, MountPath: "/tmp"}}, pod.Containers[0].VolumeMounts)
+	assert.True(t, *pod.Containers[0].SecurityContext.ReadOnlyRootFilesystem)
 }

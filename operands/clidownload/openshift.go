@@ -163,17 +163,13 @@ var IngressStatusTarget = hco.ListTarget{GVK: ocpconfigv1.GroupVersion.WithKind(
 // status.componentRoutes.
 func (Operand) ListTargets() []hco.ListTarget { return []hco.ListTarget{IngressStatusTarget} }
 
-// ListItems implements hco.ListMember: on OpenShift, while the download is
-// deployed, its component route's status as upstream writes it (the
-// default and current hosts, the operator as consuming user, the Route as
-// related object, Degraded while the admin's host cannot be used); Absent
-// while it is not (its image unset).
+// ListItems implements hco.ListMember: on OpenShift, its component route's
+// status as upstream writes it (the default and current hosts, the operator
+// as consuming user, the Route as related object, Degraded while the
+// admin's host cannot be used).
 func (Operand) ListItems(hc *hcov1.HyperConverged, facts hco.Facts) []hco.ListItem {
 	if !facts.Platform.OpenShift {
 		return nil
-	}
-	if facts.Environment.Images[ImageKey] == "" {
-		return []hco.ListItem{{Target: IngressStatusTarget, Value: map[string]any{"name": ComponentRoute, "namespace": hc.Namespace}, Absent: true}}
 	}
 	host := DownloadHost(facts.Platform, hc.Namespace)
 	degraded := metav1.Condition{Type: "Degraded", Status: metav1.ConditionFalse, Reason: "AsExpected", Message: "All is well"}

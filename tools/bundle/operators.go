@@ -48,10 +48,9 @@ type Operator struct {
 }
 
 // Operators are the component operators of the stock install, in the order
-// of upstream's deploy/operator.yaml. hcokit's own workloads
-// (hyperconverged-cluster-operator and -webhook) are config/manager and
-// config/webhook; hyperconverged-cluster-cli-download is the clidownload
-// operand's.
+// of upstream's deploy/operator.yaml, and the virtctl download server.
+// hcokit's own workloads (hyperconverged-cluster-operator and -webhook) are
+// config/manager and config/webhook.
 var Operators = []Operator{
 	{Deployment: "cluster-network-addons-operator", Dir: "operands/cnao/operator", CRDs: []string{"cluster-network-addons00.crd.yaml"}},
 	{Deployment: "virt-operator", Dir: "operands/kubevirt/operator", CRDs: []string{"kubevirt00.crd.yaml"}},
@@ -65,6 +64,10 @@ var Operators = []Operator{
 	{Deployment: "inflightoperations-controller-manager", Dir: "config/operators/inflightoperations", CRDs: []string{"inflightoperations00.crd.yaml", "inflightoperations01.crd.yaml"}},
 	{Deployment: "virt-platform-autopilot", Dir: "config/operators/autopilot"},
 	{Deployment: "vm-file-restore-operator-controller-manager", Dir: "operands/filerestore/operator", CRDs: []string{"vm-file-restore-operator00.crd.yaml", "vm-file-restore-operator01.crd.yaml"}},
+	// The virtctl download server: upstream's install deploys it, its
+	// operator makes the Service, Route and ConsoleCLIDownload
+	// (operands/clidownload).
+	{Deployment: "hyperconverged-cluster-cli-download", Dir: "operands/clidownload/operator", OpenShiftOnly: true},
 }
 
 // A generated file's first lines.

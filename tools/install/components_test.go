@@ -30,8 +30,6 @@ var notInstalledFromUpstream = map[string]string{
 	"ClusterRoleBinding/hyperconverged-cluster-operator": "hcokit's own operator: config/rbac",
 	"Deployment/hyperconverged-cluster-webhook":          "hcokit's own webhook: config/webhook (hco-webhook)",
 	"Service/hyperconverged-cluster-webhook-service":     "hcokit's own webhook: config/webhook (hco-webhook)",
-	"Deployment/hyperconverged-cluster-cli-download":     "the clidownload operand makes it (OpenShift only in upstream's deploy.sh)",
-	"ServiceAccount/hyperconverged-cluster-cli-download": "the clidownload operand's",
 }
 
 func decodeFile(t *testing.T, path string) []*unstructured.Unstructured {
@@ -54,7 +52,7 @@ func decodeFile(t *testing.T, path string) []*unstructured.Unstructured {
 }
 
 // The component operators of every install (config/operators, and
-// ssp-operator of OpenShift's) are upstream's objects at 03da3cf, field for
+// ssp-operator and the virtctl download server of OpenShift's) are upstream's objects at 03da3cf, field for
 // field: Deployments (images by digest, args, env, probes, resources,
 // security contexts, priority classes, placement), Services, service
 // accounts, Roles and ClusterRoles (no rule broader or narrower) and their
@@ -67,7 +65,10 @@ func TestComponentOperatorsAreUpstreams(t *testing.T) {
 			upstream[u.GetKind()+"/"+u.GetName()] = u
 		}
 	}
-	ours := append(render(t, "operators", ""), render(t, "../operands/ssp/operator", "")...)
+	ours := render(t, "operators", "")
+	for _, openShiftOnly := range []string{"../operands/ssp/operator", "../operands/clidownload/operator"} {
+		ours = append(ours, render(t, openShiftOnly, "")...)
+	}
 	seen := map[string]bool{}
 	for _, u := range ours {
 		key := u.GetKind() + "/" + u.GetName()

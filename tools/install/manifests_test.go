@@ -31,7 +31,6 @@ import (
 // The installs an admin can choose (docs/install.md).
 var kustomizations = []string{"default", "overlays/cert-manager"}
 
-
 func render(t *testing.T, dir, namespace string) []*unstructured.Unstructured {
 	t.Helper()
 	return renderEdited(t, dir, Edit{Namespace: namespace})
@@ -497,7 +496,8 @@ func TestConfigIsDefault(t *testing.T) {
 // Namespace, with the platform's monitoring label and node-selector
 // annotation besides config's label; the webhook, which keeps ssp-operator's
 // certificate too; the Prometheus binding, to the platform's Prometheus),
-// and ssp-operator's, config/openshift's and config/prometheus's objects.
+// and ssp-operator's, the virtctl download server's, config/openshift's and
+// config/prometheus's objects.
 func TestOpenShiftOverlay(t *testing.T) {
 	objs := render(t, "overlays/openshift", "")
 	byKey := map[string]*unstructured.Unstructured{}
@@ -518,7 +518,7 @@ func TestOpenShiftOverlay(t *testing.T) {
 		}
 		assert.Equal(t, want.Object, got.Object, "%s differs from config/default's", key)
 	}
-	for _, dir := range []string{"../operands/ssp/operator", "openshift", "prometheus"} {
+	for _, dir := range []string{"../operands/ssp/operator", "../operands/clidownload/operator", "openshift", "prometheus"} {
 		for _, u := range render(t, dir, "") {
 			key := u.GetKind() + "/" + u.GetNamespace() + "/" + u.GetName()
 			assert.Contains(t, byKey, key, "%s of %s", key, dir)
