@@ -204,3 +204,39 @@ func chartVersion(t *testing.T) string {
 	require.NoError(t, err)
 	return ch.Metadata.Version
 }
+
+// With registry set, every image of the stack (the containers', and those
+// the operators are told of in their environment) comes from it, its path
+// and digest kept; nothing else changes.
+func TestChartRegistry(t *testing.T) {
+	const mirror = "mirror.example.com:5000"
+	images := 0
+	var mirrored func(v any) any
+	mirrored = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				v[k] = mirrored(e)
+			}
+		case []any:
+			for i, e := range v {
+				v[i] = mirrored(e)
+			}
+		case string:
+			if install.ImageRef.MatchString(v) {
+				images++
+				_, path, _ := strings.Cut(v, "/")
+				return mirror + "/" + path
+			}
+		}
+		return v
+	}
+	want := kustomize(t, "default", "")
+	for _, u := range want {
+		u.Object = mirrored(u.Object).(map[string]any)
+	}
+	assert.Greater(t, images, 50, "the stack's images")
+	got, err := helmTemplate(t, "kubevirt-hyperconverged", map[string]any{"registry": mirror + "/"})
+	require.NoError(t, err)
+	assertSame(t, want, got, "registry "+mirror)
+}
