@@ -17,7 +17,7 @@ func TestCertsFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := certsConfig{secretName: "hco-webhook-cert", serviceName: "hco-webhook", webhookName: "hco-webhook", injectorSecret: "virt-network-resources-injector-secret", aieSecret: "kubevirt-aie-webhook-tls",
-		hppOperatorSecret: "hostpath-provisioner-operator-webhook-service-cert", metricsServices: "hco-operator-metrics,hco-webhook-metrics"}
+		hppOperatorSecret: "hostpath-provisioner-operator-webhook-service-cert", metricsServices: "kubevirt-hyperconverged-operator-metrics,hyperconverged-cluster-webhook-operator-metrics"}
 	if c.certs != want {
 		t.Errorf("defaults: %+v, want %+v (managing certificates is off by default: OLM and cert-manager provide them)", c.certs, want)
 	}

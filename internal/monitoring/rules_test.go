@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -93,6 +94,59 @@ func promtool(t *testing.T) string {
 	return ""
 }
 
+// The PrometheusRule's groups are upstream's, rule for rule: its operator's
+// PrometheusRule at 03da3cf, captured in
+// testdata/upstream-03da3cf/operator_rules.yaml (expr, for, labels and
+// annotations, runbook_url included, in upstream's order).
+func TestRulesAreUpstreams(t *testing.T) {
+	groups, _ := prometheusRule(t)
+	assertUpstreamGroups(t, groups, "operator_rules.yaml")
+}
+
+// assertUpstreamGroups fails the test unless groups equal, value for value,
+// the spec.groups of testdata/upstream-03da3cf/upstream, naming the first
+// rule that differs.
+func assertUpstreamGroups(t *testing.T, groups any, upstream string) {
+	t.Helper()
+	abs, err := filepath.Abs(filepath.Join("testdata", "upstream-03da3cf", upstream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := prometheusRuleAt(t, abs)
+	if reflect.DeepEqual(groups, want) {
+		return
+	}
+	got, _ := groups.([]any)
+	wantGroups, _ := want.([]any)
+	for i := range max(len(got), len(wantGroups)) {
+		if i >= len(got) || i >= len(wantGroups) {
+			t.Errorf("%d rule groups, upstream (testdata/upstream-03da3cf/%s) has %d", len(got), upstream, len(wantGroups))
+			return
+		}
+		g, _ := got[i].(map[string]any)
+		w, _ := wantGroups[i].(map[string]any)
+		gotRules, _ := g["rules"].([]any)
+		wantRules, _ := w["rules"].([]any)
+		for j := range max(len(gotRules), len(wantRules)) {
+			var gr, wr any
+			if j < len(gotRules) {
+				gr = gotRules[j]
+			}
+			if j < len(wantRules) {
+				wr = wantRules[j]
+			}
+			if !reflect.DeepEqual(gr, wr) {
+				t.Errorf("group %v, rule %d differs from upstream's (testdata/upstream-03da3cf/%s):\n got  %v\n want %v", w["name"], j, upstream, gr, wr)
+				return
+			}
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("group %d is %v, upstream's (testdata/upstream-03da3cf/%s) is %v", i, g["name"], upstream, w["name"])
+			return
+		}
+	}
+}
+
 // The PrometheusRule's groups pass `promtool check rules` and the unit tests
 // in testdata/rules_test.yaml.
 func TestPromtool(t *testing.T) {
@@ -175,7 +229,7 @@ func TestEveryAlertHasARunbookAndIsTestedFiringAndNot(t *testing.T) {
 			continue
 		}
 		alerts++
-		if want := "https://kubevirt.io/monitoring/runbooks/" + r.Alert + ".html"; r.Annotations["runbook_url"] != want {
+		if want := "https://kubevirt.io/monitoring/runbooks/" + r.Alert; r.Annotations["runbook_url"] != want {
 			t.Errorf("%s: runbook_url %q, want %q", r.Alert, r.Annotations["runbook_url"], want)
 		}
 		for _, k := range []string{"summary", "description"} {

@@ -191,7 +191,7 @@ func TestInstall(t *testing.T) {
 	})
 
 	t.Run("the metrics endpoints serve the managed certificate for their Services", func(t *testing.T) {
-		// What the ServiceMonitor of config/prometheus verifies: the CA of
+		// What the ServiceMonitors of config/prometheus verify: the CA of
 		// hco-metrics-cert, and each Service's DNS name.
 		installtest.WaitFor(t, "both metrics endpoints serving hco-metrics-cert", func() error {
 			var s corev1.Secret
@@ -201,7 +201,7 @@ func TestInstall(t *testing.T) {
 			if len(s.Data["ca.crt"]) == 0 {
 				return fmt.Errorf("hco-metrics-cert not filled yet")
 			}
-			for _, m := range []struct{ addr, service string }{{operatorMetrics, "hco-operator-metrics"}, {webhookMetrics, "hco-webhook-metrics"}} {
+			for _, m := range []struct{ addr, service string }{{operatorMetrics, "kubevirt-hyperconverged-operator-metrics"}, {webhookMetrics, "hyperconverged-cluster-webhook-operator-metrics"}} {
 				if err := serves(m.addr, m.service+"."+ns+".svc", s.Data["ca.crt"], s.Data["tls.crt"]); err != nil {
 					return fmt.Errorf("%s: %w", m.service, err)
 				}

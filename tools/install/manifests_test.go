@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -157,6 +159,13 @@ func withoutOperandNames(u *unstructured.Unstructured) *unstructured.Unstructure
 	return out
 }
 
+// defaultNamespaceName matches the default namespace as a name of its own
+// ("kubevirt-hyperconverged", "kubevirt-hyperconverged.svc",
+// "system:serviceaccount:kubevirt-hyperconverged:…"), not as a part of a
+// longer name: upstream's metrics Service and ServiceMonitor are named
+// kubevirt-hyperconverged-operator-metrics whatever the namespace.
+var defaultNamespaceName = regexp.MustCompile(`(^|[^a-z0-9-])` + regexp.QuoteMeta(defaultNamespace) + `([^a-z0-9-]|$)`)
+
 // A namespace set on the kustomization (kustomize edit set namespace) follows
 // into every name and reference: nothing of any install names the default
 // namespace any more, and the references that matter name the new one.
@@ -167,7 +176,7 @@ func TestNamespaceFollowsEverywhere(t *testing.T) {
 		for _, u := range objs {
 			raw, err := json.Marshal(withoutOperandNames(u).Object)
 			require.NoError(t, err)
-			assert.NotContains(t, string(raw), defaultNamespace, "%s: %s %s still names the default namespace", dir, u.GetKind(), u.GetName())
+			assert.NotRegexp(t, defaultNamespaceName, string(raw), "%s: %s %s still names the default namespace", dir, u.GetKind(), u.GetName())
 			if ns := u.GetNamespace(); ns != "" {
 				assert.Equal(t, other, ns, "%s: %s %s", dir, u.GetKind(), u.GetName())
 			}
@@ -219,8 +228,8 @@ func TestNamespaceFollowsEverywhere(t *testing.T) {
 			names, _, _ := unstructured.NestedStringSlice(installtest.Find(t, objs, "Certificate", "hco-webhook").Object, "spec", "dnsNames")
 			assert.Equal(t, []string{"hco-webhook." + other + ".svc", "hco-webhook." + other + ".svc.cluster.local"}, names)
 			names, _, _ = unstructured.NestedStringSlice(installtest.Find(t, objs, "Certificate", "hco-metrics").Object, "spec", "dnsNames")
-			assert.Equal(t, []string{"hco-operator-metrics." + other + ".svc", "hco-operator-metrics." + other + ".svc.cluster.local",
-				"hco-webhook-metrics." + other + ".svc", "hco-webhook-metrics." + other + ".svc.cluster.local"}, names)
+			assert.Equal(t, []string{"kubevirt-hyperconverged-operator-metrics." + other + ".svc", "kubevirt-hyperconverged-operator-metrics." + other + ".svc.cluster.local",
+				"hyperconverged-cluster-webhook-operator-metrics." + other + ".svc", "hyperconverged-cluster-webhook-operator-metrics." + other + ".svc.cluster.local"}, names)
 		}
 	}
 }
@@ -537,7 +546,80 @@ func TestOpenShiftOverlay(t *testing.T) {
 	installtest.Find(t, objs, "Secret", "ssp-operator-service-cert")
 	installtest.Find(t, objs, "ValidatingWebhookConfiguration", "vssp.kb.io")
 
+	platform := []rbacv1.Subject{{Kind: "ServiceAccount", Name: "prometheus-k8s", Namespace: "openshift-monitoring"}}
 	var binding rbacv1.ClusterRoleBinding
 	installtest.Into(t, installtest.Find(t, objs, "ClusterRoleBinding", "hco-metrics-reader-prometheus"), &binding)
-	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "prometheus-k8s", Namespace: "openshift-monitoring"}}, binding.Subjects)
+	assert.Equal(t, platform, binding.Subjects)
+	var roleBinding rbacv1.RoleBinding
+	installtest.Into(t, installtest.Find(t, objs, "RoleBinding", "hyperconverged-cluster-operator-metrics"), &roleBinding)
+	assert.Equal(t, platform, roleBinding.Subjects)
+}
+
+// config/prometheus has upstream HCO's names (controllers/alerts and
+// controllers/webhooks/bearer-token-controller at 03da3cf): a ServiceMonitor
+// per metrics Service, each named as the one Service of the install it
+// selects, by a port that Service has, verifying the certificate for that
+// Service's DNS name, which the metrics certificate covers; and upstream's
+// Role and RoleBinding for Prometheus, which bind the subject the
+// ClusterRoleBinding binds.
+func TestPrometheusObjectsAreUpstreamsAndSelectTheMetricsServices(t *testing.T) {
+	objs := render(t, "default", "")
+	var certificate struct {
+		Spec struct {
+			DNSNames []string `json:"dnsNames"`
+		} `json:"spec"`
+	}
+	installtest.Into(t, installtest.Find(t, render(t, "overlays/cert-manager", ""), "Certificate", "hco-metrics"), &certificate)
+	monitored := map[string]bool{}
+	for _, u := range render(t, "prometheus", "") {
+		if u.GetKind() != "ServiceMonitor" {
+			continue
+		}
+		var sm struct {
+			Spec struct {
+				Selector  metav1.LabelSelector `json:"selector"`
+				Endpoints []struct {
+					Port      string `json:"port"`
+					TLSConfig struct {
+						ServerName string `json:"serverName"`
+					} `json:"tlsConfig"`
+				} `json:"endpoints"`
+			} `json:"spec"`
+		}
+		installtest.Into(t, u, &sm)
+		selector, err := metav1.LabelSelectorAsSelector(&sm.Spec.Selector)
+		require.NoError(t, err)
+		var selected []corev1.Service
+		for _, o := range objs {
+			if o.GetKind() == "Service" && o.GetNamespace() == u.GetNamespace() && selector.Matches(labels.Set(o.GetLabels())) {
+				var s corev1.Service
+				installtest.Into(t, o, &s)
+				selected = append(selected, s)
+			}
+		}
+		if !assert.Len(t, selected, 1, "ServiceMonitor %s selects one Service", u.GetName()) {
+			continue
+		}
+		svc := selected[0]
+		monitored[svc.Name] = true
+		assert.Equal(t, svc.Name, u.GetName(), "ServiceMonitor %s is named as the Service it selects, as upstream's", u.GetName())
+		require.Len(t, sm.Spec.Endpoints, 1, u.GetName())
+		e := sm.Spec.Endpoints[0]
+		assert.True(t, slices.ContainsFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool { return p.Name == e.Port }), "ServiceMonitor %s: port %s not in Service %s", u.GetName(), e.Port, svc.Name)
+		assert.Equal(t, svc.Name+"."+svc.Namespace+".svc", e.TLSConfig.ServerName, u.GetName())
+		assert.Contains(t, certificate.Spec.DNSNames, e.TLSConfig.ServerName, "the metrics certificate covers %s", e.TLSConfig.ServerName)
+	}
+	assert.Equal(t, map[string]bool{"kubevirt-hyperconverged-operator-metrics": true, "hyperconverged-cluster-webhook-operator-metrics": true}, monitored,
+		"upstream's operator and webhook metrics Services, each monitored")
+
+	prometheus := render(t, "prometheus", "")
+	var role rbacv1.Role
+	installtest.Into(t, installtest.Find(t, prometheus, "Role", "hyperconverged-cluster-operator-metrics"), &role)
+	assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"services", "endpoints", "pods"}, Verbs: []string{"get", "list", "watch"}}}, role.Rules, "upstream's rule")
+	var roleBinding rbacv1.RoleBinding
+	installtest.Into(t, installtest.Find(t, prometheus, "RoleBinding", "hyperconverged-cluster-operator-metrics"), &roleBinding)
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name}, roleBinding.RoleRef)
+	var binding rbacv1.ClusterRoleBinding
+	installtest.Into(t, installtest.Find(t, prometheus, "ClusterRoleBinding", "hco-metrics-reader-prometheus"), &binding)
+	assert.Equal(t, binding.Subjects, roleBinding.Subjects, "the Prometheus that may scrape may find the endpoints")
 }

@@ -133,8 +133,10 @@ func serviceAccountKubeconfig(t *testing.T, namespace, name string) string {
 }
 
 // config/prometheus lets the Prometheus service account it binds GET
-// /metrics, and config/ itself holds no Prometheus operator kinds, so that it
-// applies on a cluster without their CRDs.
+// /metrics, and find the endpoints in the operator's namespace (upstream's
+// Role: Services, Endpoints and Pods, read only, there only); config/ itself
+// holds no Prometheus operator kinds, so that it applies on a cluster without
+// their CRDs.
 func TestPrometheusMayScrapeAndDefaultConfigNeedsNoPrometheusCRDs(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
@@ -152,7 +154,9 @@ func TestPrometheusMayScrapeAndDefaultConfigNeedsNoPrometheusCRDs(t *testing.T) 
 	kinds := map[string]bool{}
 	for _, u := range manifests(t, filepath.Join(root, "config", "prometheus")) {
 		kinds[u.GetKind()] = true
-		if u.GetKind() != "ClusterRoleBinding" {
+		switch u.GetKind() {
+		case "ClusterRoleBinding", "Role", "RoleBinding":
+		default:
 			continue
 		}
 		if err := k.Patch(ctx, u, client.Apply, client.FieldOwner("metrics-test"), client.ForceOwnership); err != nil {
@@ -163,13 +167,16 @@ func TestPrometheusMayScrapeAndDefaultConfigNeedsNoPrometheusCRDs(t *testing.T) 
 				t.Errorf("delete %s %s: %v", u.GetKind(), u.GetName(), err)
 			}
 		})
+		if u.GetKind() != "ClusterRoleBinding" {
+			continue
+		}
 		var b rbacv1.ClusterRoleBinding
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &b); err != nil {
 			t.Fatal(err)
 		}
 		subjects = append(subjects, b.Subjects...)
 	}
-	for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "ClusterRoleBinding"} {
+	for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "ClusterRoleBinding", "Role", "RoleBinding"} {
 		if !kinds[kind] {
 			t.Errorf("config/prometheus has no %s", kind)
 		}
@@ -196,6 +203,32 @@ func TestPrometheusMayScrapeAndDefaultConfigNeedsNoPrometheusCRDs(t *testing.T) 
 					return err
 				}
 				if sar.Status.Allowed != want {
+					return fmt.Errorf("allowed %v (%s)", sar.Status.Allowed, sar.Status.Reason)
+				}
+				return nil
+			})
+		}
+		// The allowed requests first, as above.
+		for _, c := range []struct {
+			resource, verb, namespace string
+			want                      bool
+		}{
+			{"endpoints", "list", operatorNamespace, true},
+			{"services", "watch", operatorNamespace, true},
+			{"pods", "get", operatorNamespace, true},
+			{"endpoints", "list", "default", false},
+			{"secrets", "list", operatorNamespace, false},
+			{"services", "update", operatorNamespace, false},
+		} {
+			testenv.Eventually(t, fmt.Sprintf("%s %s %s in %s allowed %v", user, c.verb, c.resource, c.namespace, c.want), func() error {
+				sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+					User:               user,
+					ResourceAttributes: &authorizationv1.ResourceAttributes{Resource: c.resource, Verb: c.verb, Namespace: c.namespace},
+				}}
+				if err := k.Create(ctx, sar); err != nil {
+					return err
+				}
+				if sar.Status.Allowed != c.want {
 					return fmt.Errorf("allowed %v (%s)", sar.Status.Allowed, sar.Status.Reason)
 				}
 				return nil
