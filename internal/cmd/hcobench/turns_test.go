@@ -1,15 +1,29 @@
 package main
 
 import (
+	"runtime"
 	"sync"
 	"testing"
 )
 
 // Two subjects that both want steps alternate, and no two steps overlap.
+// Each step lasts until the other subject, while it has steps left, waits
+// for its next one: "both want every step", whatever the scheduler does
+// between a step's end and the next begin (on a loaded host a subject could
+// otherwise end a whole step before the other asked again).
 func TestTurnsAlternate(t *testing.T) {
 	tr := newTurns()
 	var mu sync.Mutex
 	var order []int
+	remaining := [2]int{5, 5}
+	otherWants := func(who int) bool {
+		mu.Lock()
+		left := remaining[1-who]
+		mu.Unlock()
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return left == 0 || tr.waiting[1-who]
+	}
 	running := 0
 	var wg sync.WaitGroup
 	// Subject 0 holds a first step until subject 1 waits, so that both
@@ -26,7 +40,11 @@ func TestTurnsAlternate(t *testing.T) {
 				}
 				order = append(order, who)
 				running--
+				remaining[who]--
 				mu.Unlock()
+				for !otherWants(who) {
+					runtime.Gosched()
+				}
 				tr.end(who)
 			}
 		})
