@@ -1,9 +1,12 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -129,9 +132,28 @@ func Register(mgr manager.Manager, opts Options) error {
 // take the webhook's memory.
 const MaxConversionBytes = 7 << 20
 
+// The conversion endpoint's other bounds. It answers the API server, but
+// anything that reaches the pod can call it, unauthenticated: a body of
+// many tiny objects decodes to far more memory than its size (63,791
+// objects in 7 MiB took 582 MiB), a slow body holds a connection, and
+// concurrent requests add up.
+const (
+	// MaxConversionObjects bounds the objects of one ConversionReview,
+	// counted on the raw body before it is decoded. A cluster has one
+	// HyperConverged (the webhook refuses any other name), so the API
+	// server never sends many.
+	MaxConversionObjects = 64
+	// MaxConcurrentConversions bounds the requests converted at once; more
+	// are refused with 429 (the API server retries a watch or list).
+	MaxConcurrentConversions = 4
+	// ConversionReadTimeout bounds reading a request's body.
+	ConversionReadTimeout = 10 * time.Second
+)
+
 // ConversionHandler returns controller-runtime's conversion webhook for the
-// HyperConverged (v1 is the hub, v1beta1 converts through it), its request
-// bodies bounded by MaxConversionBytes.
+// HyperConverged (v1 is the hub, v1beta1 converts through it), its requests
+// bounded: MaxConversionBytes, MaxConversionObjects,
+// MaxConcurrentConversions, ConversionReadTimeout.
 func ConversionHandler() (http.Handler, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{hcov1.AddToScheme, v1beta1.AddToScheme} {
@@ -140,14 +162,74 @@ func ConversionHandler() (http.Handler, error) {
 		}
 	}
 	convert := conversion.NewWebhookHandler(scheme, conversion.NewRegistry())
+	return Bounded(convert, ConversionBounds{Bytes: MaxConversionBytes, Objects: MaxConversionObjects, Concurrent: MaxConcurrentConversions, ReadTimeout: ConversionReadTimeout}), nil
+}
+
+// ConversionBounds are the limits Bounded keeps.
+type ConversionBounds struct {
+	// Bytes bounds the body; Objects the entries of request.objects.
+	Bytes, Objects int
+	// Concurrent bounds the requests handled at once.
+	Concurrent int
+	// ReadTimeout bounds reading the body.
+	ReadTimeout time.Duration
+}
+
+// Bounded serves a ConversionReview with next within b: a request past a
+// bound is refused (413 for its size or objects, 429 past the concurrent
+// ones, 408 when its body is too slow) before next decodes anything.
+func Bounded(next http.Handler, b ConversionBounds) http.Handler {
+	slots := make(chan struct{}, b.Concurrent)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > MaxConversionBytes {
-			http.Error(w, fmt.Sprintf("request entity is too large; limit is %d bytes", MaxConversionBytes), http.StatusRequestEntityTooLarge)
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+		default:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, fmt.Sprintf("too many conversion requests at once; limit is %d", b.Concurrent), http.StatusTooManyRequests)
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxConversionBytes)
-		convert.ServeHTTP(w, r)
-	}), nil
+		if r.ContentLength > int64(b.Bytes) {
+			http.Error(w, fmt.Sprintf("request entity is too large; limit is %d bytes", b.Bytes), http.StatusRequestEntityTooLarge)
+			return
+		}
+		// Not every connection supports a deadline (an HTTP/2 stream may):
+		// then the body bound alone holds.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(b.ReadTimeout))
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(b.Bytes)))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				http.Error(w, fmt.Sprintf("request entity is too large; limit is %d bytes", b.Bytes), http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "reading the request: "+err.Error(), http.StatusRequestTimeout)
+			return
+		}
+		if reviewObjects(body) > b.Objects {
+			http.Error(w, fmt.Sprintf("a ConversionReview of at most %d objects, as request.objects", b.Objects), http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// reviewObjects counts the entries of a ConversionReview's request.objects,
+// each kept as its raw bytes (no more memory than the body's size), not
+// built into objects. A body that is not a ConversionReview is left to the
+// decoder to refuse (0).
+func reviewObjects(body []byte) int {
+	var review struct {
+		Request *struct {
+			Objects []json.RawMessage `json:"objects"`
+		} `json:"request"`
+	}
+	if json.Unmarshal(body, &review) != nil || review.Request == nil {
+		return 0
+	}
+	return len(review.Request.Objects)
 }
 
 // Handle implements admission.Handler. It allows, denies with a message naming
