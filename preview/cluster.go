@@ -349,7 +349,18 @@ func (c *Cluster) send(ctx context.Context, v *view, s hco.Step) (Object, error)
 		return o, nil
 	case hco.VerbCreate:
 		created := s.Send.DeepCopy()
-		err := c.dryRun.Create(ctx, created, strict, client.FieldOwner(hco.FieldOwner))
+		var err error
+		if unguardable(s.GVK) {
+			err = c.reader.Get(ctx, s.Key, &unstructured.Unstructured{Object: map[string]any{"apiVersion": s.GVK.GroupVersion().String(), "kind": s.GVK.Kind}})
+			switch {
+			case apierrors.IsNotFound(err):
+				err = nil
+			case err == nil:
+				err = apierrors.NewAlreadyExists(schema.GroupResource{Group: s.GVK.Group, Resource: s.GVK.Kind}, s.Key.Name)
+			}
+		} else {
+			err = c.dryRun.Create(ctx, created, strict, client.FieldOwner(hco.FieldOwner))
+		}
 		if err == nil {
 			o.Merged = document(created, ownedKeys(created))
 			return o, nil
@@ -371,8 +382,10 @@ func (c *Cluster) send(ctx context.Context, v *view, s hco.Step) (Object, error)
 	}
 	merged := live
 	if update != nil {
-		if err := c.dryRun.Update(ctx, update, strict, client.FieldOwner(hco.FieldOwner)); err != nil {
-			return o, refused("update", err)
+		if !unguardable(s.GVK) {
+			if err := c.dryRun.Update(ctx, update, strict, client.FieldOwner(hco.FieldOwner)); err != nil {
+				return o, refused("update", err)
+			}
 		}
 		merged = update
 	}
@@ -385,4 +398,21 @@ func (c *Cluster) send(ctx context.Context, v *view, s hco.Step) (Object, error)
 func ownedKeys(u *unstructured.Unstructured) metadataKeys {
 	labels, annotations := hco.OwnedMetadata(u)
 	return metadataKeys{labels: labels, annotations: annotations}
+}
+
+// unguardable says whether objects of kind gvk are previewed without a dry
+// run: the admission policies and their bindings, which the API server never
+// passes to an admission policy, so that the reviewers' account may not
+// write them at all (config/diff's dry-run-only policy could not hold it,
+// and a real write of a binding would switch that policy off). They are
+// shown as the operator would send them: without the API server's defaults.
+func unguardable(gvk schema.GroupVersionKind) bool {
+	if gvk.Group != "admissionregistration.k8s.io" {
+		return false
+	}
+	switch gvk.Kind {
+	case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+		return true
+	}
+	return false
 }

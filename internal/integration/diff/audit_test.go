@@ -13,9 +13,11 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -230,4 +232,30 @@ func TestReviewerAccountSendsDryRunsOnly(t *testing.T) {
 	cm := &corev1.ConfigMap{}
 	require.NoError(t, k.Get(ctx, client.ObjectKeyFromObject(existing), cm))
 	assert.Empty(t, cm.Data, "nothing written")
+
+	// The attack: the API server never passes admission policies and their
+	// bindings to an admission policy, so the account may not write them at
+	// all, not even as a dry run; a real update of the policy's binding to
+	// Audit would switch the policy off (it did, when the role granted it).
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: "hco-diff-dry-run-only"}, binding))
+	binding.Spec.ValidationActions = []admissionregistrationv1.ValidationAction{admissionregistrationv1.Audit}
+	for _, o := range [][]client.UpdateOption{nil, {client.DryRunAll}} {
+		err := as.Update(ctx, binding.DeepCopy(), o...)
+		assert.True(t, apierrors.IsForbidden(err), "update of the dry-run policy's binding %v: %v", o, err)
+	}
+	t.Cleanup(func() {
+		_ = k.Delete(context.Background(), &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "hco-diff-attack"}})
+	})
+	for _, o := range [][]client.CreateOption{nil, {client.DryRunAll}} {
+		err := as.Create(ctx, &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "hco-diff-attack"},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+				MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+						Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}}},
+				Validations: []admissionregistrationv1.Validation{{Expression: "false"}}}}, o...)
+		assert.True(t, apierrors.IsForbidden(err), "create of an admission policy %v: %v", o, err)
+	}
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: "hco-diff-dry-run-only"}, binding))
+	assert.Equal(t, []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}, binding.Spec.ValidationActions, "the policy still denies")
 }
