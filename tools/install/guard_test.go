@@ -24,6 +24,7 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
+	"github.com/hcokit/hcokit/operands/priorityclass"
 	"github.com/hcokit/hcokit/operands/waspagent"
 	"github.com/hcokit/hcokit/tools/install/internal/installtest"
 )
@@ -141,6 +142,8 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"a webhook of another name":                         webhook("mine", ns),
 		"the injector's webhook, elsewhere":                 webhook(netresinjector.WebhookConfigName, "default"),
 		"another PriorityClass":                             &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
+		"the PriorityClass, as the cluster's default":       &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: priorityclass.Value, GlobalDefault: true},
+		"the PriorityClass, another value":                  &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: 7},
 		"the wasp agent's binding, to another account":      binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, "hco-operator"),
 		"SecurityContextConstraints of another name":        scc(t, "privileged-too", nil),
 		"the wasp agent's SCC, for another account":         scc(t, waspagent.SCCName, []string{"system:serviceaccount:" + ns + ":hco-operator"}),
@@ -170,6 +173,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"the injector's binding":         binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, injectorSA),
 		"the observability controller's": binding(observability.ClusterRoleBindingName, observability.ObjectName, observability.ObjectName),
 		"the injector's webhook":         webhook(netresinjector.WebhookConfigName, ns),
+		"the PriorityClass":              priorityclass.Build(&hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}, hco.Facts{Environment: hco.Environment{Namespace: ns}}),
 		"the wasp agent's binding":       binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, waspagent.ServiceAccountName),
 		"the wasp agent's SCC":           scc(t, waspagent.SCCName, nil),
 		"the wasp agent's DaemonSet":     asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: waspagent.Component, Namespace: ns}}),
