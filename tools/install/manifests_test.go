@@ -623,3 +623,25 @@ func TestPrometheusObjectsAreUpstreamsAndSelectTheMetricsServices(t *testing.T) 
 	installtest.Into(t, installtest.Find(t, prometheus, "ClusterRoleBinding", "hco-metrics-reader-prometheus"), &binding)
 	assert.Equal(t, binding.Subjects, roleBinding.Subjects, "the Prometheus that may scrape may find the endpoints")
 }
+
+// hcokit's pods mount only the serving certificate and key of the Secrets
+// its rotators keep (which also hold each CA's key): a compromised webhook
+// or operator pod reads no CA key.
+func TestPodsMountNoCAKey(t *testing.T) {
+	for _, dir := range kustomizations {
+		for _, name := range []string{"hco-webhook", "hco-operator"} {
+			var d appsv1.Deployment
+			installtest.Into(t, installtest.Find(t, render(t, dir, ""), "Deployment", name), &d)
+			for _, v := range d.Spec.Template.Spec.Volumes {
+				if v.Secret == nil {
+					continue
+				}
+				var keys []string
+				for _, i := range v.Secret.Items {
+					keys = append(keys, i.Key)
+				}
+				assert.ElementsMatch(t, []string{"tls.crt", "tls.key"}, keys, "%s: %s's volume %s (Secret %s)", dir, name, v.Name, v.Secret.SecretName)
+			}
+		}
+	}
+}
