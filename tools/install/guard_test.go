@@ -47,9 +47,13 @@ func scc(t *testing.T, name string, users []string) client.Object {
 
 // asWasp gives the workload w a pod template that runs as the wasp agent's
 // service account.
-func asWasp(w client.Object) client.Object {
+func asWasp(w client.Object) client.Object { return runningAs(w, waspagent.ServiceAccountName) }
+
+// runningAs gives the workload w a pod template that runs as the service
+// account sa ("": the namespace's default).
+func runningAs(w client.Object, sa string) client.Object {
 	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"name": "x"}},
-		Spec: corev1.PodSpec{ServiceAccountName: waspagent.ServiceAccountName, Containers: []corev1.Container{{Name: "c", Image: "example.com/c"}}}}
+		Spec: corev1.PodSpec{ServiceAccountName: sa, Containers: []corev1.Container{{Name: "c", Image: "example.com/c"}}}}
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"name": "x"}}
 	switch o := w.(type) {
 	case *appsv1.Deployment:
@@ -134,25 +138,30 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 	}
 	injectorSA := netresinjector.ServiceAccountName
 	refused := map[string]client.Object{
-		"a binding of another name":                         binding("mine", "cluster-admin", injectorSA),
-		"the injector's binding, to cluster-admin":          binding(netresinjector.ClusterRoleBindingName, "cluster-admin", injectorSA),
-		"the injector's binding, to another account":        binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, "hco-operator"),
-		"the observability binding, of the injector's role": binding(observability.ClusterRoleBindingName, netresinjector.ClusterRoleName, observability.ObjectName),
-		"the observability role, to the operator":           binding(observability.ClusterRoleBindingName, observability.ObjectName, "hco-operator"),
-		"a webhook of another name":                         webhook("mine", ns),
-		"the injector's webhook, elsewhere":                 webhook(netresinjector.WebhookConfigName, "default"),
-		"another PriorityClass":                             &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
-		"the PriorityClass, as the cluster's default":       &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: priorityclass.Value, GlobalDefault: true},
-		"the PriorityClass, another value":                  &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: 7},
-		"the wasp agent's binding, to another account":      binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, "hco-operator"),
-		"SecurityContextConstraints of another name":        scc(t, "privileged-too", nil),
-		"the wasp agent's SCC, for another account":         scc(t, waspagent.SCCName, []string{"system:serviceaccount:" + ns + ":hco-operator"}),
-		"the wasp agent's SCC, for a second account":        scc(t, waspagent.SCCName, []string{waspagent.ServiceAccountUser(ns), "system:serviceaccount:default:default"}),
-		"the wasp agent's SCC, for every user":              sccForGroup(t, "system:authenticated"),
-		"a Deployment as the wasp agent's account":          asWasp(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "hyperconverged-cluster-cli-download", Namespace: ns}}),
-		"another DaemonSet as the wasp agent's account":     asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "not-wasp", Namespace: ns}}),
-		"an ImageStream without the operator's label":       imageStream("golden", "default", ""),
-		"an ImageStream labelled as another's":              imageStream("golden", "default", "someone-else"),
+		"a binding of another name":                          binding("mine", "cluster-admin", injectorSA),
+		"the injector's binding, to cluster-admin":           binding(netresinjector.ClusterRoleBindingName, "cluster-admin", injectorSA),
+		"the injector's binding, to another account":         binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, "hco-operator"),
+		"the observability binding, of the injector's role":  binding(observability.ClusterRoleBindingName, netresinjector.ClusterRoleName, observability.ObjectName),
+		"the observability role, to the operator":            binding(observability.ClusterRoleBindingName, observability.ObjectName, "hco-operator"),
+		"a webhook of another name":                          webhook("mine", ns),
+		"the injector's webhook, elsewhere":                  webhook(netresinjector.WebhookConfigName, "default"),
+		"another PriorityClass":                              &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
+		"the PriorityClass, as the cluster's default":        &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: priorityclass.Value, GlobalDefault: true},
+		"the PriorityClass, another value":                   &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: 7},
+		"the wasp agent's binding, to another account":       binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, "hco-operator"),
+		"SecurityContextConstraints of another name":         scc(t, "privileged-too", nil),
+		"the wasp agent's SCC, for another account":          scc(t, waspagent.SCCName, []string{"system:serviceaccount:" + ns + ":hco-operator"}),
+		"the wasp agent's SCC, for a second account":         scc(t, waspagent.SCCName, []string{waspagent.ServiceAccountUser(ns), "system:serviceaccount:default:default"}),
+		"the wasp agent's SCC, for every user":               sccForGroup(t, "system:authenticated"),
+		"a Deployment as the wasp agent's account":           asWasp(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "hyperconverged-cluster-cli-download", Namespace: ns}}),
+		"another DaemonSet as the wasp agent's account":      asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "not-wasp", Namespace: ns}}),
+		"the injector's Deployment as the webhook's account": runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: netresinjector.DeploymentName, Namespace: ns}}, "hco-webhook"),
+		"the injector's Deployment as the default account":   runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: netresinjector.DeploymentName, Namespace: ns}}, ""),
+		"the CLI download as the operator's account":         runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "hyperconverged-cluster-cli-download", Namespace: ns}}, "hco-operator"),
+		"a Deployment of another name":                       runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "miner", Namespace: ns}}, ""),
+		"a DaemonSet of another name":                        runningAs(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "root-on-every-node", Namespace: ns}}, ""),
+		"an ImageStream without the operator's label":        imageStream("golden", "default", ""),
+		"an ImageStream labelled as another's":               imageStream("golden", "default", "someone-else"),
 	}
 	// A new policy takes effect once the API server has loaded it.
 	installtest.WaitFor(t, "the policy in effect", func() error {
@@ -177,6 +186,8 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"the wasp agent's binding":       binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, waspagent.ServiceAccountName),
 		"the wasp agent's SCC":           scc(t, waspagent.SCCName, nil),
 		"the wasp agent's DaemonSet":     asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: waspagent.Component, Namespace: ns}}),
+		"the injector's Deployment":      runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: netresinjector.DeploymentName, Namespace: ns}}, netresinjector.ServiceAccountName),
+		"the CLI download":               runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "hyperconverged-cluster-cli-download", Namespace: ns}}, ""),
 		"its ImageStream, anywhere":      imageStream("golden", "default", hco.ManagedByValue),
 	} {
 		assert.NoError(t, operator.Create(ctx, obj, dryRun), what)
