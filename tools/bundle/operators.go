@@ -5,10 +5,10 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/operator-framework/api/pkg/operators/v1alpha1"
@@ -212,9 +212,7 @@ func namespaced(kind string) bool {
 
 // versionEnv says whether an environment variable of a component operator
 // carries a version that a bump changes.
-func versionEnv(name string) bool {
-	return strings.HasSuffix(name, "_VERSION") && name != "WATCH_NAMESPACE"
-}
+func versionEnv(name string) bool { return strings.HasSuffix(name, "_VERSION") }
 
 type containerEnv struct {
 	name, value string
@@ -458,11 +456,4 @@ func splitHeader(data []byte) (string, []*unstructured.Unstructured, error) {
 }
 
 // SortedPaths returns the keys of files, sorted.
-func SortedPaths(files map[string][]byte) []string {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return paths
-}
+func SortedPaths(files map[string][]byte) []string { return slices.Sorted(maps.Keys(files)) }

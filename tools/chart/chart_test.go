@@ -125,7 +125,7 @@ func assertSame(t *testing.T, want, got []*unstructured.Unstructured, what strin
 func TestChartRendersTheKustomizations(t *testing.T) {
 	for _, v := range install.ChartVariants {
 		namespaces := []string{"", "virt-elsewhere"}
-		if v.Platform == "openshift" {
+		if v.FixedNamespace {
 			namespaces = namespaces[:1]
 		}
 		for _, ns := range namespaces {

@@ -39,6 +39,11 @@ type ChartVariant struct {
 	Platform, Certificates string
 	// Dir is the kustomization, under config/.
 	Dir string
+	// FixedNamespace: the kustomization cannot move to another namespace
+	// (config/overlays/openshift: its Roles live in the platform's
+	// namespaces); the chart renders it as config/default in the release's
+	// namespace plus what the overlay adds or changes.
+	FixedNamespace bool
 }
 
 // ChartVariants are the choices the chart offers, each equal to a
@@ -46,7 +51,7 @@ type ChartVariant struct {
 var ChartVariants = []ChartVariant{
 	{Platform: "kubernetes", Certificates: "self-managed", Dir: "default"},
 	{Platform: "kubernetes", Certificates: "cert-manager", Dir: "overlays/cert-manager"},
-	{Platform: "openshift", Certificates: "self-managed", Dir: "overlays/openshift"},
+	{Platform: "openshift", Certificates: "self-managed", Dir: "overlays/openshift", FixedNamespace: true},
 }
 
 func (v ChartVariant) condition() string {
@@ -124,7 +129,7 @@ func Chart(configRoot, version string) (map[string][]byte, error) {
 	var order []string
 	objects := map[string]*chartObject{}
 	for i, v := range ChartVariants {
-		objs, err := chartRender(configRoot, v.Dir)
+		objs, err := chartRender(configRoot, v)
 		if err != nil {
 			return nil, err
 		}
@@ -194,13 +199,13 @@ func Chart(configRoot, version string) (map[string][]byte, error) {
 	return files, nil
 }
 
-// chartRender renders config/dir in chartNamespace. An overlay that cannot
-// change the namespace (config/overlays/openshift: its Roles live in the
-// platform's namespaces) is config/default in chartNamespace plus what the
-// overlay adds or changes, with the default namespace replaced where a
-// value names it.
-func chartRender(configRoot, dir string) ([]*unstructured.Unstructured, error) {
-	if dir != "overlays/openshift" {
+// chartRender renders v's kustomization in chartNamespace. One with a
+// FixedNamespace is config/default in chartNamespace plus what the overlay
+// adds or changes, with the default namespace replaced where a value names
+// it.
+func chartRender(configRoot string, v ChartVariant) ([]*unstructured.Unstructured, error) {
+	dir := v.Dir
+	if !v.FixedNamespace {
 		return Render(configRoot, dir, Edit{Namespace: chartNamespace})
 	}
 	base, err := Render(configRoot, "default", Edit{Namespace: chartNamespace})
