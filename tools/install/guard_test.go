@@ -22,6 +22,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/aie"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/priorityclass"
@@ -137,13 +138,30 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: serviceAccount, Namespace: ns}}}
 	}
 	injectorSA := netresinjector.ServiceAccountName
+	owner := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}
+	hcoEnv := hco.Environment{Namespace: ns}
+	// The injector's real configuration, then changed as an attacker would.
+	injectorWebhook := func(change func(w *admissionregistrationv1.MutatingWebhook)) client.Object {
+		c := netresinjector.BuildWebhookConfiguration(owner, hcoEnv)
+		change(&c.Webhooks[0])
+		return c
+	}
 	refused := map[string]client.Object{
-		"a binding of another name":                          binding("mine", "cluster-admin", injectorSA),
-		"the injector's binding, to cluster-admin":           binding(netresinjector.ClusterRoleBindingName, "cluster-admin", injectorSA),
-		"the injector's binding, to another account":         binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, "hco-operator"),
-		"the observability binding, of the injector's role":  binding(observability.ClusterRoleBindingName, netresinjector.ClusterRoleName, observability.ObjectName),
-		"the observability role, to the operator":            binding(observability.ClusterRoleBindingName, observability.ObjectName, "hco-operator"),
-		"a webhook of another name":                          webhook("mine", ns),
+		"a binding of another name":                         binding("mine", "cluster-admin", injectorSA),
+		"the injector's binding, to cluster-admin":          binding(netresinjector.ClusterRoleBindingName, "cluster-admin", injectorSA),
+		"the injector's binding, to another account":        binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, "hco-operator"),
+		"the observability binding, of the injector's role": binding(observability.ClusterRoleBindingName, netresinjector.ClusterRoleName, observability.ObjectName),
+		"the observability role, to the operator":           binding(observability.ClusterRoleBindingName, observability.ObjectName, "hco-operator"),
+		"a webhook of another name":                         webhook("mine", ns),
+		"the injector's webhook, on every kind": injectorWebhook(func(w *admissionregistrationv1.MutatingWebhook) {
+			w.Rules[0].Resources, w.Rules[0].APIGroups = []string{"*/*"}, []string{"*"}
+		}),
+		"the injector's webhook, on Secrets":   injectorWebhook(func(w *admissionregistrationv1.MutatingWebhook) { w.Rules[0].Resources = []string{"secrets"} }),
+		"the injector's webhook, on every pod": injectorWebhook(func(w *admissionregistrationv1.MutatingWebhook) { w.ObjectSelector = nil }),
+		"the injector's webhook, on updates too": injectorWebhook(func(w *admissionregistrationv1.MutatingWebhook) {
+			w.Rules[0].Operations = append(w.Rules[0].Operations, admissionregistrationv1.Update)
+		}),
+		"the injector's webhook, at another Service":         injectorWebhook(func(w *admissionregistrationv1.MutatingWebhook) { w.ClientConfig.Service.Name = "hco-webhook" }),
 		"the injector's webhook, elsewhere":                  webhook(netresinjector.WebhookConfigName, "default"),
 		"another PriorityClass":                              &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
 		"the PriorityClass, as the cluster's default":        &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: priorityclass.Value, GlobalDefault: true},
@@ -181,7 +199,8 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 	for what, obj := range map[string]client.Object{
 		"the injector's binding":         binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, injectorSA),
 		"the observability controller's": binding(observability.ClusterRoleBindingName, observability.ObjectName, observability.ObjectName),
-		"the injector's webhook":         webhook(netresinjector.WebhookConfigName, ns),
+		"the injector's webhook":         netresinjector.BuildWebhookConfiguration(owner, hcoEnv),
+		"the AIE webhook's":              aie.BuildMutatingWebhookConfiguration(owner, hcoEnv),
 		"the PriorityClass":              priorityclass.Build(&hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}, hco.Facts{Environment: hco.Environment{Namespace: ns}}),
 		"the wasp agent's binding":       binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, waspagent.ServiceAccountName),
 		"the wasp agent's SCC":           scc(t, waspagent.SCCName, nil),
