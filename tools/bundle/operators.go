@@ -39,26 +39,26 @@ type Operator struct {
 	Dir string
 	// CRDs are the files of upstream's deploy/crds it owns.
 	CRDs []string
-	// OpenShiftOnly: upstream's deploy.sh leaves it out elsewhere.
-	OpenShiftOnly bool
 	// Webhook is the name of its ValidatingWebhookConfiguration (upstream's
-	// deploy/webhooks.yaml name), when it serves webhooks; CertSecret the
-	// Secret its Deployment mounts the serving certificate from.
-	Webhook, CertSecret string
+	// deploy/webhooks.yaml name), when it serves webhooks.
+	Webhook string
 }
 
 // Operators are the component operators of the stock install, in the order
 // of upstream's deploy/operator.yaml, and the virtctl download server.
 // hcokit's own workloads (hyperconverged-cluster-operator and -webhook) are
-// config/manager and config/webhook.
+// config/manager and config/webhook. Which install carries which is the
+// kustomizations' business: config/operators lists those of plain
+// Kubernetes; ssp-operator and the download server, OpenShift-only in
+// upstream's deploy.sh, are in config/overlays/openshift and the OLM bundle.
 var Operators = []Operator{
 	{Deployment: "cluster-network-addons-operator", Dir: "operands/cnao/operator", CRDs: []string{"cluster-network-addons00.crd.yaml"}},
 	{Deployment: "virt-operator", Dir: "operands/kubevirt/operator", CRDs: []string{"kubevirt00.crd.yaml"}},
-	{Deployment: "ssp-operator", Dir: "operands/ssp/operator", CRDs: []string{"scheduling-scale-performance00.crd.yaml"}, OpenShiftOnly: true,
-		Webhook: "vssp.kb.io", CertSecret: "ssp-operator-service-cert"},
+	{Deployment: "ssp-operator", Dir: "operands/ssp/operator", CRDs: []string{"scheduling-scale-performance00.crd.yaml"},
+		Webhook: "vssp.kb.io"},
 	{Deployment: "cdi-operator", Dir: "operands/cdi/operator", CRDs: []string{"containerized-data-importer00.crd.yaml"}},
 	{Deployment: "hostpath-provisioner-operator", Dir: "operands/hpp/operator", CRDs: []string{"hostpath-provisioner00.crd.yaml"},
-		Webhook: "hostpathprovisioner.kubevirt.io", CertSecret: "hostpath-provisioner-operator-webhook-service-cert"},
+		Webhook: "hostpathprovisioner.kubevirt.io"},
 	{Deployment: "aaq-operator", Dir: "operands/aaq/operator", CRDs: []string{"application-aware-quota00.crd.yaml"}},
 	{Deployment: "kubevirt-migration-operator", Dir: "operands/migcontroller/operator", CRDs: []string{"migration-operator00.crd.yaml"}},
 	{Deployment: "inflightoperations-controller-manager", Dir: "config/operators/inflightoperations", CRDs: []string{"inflightoperations00.crd.yaml", "inflightoperations01.crd.yaml"}},
@@ -67,7 +67,7 @@ var Operators = []Operator{
 	// The virtctl download server: upstream's install deploys it, its
 	// operator makes the Service, Route and ConsoleCLIDownload
 	// (operands/clidownload).
-	{Deployment: "hyperconverged-cluster-cli-download", Dir: "operands/clidownload/operator", OpenShiftOnly: true},
+	{Deployment: "hyperconverged-cluster-cli-download", Dir: "operands/clidownload/operator"},
 }
 
 // A generated file's first lines.
