@@ -194,7 +194,10 @@ func (k *Keeper) client() (*http.Client, error) {
 			return nil, fmt.Errorf("reading the service account token for the Alertmanager: %w", err)
 		}
 	}
-	return &http.Client{Transport: rt, Timeout: requestTimeout}, nil
+	// The token goes to the Alertmanager's proxy and nowhere else: a
+	// redirect is answered as an error, not followed with the token.
+	return &http.Client{Transport: rt, Timeout: requestTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, nil
 }
 
 // silence is what the API v2 returns of a silence (gettableSilence).

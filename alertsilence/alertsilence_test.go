@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -414,4 +415,27 @@ func TestKeeperStart(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Start did not return after its context ended")
 	}
+}
+
+// The token goes to the Alertmanager's address only: a redirect elsewhere
+// is an error, and the other server sees no request (with or without the
+// token).
+func TestKeeperFollowsNoRedirect(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+	}))
+	defer other.Close()
+	redirector := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer redirector.Close()
+	caFile := filepath.Join(t.TempDir(), "ca.crt")
+	require.NoError(t, os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: redirector.Certificate().Raw}), 0o600))
+	k := &alertsilence.Keeper{URL: redirector.URL, CAFile: caFile, Token: "secret",
+		Silences: []alertsilence.Silence{alertsilence.PodDisruptionBudgetAtLimit()}, Log: logr.Discard()}
+	err := k.Ensure(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "307")
+	assert.Zero(t, elsewhere.Load(), "requests that reached the redirect's target")
 }
