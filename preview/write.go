@@ -9,10 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
 
@@ -47,11 +51,12 @@ func Diff(ctx context.Context, stdout, stderr io.Writer, objs []Object, external
 	}
 	var files []file
 	for _, o := range objs {
-		live, err := marshal(o.Live)
+		masked, unmasked := redacted(o.GVK.GroupKind(), o.Live, o.Merged)
+		live, err := marshal(masked)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", o, err)
 		}
-		merged, err := marshal(o.Merged)
+		merged, err := marshal(unmasked)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", o, err)
 		}
@@ -121,6 +126,58 @@ func Diff(ctx context.Context, stdout, stderr io.Writer, objs []Object, external
 	default:
 		return false, fmt.Errorf("run the diff program %q (set KUBECTL_EXTERNAL_DIFF to another): %w", program, err)
 	}
+}
+
+// secretFields are the members of a kind that hold secret material: a
+// Route's private key (a custom host's certificate, copied from a Secret
+// in openshift-config the diff's account cannot read). A Secret's data and
+// stringData are masked besides.
+var secretFields = map[schema.GroupKind][][]string{
+	{Group: "route.openshift.io", Kind: "Route"}: {{"spec", "tls", "key"}},
+}
+
+// redacted returns copies of live and merged with the secret material of
+// kind gk masked as kubectl diff masks a Secret's data: "***" where both
+// sides hold the same value, "*** (before)" and "*** (after)" where they
+// differ, so that the diff still shows that it changes.
+func redacted(gk schema.GroupKind, live, merged map[string]any) (map[string]any, map[string]any) {
+	paths := secretFields[gk]
+	if gk == (schema.GroupKind{Kind: "Secret"}) {
+		for _, doc := range []map[string]any{live, merged} {
+			for _, field := range []string{"data", "stringData"} {
+				m, _, _ := unstructured.NestedMap(doc, field)
+				for k := range m {
+					paths = append(paths, []string{field, k})
+				}
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return live, merged
+	}
+	copyOf := func(doc map[string]any) map[string]any {
+		if doc == nil {
+			return nil
+		}
+		return runtime.DeepCopyJSON(doc)
+	}
+	live, merged = copyOf(live), copyOf(merged)
+	for _, p := range paths {
+		before, inLive, _ := unstructured.NestedFieldNoCopy(live, p...)
+		after, inMerged, _ := unstructured.NestedFieldNoCopy(merged, p...)
+		if inLive && inMerged && reflect.DeepEqual(before, after) {
+			_ = unstructured.SetNestedField(live, "***", p...)
+			_ = unstructured.SetNestedField(merged, "***", p...)
+			continue
+		}
+		if inLive {
+			_ = unstructured.SetNestedField(live, "*** (before)", p...)
+		}
+		if inMerged {
+			_ = unstructured.SetNestedField(merged, "*** (after)", p...)
+		}
+	}
+	return live, merged
 }
 
 // marshal is a document as YAML; nil for none.

@@ -105,3 +105,45 @@ func mustYAML(t *testing.T, doc map[string]any) string {
 	}
 	return string(b)
 }
+
+// A Route's private key and a Secret's data are masked in what the diff
+// prints, as kubectl diff masks a Secret's: whether they change still
+// shows, their values do not.
+func TestDiffMasksSecretMaterial(t *testing.T) {
+	requireDiff(t)
+	route := func(key string) map[string]any {
+		return map[string]any{"apiVersion": "route.openshift.io/v1", "kind": "Route", "metadata": map[string]any{"name": "r", "namespace": "ns"},
+			"spec": map[string]any{"host": "h.example.com", "tls": map[string]any{"termination": "edge", "certificate": "CERT", "key": key}}}
+	}
+	secret := func(v string) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s", "namespace": "ns"},
+			"data": map[string]any{"tls.key": v, "same": "U0FNRQ=="}, "stringData": map[string]any{"token": v}}
+	}
+	routeGVK := schema.GroupVersionKind{Group: "route.openshift.io", Version: "v1", Kind: "Route"}
+	secretGVK := schema.GroupVersionKind{Version: "v1", Kind: "Secret"}
+	live := route("-----BEGIN PRIVATE KEY-----OLD")
+	objs := []Object{
+		{GVK: routeGVK, Namespace: "ns", Name: "r", Live: live, Merged: route("-----BEGIN PRIVATE KEY-----NEW")},
+		{GVK: secretGVK, Namespace: "ns", Name: "s", Live: secret("T0xE"), Merged: secret("TkVX")},
+		{GVK: routeGVK, Namespace: "ns", Name: "new", Merged: route("-----BEGIN PRIVATE KEY-----MADE")},
+	}
+	var out bytes.Buffer
+	differs, err := Diff(context.Background(), &out, io.Discard, objs, "")
+	if err != nil || !differs {
+		t.Fatalf("differs %v, err %v", differs, err)
+	}
+	s := out.String()
+	for _, secret := range []string{"PRIVATE KEY", "T0xE", "TkVX", "U0FNRQ=="} {
+		if strings.Contains(s, secret) {
+			t.Errorf("%q printed:\n%s", secret, s)
+		}
+	}
+	for _, want := range []string{"-    key: '*** (before)'\n+    key: '*** (after)'\n", "same: '***'", "+    key: '*** (after)'\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("want %q in:\n%s", want, s)
+		}
+	}
+	if got := live["spec"].(map[string]any)["tls"].(map[string]any)["key"]; got != "-----BEGIN PRIVATE KEY-----OLD" {
+		t.Errorf("the object itself changed: %v", got)
+	}
+}
