@@ -3,12 +3,13 @@ package install
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
+	consolev1 "github.com/openshift/api/console/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -23,9 +24,14 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/aie"
+	"github.com/hcokit/hcokit/operands/clidownload"
+	"github.com/hcokit/hcokit/operands/consoleplugin"
+	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/observability"
 	"github.com/hcokit/hcokit/operands/priorityclass"
+	"github.com/hcokit/hcokit/operands/quickstart"
+	"github.com/hcokit/hcokit/operands/virtiowin"
 	"github.com/hcokit/hcokit/operands/waspagent"
 	"github.com/hcokit/hcokit/tools/install/internal/installtest"
 )
@@ -44,25 +50,6 @@ func scc(t *testing.T, name string, users []string) client.Object {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	require.NoError(t, err)
 	return &unstructured.Unstructured{Object: m}
-}
-
-// asWasp gives the workload w a pod template that runs as the wasp agent's
-// service account.
-func asWasp(w client.Object) client.Object { return runningAs(w, waspagent.ServiceAccountName) }
-
-// runningAs gives the workload w a pod template that runs as the service
-// account sa ("": the namespace's default).
-func runningAs(w client.Object, sa string) client.Object {
-	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"name": "x"}},
-		Spec: corev1.PodSpec{ServiceAccountName: sa, Containers: []corev1.Container{{Name: "c", Image: "example.com/c"}}}}
-	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"name": "x"}}
-	switch o := w.(type) {
-	case *appsv1.Deployment:
-		o.Spec = appsv1.DeploymentSpec{Selector: sel, Template: tmpl}
-	case *appsv1.DaemonSet:
-		o.Spec = appsv1.DaemonSetSpec{Selector: sel, Template: tmpl}
-	}
-	return w
 }
 
 // imageStream is an ImageStream in namespace, labelled managed-by labelled.
@@ -87,24 +74,24 @@ func sccForGroup(t *testing.T, group string) client.Object {
 	return u
 }
 
-// The install's admission policy (config/guard) lets the operator's service
-// account write only its operands' own cluster-scoped RBAC, webhook
-// configurations and PriorityClass: asked as that account, with every RBAC
-// grant (so that only the policy can refuse), the API server refuses a
-// binding to cluster-admin, a Pod-mutating webhook of another name or one
-// sent outside the operator's namespace, another PriorityClass, an operand's
-// binding of another ClusterRole or to another account, and
-// SecurityContextConstraints of another name or admitting anyone but the
-// wasp agent's account, a workload but the agent's DaemonSet running as that
-// account, an ImageStream without its managed-by label made, changed,
-// labelled or deleted, and takes the injector's, the observability
-// controller's, the wasp agent's and its own image streams.
-func TestOperatorWritesAreGuarded(t *testing.T) {
-	env.Require(t)
-	ctx := context.Background()
-	const ns = "hco-guard"
+// unstructuredOf is obj (its TypeMeta set) as an unstructured object, for
+// the kinds the test client's scheme lacks.
+func unstructuredOf(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	require.NoError(t, err)
+	return &unstructured.Unstructured{Object: m}
+}
+
+// guarded applies the install's admission policies (config/guard), as
+// rendered for namespace ns, for the test's duration, creates ns, and
+// returns a client acting as the operator's service account there with
+// every RBAC grant (system:masters), so that only the policies can refuse;
+// once they are in effect.
+func guarded(t *testing.T, ctx context.Context, ns string) client.Client {
+	t.Helper()
 	for _, u := range render(t, "default", ns) {
-		if u.GetKind() != "ValidatingAdmissionPolicy" && u.GetKind() != "ValidatingAdmissionPolicyBinding" || u.GetName() != "hco-operator-writes" {
+		if u.GetKind() != "ValidatingAdmissionPolicy" && u.GetKind() != "ValidatingAdmissionPolicyBinding" || !strings.HasPrefix(u.GetName(), "hco-operator-") && !strings.HasPrefix(u.GetName(), "hco-webhook-") {
 			continue
 		}
 		existing := &unstructured.Unstructured{}
@@ -121,7 +108,36 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":hco-operator", Groups: []string{"system:masters"}}
 	operator, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
 	require.NoError(t, err)
+	// A new policy takes effect once the API server has loaded it.
+	installtest.WaitFor(t, "the policy in effect", func() error {
+		err := operator.Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Value: 1}, client.DryRunAll)
+		if err == nil {
+			return fmt.Errorf("another PriorityClass still taken")
+		}
+		return nil
+	})
+	return operator
+}
+
+// The install's admission policy (config/guard) lets the operator's service
+// account write only its operands' own cluster-scoped RBAC, webhook
+// configurations and PriorityClass: asked as that account, with every RBAC
+// grant (so that only the policy can refuse), the API server refuses a
+// binding to cluster-admin, a Pod-mutating webhook of another name or one
+// sent outside the operator's namespace, another PriorityClass, an operand's
+// binding of another ClusterRole or to another account, and
+// SecurityContextConstraints of another name or admitting anyone but the
+// wasp agent's account, a workload but the agent's DaemonSet running as that
+// account, an ImageStream without its managed-by label made, changed,
+// labelled or deleted, and takes the injector's, the observability
+// controller's, the wasp agent's and its own image streams.
+func TestOperatorWritesAreGuarded(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	const ns = "hco-guard"
+	operator := guarded(t, ctx, ns)
 	dryRun := client.DryRunAll
+	require.NoError(t, client.IgnoreAlreadyExists(env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: dashboard.Namespace}})))
 
 	webhook := func(name, namespace string) *admissionregistrationv1.MutatingWebhookConfiguration {
 		return &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -161,34 +177,38 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"the injector's webhook, on updates too": injectorWebhook(func(w *admissionregistrationv1.MutatingWebhook) {
 			w.Rules[0].Operations = append(w.Rules[0].Operations, admissionregistrationv1.Update)
 		}),
-		"the injector's webhook, at another Service":         injectorWebhook(func(w *admissionregistrationv1.MutatingWebhook) { w.ClientConfig.Service.Name = "hco-webhook" }),
-		"the injector's webhook, elsewhere":                  webhook(netresinjector.WebhookConfigName, "default"),
-		"another PriorityClass":                              &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
-		"the PriorityClass, as the cluster's default":        &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: priorityclass.Value, GlobalDefault: true},
-		"the PriorityClass, another value":                   &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: 7},
-		"the wasp agent's binding, to another account":       binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, "hco-operator"),
-		"SecurityContextConstraints of another name":         scc(t, "privileged-too", nil),
-		"the wasp agent's SCC, for another account":          scc(t, waspagent.SCCName, []string{"system:serviceaccount:" + ns + ":hco-operator"}),
-		"the wasp agent's SCC, for a second account":         scc(t, waspagent.SCCName, []string{waspagent.ServiceAccountUser(ns), "system:serviceaccount:default:default"}),
-		"the wasp agent's SCC, for every user":               sccForGroup(t, "system:authenticated"),
-		"a Deployment as the wasp agent's account":           asWasp(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "hyperconverged-cluster-cli-download", Namespace: ns}}),
-		"another DaemonSet as the wasp agent's account":      asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "not-wasp", Namespace: ns}}),
-		"the injector's Deployment as the webhook's account": runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: netresinjector.DeploymentName, Namespace: ns}}, "hco-webhook"),
-		"the injector's Deployment as the default account":   runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: netresinjector.DeploymentName, Namespace: ns}}, ""),
-		"the CLI download as the operator's account":         runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "hyperconverged-cluster-cli-download", Namespace: ns}}, "hco-operator"),
-		"a Deployment of another name":                       runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "miner", Namespace: ns}}, ""),
-		"a DaemonSet of another name":                        runningAs(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "root-on-every-node", Namespace: ns}}, ""),
-		"an ImageStream without the operator's label":        imageStream("golden", "default", ""),
-		"an ImageStream labelled as another's":               imageStream("golden", "default", "someone-else"),
+		"the injector's webhook, at another Service":      injectorWebhook(func(w *admissionregistrationv1.MutatingWebhook) { w.ClientConfig.Service.Name = "hco-webhook" }),
+		"the injector's webhook, elsewhere":               webhook(netresinjector.WebhookConfigName, "default"),
+		"another PriorityClass":                           &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "mine"}, Value: 1},
+		"the PriorityClass, as the cluster's default":     &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: priorityclass.Value, GlobalDefault: true},
+		"the PriorityClass, another value":                &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: priorityclass.ObjectName}, Value: 7},
+		"the wasp agent's binding, to another account":    binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, "hco-operator"),
+		"SecurityContextConstraints of another name":      scc(t, "privileged-too", nil),
+		"the wasp agent's SCC, for another account":       scc(t, waspagent.SCCName, []string{"system:serviceaccount:" + ns + ":hco-operator"}),
+		"the wasp agent's SCC, for a second account":      scc(t, waspagent.SCCName, []string{waspagent.ServiceAccountUser(ns), "system:serviceaccount:default:default"}),
+		"the wasp agent's SCC, for every user":            sccForGroup(t, "system:authenticated"),
+		"an ImageStream without the operator's label":     imageStream("golden", "default", ""),
+		"an ImageStream labelled as another's":            imageStream("golden", "default", "someone-else"),
+		"a Role of another name":                          &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "mine", Namespace: ns}},
+		"the virtio-win Role, reading Secrets":            role(virtiowin.BuildRole(owner, hcoEnv), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}),
+		"the virtio-win Role, every ConfigMap":            role(virtiowin.BuildRole(owner, hcoEnv), rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}}),
+		"the UI's Role, creating Deployments":             role(consoleplugin.BuildConfigReaderRole(owner, hcoEnv), rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"create"}}),
+		"a RoleBinding of wasp-cluster to every user":     roleBinding("mine", "ClusterRole", waspagent.ClusterRoleName, rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:authenticated"}),
+		"the virtio-win binding, of wasp-cluster":         roleBinding(virtiowin.ObjectName, "ClusterRole", waspagent.ClusterRoleName, rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:authenticated"}),
+		"the virtio-win binding, of the operator's Role":  roleBinding(virtiowin.ObjectName, "Role", "hco-operator", rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:authenticated"}),
+		"the UI's binding, to another account too":        roleBinding(consoleplugin.ConfigReaderRoleBindng, "Role", consoleplugin.ConfigReaderRole, rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:authenticated"}, rbacv1.Subject{Kind: "ServiceAccount", Name: "default", Namespace: "default"}),
+		"a ConsolePlugin of another name":                 consolePlugin(t, owner, hcoEnv, func(p *consolev1.ConsolePlugin) { p.Name = "totally-legit" }),
+		"the console plugin, served from another Service": consolePlugin(t, owner, hcoEnv, func(p *consolev1.ConsolePlugin) { p.Spec.Backend.Service.Name = "hco-webhook-service" }),
+		"the console plugin, served from elsewhere":       consolePlugin(t, owner, hcoEnv, func(p *consolev1.ConsolePlugin) { p.Spec.Backend.Service.Namespace = "default" }),
+		"the console plugin, proxying elsewhere":          consolePlugin(t, owner, hcoEnv, func(p *consolev1.ConsolePlugin) { p.Spec.Proxy[0].Endpoint.Service.Namespace = "openshift-config" }),
+		"a ConsoleCLIDownload of another name":            cliDownload(t, owner, hcoEnv, "virtctl-but-mine"),
+		"a quick start without the operator's label":      quickStart(t, owner, hcoEnv, ""),
+		"a Service on every node's port": &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: ns},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 22}}}},
+		"a Service taking an external IP's traffic": &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: ns},
+			Spec: corev1.ServiceSpec{ExternalIPs: []string{"8.8.8.8"}, Ports: []corev1.ServicePort{{Port: 53}}}},
+		"a dashboard ConfigMap without the operator's label": configMap("grafana-dashboard-x", dashboard.Namespace, ""),
 	}
-	// A new policy takes effect once the API server has loaded it.
-	installtest.WaitFor(t, "the policy in effect", func() error {
-		err := operator.Create(ctx, &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Value: 1}, dryRun)
-		if err == nil {
-			return fmt.Errorf("another PriorityClass still taken")
-		}
-		return nil
-	})
 	for what, obj := range refused {
 		err := operator.Create(ctx, obj, dryRun)
 		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
@@ -204,10 +224,16 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"the PriorityClass":              priorityclass.Build(&hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}, hco.Facts{Environment: hco.Environment{Namespace: ns}}),
 		"the wasp agent's binding":       binding(waspagent.ClusterRoleName, waspagent.ClusterRoleName, waspagent.ServiceAccountName),
 		"the wasp agent's SCC":           scc(t, waspagent.SCCName, nil),
-		"the wasp agent's DaemonSet":     asWasp(&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: waspagent.Component, Namespace: ns}}),
-		"the injector's Deployment":      runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: netresinjector.DeploymentName, Namespace: ns}}, netresinjector.ServiceAccountName),
-		"the CLI download":               runningAs(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "hyperconverged-cluster-cli-download", Namespace: ns}}, ""),
 		"its ImageStream, anywhere":      imageStream("golden", "default", hco.ManagedByValue),
+		"the virtio-win Role":            virtiowin.BuildRole(owner, hcoEnv),
+		"the virtio-win binding":         virtiowin.BuildRoleBinding(owner, hcoEnv),
+		"the UI's Role":                  consoleplugin.BuildConfigReaderRole(owner, hcoEnv),
+		"the UI's binding":               consoleplugin.BuildConfigReaderRoleBinding(owner, hcoEnv),
+		"the console plugin":             consolePlugin(t, owner, hcoEnv, func(*consolev1.ConsolePlugin) {}),
+		"the CLI download links":         cliDownload(t, owner, hcoEnv, ""),
+		"its quick start":                quickStart(t, owner, hcoEnv, hco.ManagedByValue),
+		"its dashboard":                  configMap("grafana-dashboard-x", dashboard.Namespace, hco.ManagedByValue),
+		"a ConfigMap of its namespace":   configMap("anything", ns, ""),
 	} {
 		assert.NoError(t, operator.Create(ctx, obj, dryRun), what)
 	}
@@ -232,7 +258,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 	}
 	unlabelled := ours.DeepCopyObject().(*unstructured.Unstructured)
 	unlabelled.SetLabels(nil)
-	err = operator.Update(ctx, unlabelled, dryRun)
+	err := operator.Update(ctx, unlabelled, dryRun)
 	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "take the operator's label off its ImageStream: %v", err)
 	// Its own stream whose label an admin removed (its owner record kept)
 	// is taken back.
@@ -245,6 +271,81 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 	assert.NoError(t, operator.Update(ctx, takenBack, dryRun), "take back its own stream, recorded")
 	assert.NoError(t, operator.Update(ctx, ours.DeepCopyObject().(client.Object), dryRun), "update its ImageStream")
 	assert.NoError(t, operator.Delete(ctx, ours.DeepCopyObject().(client.Object), dryRun), "delete its ImageStream")
+	// Of the console's configuration, the operator only enables its
+	// plugin.
+	console := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "operator.openshift.io/v1", "kind": "Console",
+		"metadata": map[string]any{"name": "cluster"}, "spec": map[string]any{"managementState": "Managed", "plugins": []any{"monitoring-plugin"}}}}
+	require.NoError(t, env.Client.Create(ctx, console))
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, console) })
+	consoleWith := func(path []string, value any) *unstructured.Unstructured {
+		c := console.DeepCopy()
+		require.NoError(t, unstructured.SetNestedField(c.Object, value, path...))
+		return c
+	}
+	assert.NoError(t, operator.Update(ctx, consoleWith([]string{"spec", "plugins"}, []any{"monitoring-plugin", consoleplugin.PluginName}), dryRun), "enable its plugin")
+	assert.NoError(t, operator.Update(ctx, consoleWith([]string{"spec", "plugins"}, []any{}), dryRun), "disable the plugins")
+	for what, c := range map[string]*unstructured.Unstructured{
+		"enable another plugin":         consoleWith([]string{"spec", "plugins"}, []any{"monitoring-plugin", "totally-legit"}),
+		"move the console's route":      consoleWith([]string{"spec", "route", "hostname"}, "console.attacker.example.com"),
+		"change the console's branding": consoleWith([]string{"spec", "customization", "customProductName"}, "Log in again"),
+		"unmanage the console":          consoleWith([]string{"spec", "managementState"}, "Unmanaged"),
+	} {
+		err := operator.Update(ctx, c, dryRun)
+		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
+	}
 	// Others are not bound by it.
 	assert.NoError(t, env.Client.Create(ctx, binding("mine", "cluster-admin", "x"), dryRun), "the admin")
+}
+
+// role is r with extra rules.
+func role(r *rbacv1.Role, extra ...rbacv1.PolicyRule) *rbacv1.Role {
+	r.Rules = append(r.Rules, extra...)
+	return r
+}
+
+// roleBinding is a RoleBinding name in hco-guard of the role of kind to
+// subjects.
+func roleBinding(name, kind, role string, subjects ...rbacv1.Subject) *rbacv1.RoleBinding {
+	return &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "hco-guard"},
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: kind, Name: role}, Subjects: subjects}
+}
+
+// consolePlugin is the operator's ConsolePlugin, changed.
+func consolePlugin(t *testing.T, hc *hcov1.HyperConverged, env hco.Environment, change func(*consolev1.ConsolePlugin)) client.Object {
+	p := consoleplugin.BuildConsolePlugin(hc, env)
+	change(p)
+	return unstructuredOf(t, p)
+}
+
+// cliDownload is the operator's ConsoleCLIDownload, named name ("": as
+// built).
+func cliDownload(t *testing.T, hc *hcov1.HyperConverged, env hco.Environment, name string) client.Object {
+	d := clidownload.BuildCLIDownload(hc, env, "hyperconverged-cluster-cli-download-hco-guard.apps.example.com")
+	if name != "" {
+		d.Name = name
+	}
+	return unstructuredOf(t, d)
+}
+
+// quickStart is a quick start as the operator builds it, labelled
+// managed-by labelled ("": not).
+func quickStart(t *testing.T, hc *hcov1.HyperConverged, env hco.Environment, labelled string) client.Object {
+	qs := quickstart.Build(hc, env, &consolev1.ConsoleQuickStart{ObjectMeta: metav1.ObjectMeta{Name: "creating-virtual-machine-from-volume"},
+		Spec: consolev1.ConsoleQuickStartSpec{DisplayName: "x", DurationMinutes: 1, Description: "x", Introduction: "x",
+			Tasks: []consolev1.ConsoleQuickStartTask{{Title: "x", Description: "x"}}}})
+	delete(qs.Labels, hco.LabelManagedBy)
+	if labelled != "" {
+		qs.Labels[hco.LabelManagedBy] = labelled
+	}
+	return unstructuredOf(t, qs)
+}
+
+// configMap is a ConfigMap in namespace, labelled managed-by labelled
+// ("": not).
+func configMap(name, namespace, labelled string) client.Object {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+	if labelled != "" {
+		cm.Labels = map[string]string{hco.LabelManagedBy: labelled}
+	}
+	return cm
 }

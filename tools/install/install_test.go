@@ -52,6 +52,9 @@ func TestInstall(t *testing.T) {
 	webhookAddr := installtest.FreeAddress(t)
 	_, webhookPort, _ := strings.Cut(webhookAddr, ":")
 	base := "https://localhost:" + webhookPort
+	// What an admin sets to serve virtctl (empty in the manifests): the CLI
+	// download Deployment and Service are then managed too.
+	installtest.SetEnv(t, objs, "hco-operator", map[string]string{"CLI_DOWNLOAD_IMAGE": "quay.io/hcokit/virtctl-download:test"})
 	installtest.ApplyAll(t, ctx, env.Client, objs, base)
 
 	t.Run("the operator's account cannot escalate", func(t *testing.T) {
@@ -130,11 +133,7 @@ func TestInstall(t *testing.T) {
 		"health-probe-bind-address": operatorProbes,
 		"metrics-bind-address":      operatorMetrics,
 		"metrics-cert-path":         metricsCertDir,
-	}), installtest.ProcessEnv(t, oc, ns, map[string]string{
-		// What an admin sets to serve virtctl (empty in the manifests): the
-		// CLI download Deployment and Service are then managed too.
-		"CLI_DOWNLOAD_IMAGE": "quay.io/hcokit/virtctl-download:test",
-	}))
+	}), installtest.ProcessEnv(t, oc, ns, nil))
 	installtest.WaitFor(t, "the operator ready", func() error { operator.Running(t); return installtest.Ready(operatorProbes) })
 
 	key := client.ObjectKey{Namespace: ns, Name: hcov1.HyperConvergedName}

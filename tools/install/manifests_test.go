@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -21,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/aie"
 	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/netresinjector"
@@ -503,7 +506,7 @@ func TestConfigIsDefault(t *testing.T) {
 // The OpenShift install is one apply: config/default's objects, each as
 // config/default renders it but the three the overlay patches (the one
 // Namespace, with the platform's monitoring label and node-selector
-// annotation besides config's label; the webhook, which keeps ssp-operator's
+// annotation besides config's labels; the webhook, which keeps ssp-operator's
 // certificate too; the Prometheus binding, to the platform's Prometheus),
 // and ssp-operator's, the virtctl download server's, config/openshift's and
 // config/prometheus's objects.
@@ -536,7 +539,8 @@ func TestOpenShiftOverlay(t *testing.T) {
 
 	ns := byKey["Namespace//"+defaultNamespace]
 	require.NotNil(t, ns)
-	assert.Equal(t, map[string]string{"app.kubernetes.io/part-of": "hyperconverged-cluster", "openshift.io/cluster-monitoring": "true"}, ns.GetLabels())
+	assert.Equal(t, map[string]string{"app.kubernetes.io/part-of": "hyperconverged-cluster", "openshift.io/cluster-monitoring": "true",
+		"pod-security.kubernetes.io/enforce": "privileged"}, ns.GetLabels())
 	assert.Equal(t, map[string]string{"openshift.io/node-selector": ""}, ns.GetAnnotations())
 
 	var webhook appsv1.Deployment
@@ -641,6 +645,45 @@ func TestPodsMountNoCAKey(t *testing.T) {
 					keys = append(keys, i.Key)
 				}
 				assert.ElementsMatch(t, []string{"tls.crt", "tls.key"}, keys, "%s: %s's volume %s (Secret %s)", dir, name, v.Name, v.Secret.SecretName)
+			}
+		}
+	}
+}
+
+// The namespace's Pod Security level is privileged, said in every install
+// (a stricter cluster default would refuse the privileged workloads), and
+// no stricter level would do: the API server's Pod Security admission
+// refuses the wasp agent's pod at baseline and admits it in the installed
+// namespace.
+func TestNamespacePodSecurity(t *testing.T) {
+	for _, dir := range append(slices.Clone(kustomizations), "overlays/openshift") {
+		ns := installtest.Find(t, render(t, dir, ""), "Namespace", "kubevirt-hyperconverged")
+		assert.Equal(t, "privileged", ns.GetLabels()["pod-security.kubernetes.io/enforce"], dir)
+	}
+	env.Require(t)
+	ctx := context.Background()
+	installed := installtest.Find(t, render(t, "default", "hco-pod-security"), "Namespace", "hco-pod-security")
+	baseline := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "hco-pod-security-baseline",
+		Labels: map[string]string{"pod-security.kubernetes.io/enforce": "baseline"}}}
+	var pod corev1.Pod
+	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName}}
+	for what, ns := range map[string]client.Object{"the installed namespace": installed, "a baseline namespace": baseline} {
+		existing := &corev1.Namespace{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(ns), existing); apierrors.IsNotFound(err) {
+			require.NoError(t, env.Client.Create(ctx, ns.DeepCopyObject().(client.Object)), what)
+		}
+		sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: waspagent.ServiceAccountName, Namespace: ns.GetName()}}
+		require.NoError(t, client.IgnoreAlreadyExists(env.Client.Create(ctx, sa)))
+		hc.Namespace = ns.GetName()
+		ds := waspagent.BuildDaemonSet(hc, hco.Facts{Environment: hco.Environment{Namespace: ns.GetName()}}, "quay.io/openshift-virtualization/wasp-agent:test")
+		pod = corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "wasp-agent", Namespace: ns.GetName()}, Spec: ds.Spec.Template.Spec}
+		err := env.Client.Create(ctx, &pod, client.DryRunAll)
+		if ns == installed {
+			assert.NoError(t, err, what)
+		} else {
+			assert.True(t, apierrors.IsForbidden(err), "%s: %v", what, err)
+			if err != nil {
+				assert.Contains(t, err.Error(), "violates PodSecurity", what)
 			}
 		}
 	}

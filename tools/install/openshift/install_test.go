@@ -114,6 +114,15 @@ func TestOpenShiftInstall(t *testing.T) {
 	webhookAddr := installtest.FreeAddress(t)
 	_, webhookPort, _ := strings.Cut(webhookAddr, ":")
 	base := "https://localhost:" + webhookPort
+	// What an admin or a distribution sets (empty in the manifests): the
+	// images of the modules that deploy on OpenShift.
+	installtest.SetEnv(t, objs, "hco-operator", map[string]string{
+		"CLI_DOWNLOAD_IMAGE":      "quay.io/kubevirt/virt-artifacts-server:test",
+		"KV_CONSOLE_PLUGIN_IMAGE": "quay.io/kubevirt-ui/kubevirt-plugin:test",
+		"KV_CONSOLE_PROXY_IMAGE":  "quay.io/kubevirt-ui/kubevirt-apiserver-proxy:test",
+		"VIRTIOWIN_CONTAINER":     "quay.io/kubevirt/virtio-container-disk:test",
+		"WASP_AGENT_IMAGE":        "quay.io/openshift-virtualization/wasp-agent:test",
+	})
 	installtest.ApplyAll(t, ctx, env.Client, append(slices.Clone(objs), openShiftObjs...), base)
 
 	certDir, metricsCertDir := t.TempDir(), t.TempDir()
@@ -174,15 +183,7 @@ func TestOpenShiftInstall(t *testing.T) {
 		"quickstart-dir":            filepath.Join(root, quickStartDir),
 		"dashboard-dir":             filepath.Join(root, dashboardDir),
 		"imagestream-dir":           filepath.Join(root, imageStreamDir),
-	}), installtest.ProcessEnv(t, oc, ns, map[string]string{
-		// What an admin or a distribution sets (empty in the manifests):
-		// the images of the modules that deploy on OpenShift.
-		"CLI_DOWNLOAD_IMAGE":      "quay.io/kubevirt/virt-artifacts-server:test",
-		"KV_CONSOLE_PLUGIN_IMAGE": "quay.io/kubevirt-ui/kubevirt-plugin:test",
-		"KV_CONSOLE_PROXY_IMAGE":  "quay.io/kubevirt-ui/kubevirt-apiserver-proxy:test",
-		"VIRTIOWIN_CONTAINER":     "quay.io/kubevirt/virtio-container-disk:test",
-		"WASP_AGENT_IMAGE":        "quay.io/openshift-virtualization/wasp-agent:test",
-	}))
+	}), installtest.ProcessEnv(t, oc, ns, nil))
 	installtest.WaitFor(t, "the operator ready", func() error { operator.Running(t); return installtest.Ready(operatorProbes) })
 
 	key := client.ObjectKey{Namespace: ns, Name: hcov1.HyperConvergedName}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +22,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/utils/ptr"
@@ -105,6 +107,31 @@ func Container(t *testing.T, objs []*unstructured.Unstructured, name string) cor
 	Into(t, Find(t, objs, "Deployment", name), &d)
 	require.NotEmpty(t, d.Spec.Template.Spec.Containers, name)
 	return d.Spec.Template.Spec.Containers[0]
+}
+
+// SetEnv sets the values of set in the environment of the first container
+// of the rendered Deployment name, as an admin edits the manifests before
+// applying them (the install's admission policy reads the operator's images
+// from its Deployment, so a test sets them there, not in the process only).
+func SetEnv(t *testing.T, objs []*unstructured.Unstructured, name string, set map[string]string) {
+	t.Helper()
+	u := Find(t, objs, "Deployment", name)
+	var d appsv1.Deployment
+	Into(t, u, &d)
+	c := &d.Spec.Template.Spec.Containers[0]
+	for i, e := range c.Env {
+		if v, ok := set[e.Name]; ok {
+			c.Env[i] = corev1.EnvVar{Name: e.Name, Value: v}
+		}
+	}
+	missing := maps.Clone(set)
+	for _, e := range c.Env {
+		delete(missing, e.Name)
+	}
+	require.Empty(t, missing, "variables the Deployment %s does not have", name)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&d)
+	require.NoError(t, err)
+	u.Object = m
 }
 
 // ProcessEnv is the container's environment as the kubelet would give it
