@@ -293,6 +293,72 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		err := operator.Update(ctx, c, dryRun)
 		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
 	}
+	// Of the Ingress configuration's status, only its own component route,
+	// consumed by itself.
+	consoleRoute := map[string]any{"name": "console", "namespace": "openshift-console", "defaultHostname": "console.apps.example.com",
+		"consumingUsers": []any{"system:serviceaccount:openshift-console:console"},
+		"relatedObjects": []any{map[string]any{"group": "route.openshift.io", "resource": "routes", "namespace": "openshift-console", "name": "console"}}}
+	ownRoute := func(users ...any) map[string]any {
+		return map[string]any{"name": "virt-downloads", "namespace": ns, "defaultHostname": "virt-downloads.apps.example.com",
+			"consumingUsers": users,
+			"relatedObjects": []any{map[string]any{"group": "route.openshift.io", "resource": "routes", "namespace": ns, "name": "hyperconverged-cluster-cli-download"}}}
+	}
+	ingress := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "config.openshift.io/v1", "kind": "Ingress",
+		"metadata": map[string]any{"name": "cluster"}, "spec": map[string]any{"domain": "apps.example.com"}}}
+	require.NoError(t, env.Client.Create(ctx, ingress))
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, ingress) })
+	ingress.Object["status"] = map[string]any{"componentRoutes": []any{consoleRoute}}
+	require.NoError(t, env.Client.Status().Update(ctx, ingress))
+	withRoutes := func(routes ...any) *unstructured.Unstructured {
+		i := ingress.DeepCopy()
+		i.Object["status"] = map[string]any{"componentRoutes": routes}
+		return i
+	}
+	operatorUser := "system:serviceaccount:" + ns + ":hco-operator"
+	assert.NoError(t, operator.Status().Update(ctx, withRoutes(consoleRoute, ownRoute(operatorUser)), dryRun), "its component route")
+	console2 := runtime.DeepCopyJSONValue(consoleRoute).(map[string]any)
+	console2["consumingUsers"] = []any{"system:serviceaccount:openshift-console:console", operatorUser}
+	for what, i := range map[string]*unstructured.Unstructured{
+		"consume the console's route":         withRoutes(console2, ownRoute(operatorUser)),
+		"remove the console's route":          withRoutes(ownRoute(operatorUser)),
+		"its route, consumed by another user": withRoutes(consoleRoute, ownRoute(operatorUser, "system:serviceaccount:default:default")),
+	} {
+		err := operator.Status().Update(ctx, i, dryRun)
+		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
+		if err != nil {
+			assert.Contains(t, err.Error(), "hco-operator-writes", what)
+		}
+	}
+
+	// Of its ClusterServiceVersion, one annotation only: OLM grants what
+	// the install strategy says.
+	csv := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+		"metadata": map[string]any{"name": "hcokit-operator.v0.1.0", "namespace": ns, "annotations": map[string]any{"olm.targetNamespaces": ""}},
+		"spec": map[string]any{"displayName": "hcokit", "install": map[string]any{"strategy": "deployment", "spec": map[string]any{
+			"deployments": []any{},
+			"clusterPermissions": []any{map[string]any{"serviceAccountName": "hco-operator", "rules": []any{map[string]any{
+				"apiGroups": []any{""}, "resources": []any{"nodes"}, "verbs": []any{"list"}}}}}}}}}}
+	require.NoError(t, env.Client.Create(ctx, csv))
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, csv) })
+	csvWith := func(path []string, value any) *unstructured.Unstructured {
+		c := csv.DeepCopy()
+		require.NoError(t, unstructured.SetNestedField(c.Object, value, path...))
+		return c
+	}
+	annotation := []string{"metadata", "annotations", "console.openshift.io/disable-operand-delete"}
+	assert.NoError(t, operator.Update(ctx, csvWith(annotation, "true"), dryRun), "the operand-delete annotation")
+	for what, c := range map[string]*unstructured.Unstructured{
+		"grant itself every verb": csvWith([]string{"spec", "install", "spec", "clusterPermissions"}, []any{map[string]any{"serviceAccountName": "hco-operator",
+			"rules": []any{map[string]any{"apiGroups": []any{"*"}, "resources": []any{"*"}, "verbs": []any{"*"}}}}}),
+		"retarget the CSV": csvWith([]string{"metadata", "annotations", "olm.targetNamespaces"}, "default"),
+	} {
+		err := operator.Update(ctx, c, dryRun)
+		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
+		if err != nil {
+			assert.Contains(t, err.Error(), "hco-operator-writes", what)
+		}
+	}
+
 	// Others are not bound by it.
 	assert.NoError(t, env.Client.Create(ctx, binding("mine", "cluster-admin", "x"), dryRun), "the admin")
 }

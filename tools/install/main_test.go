@@ -27,7 +27,8 @@ func TestMain(m *testing.M) {
 	}
 	configRoot = filepath.Join(root, "config")
 	// Only the component operators' CRDs (and OpenShift's
-	// SecurityContextConstraints, ImageStreams and console kinds, which the
+	// SecurityContextConstraints, ImageStreams, console kinds, the Ingress
+	// configuration and ClusterServiceVersions, which the
 	// install's admission policy guards): the HyperConverged CRD comes with the manifests under test.
 	testenv.Main(m, testenv.Options{
 		CRDDirectoryPaths: []string{"config/crd/operands", "internal/integration/testdata/openshift-platform/securitycontextconstraints.crd.yaml",
@@ -35,7 +36,9 @@ func TestMain(m *testing.M) {
 			"internal/integration/testdata/openshift-platform/consoleplugins.crd.yaml",
 			"internal/integration/testdata/openshift-platform/consoleclidownloads.crd.yaml",
 			"internal/integration/testdata/openshift-platform/consolequickstarts.crd.yaml",
-			"internal/integration/testdata/openshift-platform/consoles.crd.yaml"},
+			"internal/integration/testdata/openshift-platform/consoles.crd.yaml",
+			"internal/integration/testdata/openshift-platform/ingresses.crd.yaml",
+			"internal/integration/testdata/olm/clusterserviceversions.crd.yaml"},
 		AddToScheme: []func(*runtime.Scheme) error{hcov1.AddToScheme},
 		AuditPolicy: installtest.AuditPolicy,
 	}, func(e *testenv.Env) { env = e })
