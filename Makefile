@@ -17,7 +17,7 @@ IMAGE_DIGEST ?=
 K8S_BIN := $(BIN)/k8s
 export KUBEBUILDER_ASSETS ?= $(K8S_BIN)
 
-.PHONY: all build test unit controlplane generate bundle chart verify bench fuzz run run-once manifests clean
+.PHONY: all build test unit controlplane generate bundle chart verify bench fuzz run run-once manifests pin-images clean
 
 all: build
 
@@ -85,6 +85,10 @@ manifests:
 	@case "$(IMAGE_DIGEST)" in ""|sha256:????????????????????????????????????????????????????????????????) ;; *) echo "IMAGE_DIGEST=$(IMAGE_DIGEST): want sha256: and 64 hex digits"; exit 1;; esac
 	sed -i -E -e 's#image: quay.io/hcokit/hco-operator[:@].*#image: quay.io/hcokit/hco-operator$(if $(IMAGE_DIGEST),@$(IMAGE_DIGEST),:$(VERSION))#' config/manager/manager.yaml config/webhook/deployment.yaml
 	sed -i -e '/name: HCO_KV_IO_VERSION/{n;s|value: .*|value: "$(VERSION)"|}' config/manager/manager.yaml
+
+## pin-images: name the Dockerfiles' base images by digest as well as by tag, as their registries give it now (needs the registries; docs/olm.md).
+pin-images:
+	cd tools/install && $(GO) run ./cmd/pinimages -root ../..
 
 ## bench: one table: pure costs, and the stock binary on a local control plane (latencies and requests from the audit log, RSS). See docs/performance.md.
 bench: controlplane build
