@@ -293,6 +293,18 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		err := operator.Update(ctx, c, dryRun)
 		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
 	}
+	// The SecurityContextConstraints earlier releases made are deleted on an
+	// upgrade; no other.
+	for _, name := range []string{"passt-binding-cni", "privileged"} {
+		u := scc(t, name, nil).(*unstructured.Unstructured)
+		u.Object["users"] = []any{}
+		require.NoError(t, client.IgnoreAlreadyExists(env.Client.Create(ctx, u)))
+		t.Cleanup(func() { _ = env.Client.Delete(ctx, u) })
+	}
+	assert.NoError(t, operator.Delete(ctx, scc(t, "passt-binding-cni", nil), dryRun), "delete a leftover SCC")
+	err = operator.Delete(ctx, scc(t, "privileged", nil), dryRun)
+	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "delete the privileged SCC: %v", err)
+
 	// Of the Ingress configuration's status, only its own component route,
 	// consumed by itself.
 	consoleRoute := map[string]any{"name": "console", "namespace": "openshift-console", "defaultHostname": "console.apps.example.com",
