@@ -177,8 +177,8 @@ generate_into() {
 		(cd "${tree}" && "${CONTROLLER_GEN}" object:headerFile=hack/boilerplate.go.txt "${mirror_paths[@]}")
 	fi
 
-	log "RBAC of the stock binary (cmd/hco-operator, operands/...) -> config/rbac/role.yaml, ${OPENSHIFT_ROLE}"
-	(cd "${tree}" && "${CONTROLLER_GEN}" rbac:roleName=hco-operator paths=./cmd/hco-operator/... paths=./operands/... \
+	log "RBAC of the stock binary (cmd/hco-operator, operands/..., extensions/...) -> config/rbac/role.yaml, ${OPENSHIFT_ROLE}"
+	(cd "${tree}" && "${CONTROLLER_GEN}" rbac:roleName=hco-operator paths=./cmd/hco-operator/... paths=./operands/... paths=./extensions/... \
 		output:rbac:artifacts:config="${tmp}/rbac")
 	mkdir -p "${tree}/config/rbac" "$(dirname "${tree}/${OPENSHIFT_ROLE}")"
 	split_roles "${tmp}/rbac/role.yaml" "${tree}/config/rbac/role.yaml" "${tree}/${OPENSHIFT_ROLE}"

@@ -49,9 +49,9 @@ const apiSyncTimeout = 30 * time.Second
 // crdKind is the kind whose metadata tells when an operand API comes or goes.
 var crdKind = schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}
 
-// crdMetadata is an empty CustomResourceDefinition, metadata only, as the
-// cache holds it.
-func crdMetadata() *metav1.PartialObjectMetadata {
+// CRDMetadata is an empty CustomResourceDefinition, metadata only, as the
+// manager's cache holds it (an extension reads the CRDs there).
+func CRDMetadata() *metav1.PartialObjectMetadata {
 	m := &metav1.PartialObjectMetadata{}
 	m.SetGroupVersionKind(crdKind)
 	return m

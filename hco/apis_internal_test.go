@@ -57,7 +57,7 @@ func TestSettledBy(t *testing.T) {
 }
 
 func TestKeepCRDName(t *testing.T) {
-	in := crdMetadata()
+	in := CRDMetadata()
 	in.Name, in.ResourceVersion = "ssps.ssp.kubevirt.io", "7"
 	in.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{...}"}
 	in.Labels = map[string]string{"a": "b"}

@@ -183,15 +183,13 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 			return s.Live, ResultUnchanged, nil
 		}
 		wait()
-		err := a.client.Delete(ctx, s.Live, client.Preconditions{UID: ptr.To(s.Live.GetUID())})
-		switch {
-		case apierrors.IsConflict(err):
-			// Replaced meanwhile: the next reconcile plans over the new one.
-			return s.Live, ResultUnchanged, nil
-		case err != nil && !apierrors.IsNotFound(err):
+		switch gone, err := a.deleteSame(ctx, s.GVK, s.Live); {
+		case err != nil:
 			return nil, "", fmt.Errorf("delete %s %s to create it again (its %s cannot change): %w", s.GVK.Kind, displayName(s.Key), "spec.selector", err)
+		case gone == replaced:
+			// The next reconcile plans over the new one.
+			return s.Live, ResultUnchanged, nil
 		}
-		a.forget(s.GVK, s.Key)
 		wait()
 		if err := a.client.Create(ctx, s.Send, strict); err != nil {
 			return nil, "", fmt.Errorf("create %s %s again (its spec.selector cannot change): %w", s.GVK.Kind, displayName(s.Key), err)
@@ -217,14 +215,12 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		return s.Live, ResultUnchanged, nil
 	case VerbDelete:
 		wait()
-		err := a.client.Delete(ctx, s.Live, client.Preconditions{UID: ptr.To(s.Live.GetUID())})
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		switch gone, err := a.deleteSame(ctx, s.GVK, s.Live); {
+		case err != nil:
+			return nil, "", fmt.Errorf("delete %s %s: %w", s.GVK.Kind, displayName(s.Key), err)
+		case gone != deletedNow:
 			return s.Live, ResultUnchanged, nil
 		}
-		if err != nil {
-			return nil, "", fmt.Errorf("delete %s %s: %w", s.GVK.Kind, displayName(s.Key), err)
-		}
-		a.forget(s.GVK, s.Key)
 		return s.Live, resultDeleted, nil
 	}
 	update, wantContent := s.Send, content(s.want)
@@ -398,6 +394,38 @@ func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) 
 	delete(a.memo, objectKey{gvk: gvk, key: key})
 	delete(a.typed, objectKey{gvk: gvk, key: key})
 	a.mu.Unlock()
+}
+
+// deleteOutcome is what deleteSame found.
+type deleteOutcome int
+
+const (
+	// deletedNow: the object read was deleted by this call.
+	deletedNow deleteOutcome = iota
+	// alreadyGone: there was none (deleted meanwhile).
+	alreadyGone
+	// replaced: another object of that name took its place meanwhile
+	// (the UID precondition failed); it was not deleted.
+	replaced
+)
+
+// deleteSame deletes obj, of kind gvk, if it is still the object read (a
+// UID precondition: never one that replaced it meanwhile), and forgets what
+// the applier remembered of it unless it was replaced. Every delete of the
+// operator goes through it; a missing or replaced object is no error.
+func (a *applier) deleteSame(ctx context.Context, gvk schema.GroupVersionKind, obj client.Object) (deleteOutcome, error) {
+	err := a.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
+	switch {
+	case apierrors.IsConflict(err):
+		return replaced, nil
+	case apierrors.IsNotFound(err):
+		a.forget(gvk, client.ObjectKeyFromObject(obj))
+		return alreadyGone, nil
+	case err != nil:
+		return 0, err
+	}
+	a.forget(gvk, client.ObjectKeyFromObject(obj))
+	return deletedNow, nil
 }
 
 // forgetKind forgets every object of a kind (its API is gone).

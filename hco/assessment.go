@@ -200,9 +200,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		next.Status.ObservedGeneration = hc.Generation
 		next.Status.SystemHealthStatus = hcostatus.SystemHealth(next.Status.Conditions)
 	}
-	if name := r.env.OperatorConditionName; name != "" {
-		want := UpgradeableCondition(next.Status.Conditions, a.Upgrading, r.env.Version)
-		if err := SetOperatorCondition(ctx, r.cache, r.client, r.env.Namespace, name, want); err != nil {
+	for _, ext := range r.extensions {
+		if err := ext.Reconciled(ctx, ExtensionState{HyperConverged: hc, Conditions: next.Status.Conditions, Upgrading: a.Upgrading,
+			Env: r.env, Reader: r.cache, Client: r.client}); err != nil {
 			return false, err
 		}
 	}

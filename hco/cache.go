@@ -1,6 +1,7 @@
 package hco
 
 import (
+	"maps"
 	"sync/atomic"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -35,10 +36,8 @@ type CacheScope struct {
 	OpenShift bool
 	// Lists are the objects ListMembers add to (by name).
 	Lists []ListTarget
-	// OperatorCondition names OLM's OperatorCondition of the operator, and
-	// its CSV (OLM names them alike), in its namespace (by name); empty when
-	// not under OLM.
-	OperatorCondition string
+	// Extra are what the extensions hold (Extension.Cached).
+	Extra map[client.Object]cache.ByObject
 	// OtherNamespaces are, for namespaced operand kinds, the namespaces
 	// besides the operator's where the cache holds the operator's objects
 	// of that kind too (Registry.OtherNamespaces; the OtherNamespacer
@@ -74,7 +73,7 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 	byObject := map[client.Object]cache.ByObject{
 		&hcov1.HyperConverged{}: {Label: everything, Namespaces: map[string]cache.Config{cache.AllNamespaces: {}},
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied},
-		crdMetadata(): {Label: everything, Transform: keepCRDName, UnsafeDisableDeepCopy: copied},
+		CRDMetadata(): {Label: everything, Transform: keepCRDName, UnsafeDisableDeepCopy: copied},
 	}
 	if scope.ClusterTLS {
 		byObject[&ocpconfigv1.APIServer{}] = cache.ByObject{Label: everything, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
@@ -89,16 +88,7 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 		return cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", name),
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	})
-	if scope.OperatorCondition != "" {
-		byName := fields.OneTermEqualSelector("metadata.name", scope.OperatorCondition)
-		oc := &unstructured.Unstructured{}
-		oc.SetGroupVersionKind(OperatorConditionKind)
-		byObject[oc] = cache.ByObject{Label: everything, Field: byName, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
-		// The CSV of the same name, its metadata only (its annotations).
-		csv := &metav1.PartialObjectMetadata{}
-		csv.SetGroupVersionKind(CSVKind)
-		byObject[csv] = cache.ByObject{Label: everything, Field: byName, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
-	}
+	maps.Copy(byObject, scope.Extra)
 	for gvk, others := range scope.OtherNamespaces {
 		namespaces := map[string]cache.Config{}
 		for _, ns := range ListNamespaces(true, namespace, others) {

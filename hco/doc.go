@@ -132,6 +132,15 @@
 // webhook adds it at create; the reconciler adds it first otherwise), so
 // uninstall needs no memory: it deletes what the HyperConverged owns.
 //
+// # Extensions
+//
+// A feature of a platform or an install that is not the core's (OLM's
+// OperatorCondition, the descheduler metric, the stored-version migration)
+// is an [Extension], plugged in through [ManagerOptions].Extensions: what
+// it caches, its runnables and watches at [NewManager], and its part at the
+// end of each reconcile, with the status about to be written. The stock
+// set is package extensions'; a distribution without OLM links no OLM code.
+//
 // This package must not read the process environment, hold package-level
 // mutable state, or store a context.
 package hco

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -15,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	utilnet "k8s.io/utils/net"
@@ -52,6 +52,10 @@ type ManagerOptions struct {
 	// Metrics registers the operator's metrics; nil means controller-runtime's
 	// metrics.Registry, which the manager serves.
 	Metrics prometheus.Registerer
+	// Extensions are the platform features outside the core the operator
+	// runs (extensions.Stock is the stock binary's set); none: the core
+	// alone.
+	Extensions []Extension
 }
 
 // NewManager creates a manager whose cache holds only what the operator
@@ -82,6 +86,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		}
 		return restmapping.Remembering(m), nil
 	}
+	extensions := opts.Extensions
 	clusterTLS, openShift := false, false
 	var lists []ListTarget
 	mo.NewCache = func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
@@ -96,8 +101,12 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		if lists, err = servedListTargets(reg, opts.Mapper, openShift); err != nil {
 			return nil, err
 		}
-		defaults := CacheOptions(mo.Scheme, env.Namespace, CacheScope{ClusterTLS: served, OpenShift: openShift, Lists: lists, OperatorCondition: env.OperatorConditionName,
-			OtherNamespaces: reg.OtherNamespaces(env.Namespace, openShift)})
+		scope := CacheScope{ClusterTLS: served, OpenShift: openShift, Lists: lists, OtherNamespaces: reg.OtherNamespaces(env.Namespace, openShift),
+			Extra: map[client.Object]cache.ByObject{}}
+		for _, ext := range extensions {
+			maps.Copy(scope.Extra, ext.Cached(env))
+		}
+		defaults := CacheOptions(mo.Scheme, env.Namespace, scope)
 		defaults.HTTPClient, defaults.Mapper = opts.HTTPClient, opts.Mapper
 		return newCache(cfg, defaults)
 	}
@@ -154,25 +163,20 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 			metrics.SingleStackIPv6.Set(1)
 		}
 	}
-	deschedulerClient, err := dynamic.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
-	if err != nil {
-		return nil, nil, fmt.Errorf("descheduler client: %w", err)
-	}
-	if err := mgr.Add(&deschedulerWatch{crds: mgr.GetCache(), client: deschedulerClient, gauge: metrics.MisconfiguredDescheduler, log: mgr.GetLogger().WithName("descheduler")}); err != nil {
-		return nil, nil, err
-	}
-	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
-	if err != nil {
-		return nil, nil, fmt.Errorf("client for the stored versions: %w", err)
-	}
-	if err := mgr.Add(&storedVersionsMigration{client: client.WithFieldOwner(direct, FieldOwner), log: mgr.GetLogger().WithName("storedversions")}); err != nil {
-		return nil, nil, err
+	var watches []Watch
+	for _, ext := range opts.Extensions {
+		w, err := ext.Setup(mgr, env, metrics)
+		if err != nil {
+			return nil, nil, err
+		}
+		watches = append(watches, w...)
 	}
 	r, err := NewReconciler(mgr, reg, env, metrics)
 	if err != nil {
 		return nil, nil, err
 	}
 	r.clusterTLS, r.openShift, r.lists, r.platformKnown = clusterTLS, openShift, lists, true
+	r.extensions, r.extensionWatches = opts.Extensions, watches
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, nil, fmt.Errorf("set up HyperConverged controller: %w", err)
 	}

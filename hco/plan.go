@@ -1,6 +1,7 @@
 package hco
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -77,10 +78,10 @@ type View interface {
 	Served(gvk schema.GroupVersionKind) bool
 	// Live returns the object at key that carries the operator's labels, as
 	// observed; nil when there is none.
-	Live(gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured
+	Live(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured
 	// Managed returns the objects of a served kind that carry the operator's
 	// labels for the HyperConverged (as the reconciler lists them).
-	Managed(gvk schema.GroupVersionKind) ([]*unstructured.Unstructured, error)
+	Managed(ctx context.Context, gvk schema.GroupVersionKind) ([]*unstructured.Unstructured, error)
 }
 
 // Plan is the outcome of NewPlan.
@@ -106,13 +107,13 @@ type Plan struct {
 // delete. An operand that cannot build, waits for its API, or finds one of
 // its objects owned by another install (owner does not claim it) keeps
 // every object of its kinds as it is: none of them is deleted.
-func NewPlan(reg *Registry, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) (Plan, error) {
+func NewPlan(ctx context.Context, reg *Registry, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) (Plan, error) {
 	var p Plan
 	desired := map[objectKey]bool{}
 	protected := map[schema.GroupVersionKind]bool{}
 	ops := PlatformOperands(reg, facts.Platform)
 	for _, op := range ops {
-		steps, missing, err := PlanOperand(op, hc, facts, view, owner)
+		steps, missing, err := PlanOperand(ctx, op, hc, facts, view, owner)
 		switch {
 		case err != nil:
 			p.Errors = append(p.Errors, fmt.Errorf("operand %s: %w", op.Name(), err))
@@ -132,7 +133,7 @@ func NewPlan(reg *Registry, hc *hcov1.HyperConverged, facts Facts, view View, ow
 		}
 		p.Steps = append(p.Steps, steps...)
 	}
-	deletes, err := deletions(ops, view, owner, func(k objectKey) bool { return desired[k] || protected[k.gvk] })
+	deletes, err := deletions(ctx, ops, view, owner, func(k objectKey) bool { return desired[k] || protected[k.gvk] })
 	p.Steps = append(p.Steps, deletes...)
 	return p, err
 }
@@ -159,7 +160,7 @@ func openShiftOnly(op Operand) bool {
 // served kinds of ops that owner claims and keep does not keep: what the
 // operator prunes. keep is asked about each object (its key) and about
 // each kind (a key with the kind only, kept whole when true).
-func deletions(ops []Operand, view View, owner Owner, keep func(objectKey) bool) ([]Step, error) {
+func deletions(ctx context.Context, ops []Operand, view View, owner Owner, keep func(objectKey) bool) ([]Step, error) {
 	var out []Step
 	seen := map[schema.GroupVersionKind]bool{}
 	for _, op := range ops {
@@ -172,7 +173,7 @@ func deletions(ops []Operand, view View, owner Owner, keep func(objectKey) bool)
 			if keep(objectKey{gvk: gvk}) || !view.Served(gvk) {
 				continue
 			}
-			managed, err := view.Managed(gvk)
+			managed, err := view.Managed(ctx, gvk)
 			if err != nil {
 				return out, err
 			}
@@ -195,7 +196,7 @@ func deletions(ops []Operand, view View, owner Owner, keep func(objectKey) bool)
 // the APIs it waits for (not served: it has no steps); or why it cannot be
 // planned (its objects cannot be built, or one is another install's). It
 // asks view for the operand's kinds and objects only, never for a list.
-func PlanOperand(op Operand, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) ([]Step, []string, error) {
+func PlanOperand(ctx context.Context, op Operand, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) ([]Step, []string, error) {
 	patch := jsonPatchOf(op, hc)
 	want, err := desiredObjects(op, hc, facts, patch, nil)
 	if err != nil {
@@ -204,7 +205,7 @@ func PlanOperand(op Operand, hc *hcov1.HyperConverged, facts Facts, view View, o
 	if missing := notServed(want, view.Served); len(missing) > 0 {
 		return nil, missing, nil
 	}
-	steps, err := planObjects(op, want, patch, view, owner)
+	steps, err := planObjects(ctx, op, want, patch, view, owner)
 	return steps, nil, err
 }
 
@@ -227,10 +228,10 @@ func notServed(objs []*unstructured.Unstructured, served func(schema.GroupVersio
 // planObjects plans op's objects want (built with patch, which names the
 // first): one step each, in order; the first object another install owns
 // is the error, and then there are no steps.
-func planObjects(op Operand, want []*unstructured.Unstructured, patch jsonPatch, view View, owner Owner) ([]Step, error) {
+func planObjects(ctx context.Context, op Operand, want []*unstructured.Unstructured, patch jsonPatch, view View, owner Owner) ([]Step, error) {
 	steps := make([]Step, 0, len(want))
 	for i, w := range want {
-		s, err := planObject(op, w, view.Live(w.GroupVersionKind(), client.ObjectKeyFromObject(w)), view, owner)
+		s, err := planObject(op, w, view.Live(ctx, w.GroupVersionKind(), client.ObjectKeyFromObject(w)), view, owner)
 		if err != nil {
 			return nil, err
 		}

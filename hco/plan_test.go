@@ -1,6 +1,7 @@
 package hco
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -55,11 +56,11 @@ type fakeView struct {
 
 func (v fakeView) Served(schema.GroupVersionKind) bool { return v.served }
 
-func (v fakeView) Live(_ schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
+func (v fakeView) Live(_ context.Context, _ schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
 	return v.objects[key.Name]
 }
 
-func (v fakeView) Managed(schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
+func (v fakeView) Managed(context.Context, schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	for _, o := range v.objects {
 		out = append(out, o)
@@ -95,7 +96,7 @@ func TestPlan(t *testing.T) {
 		t.Helper()
 		reg, err := NewRegistry(op)
 		require.NoError(t, err)
-		p, err := NewPlan(reg, hc, Facts{}, v, owner)
+		p, err := NewPlan(context.Background(), reg, hc, Facts{}, v, owner)
 		require.NoError(t, err)
 		return p
 	}

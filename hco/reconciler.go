@@ -79,6 +79,10 @@ type Reconciler struct {
 	// platformKnown: clusterTLS and openShift were set by NewManager, which
 	// learnt them making the cache; SetupWithManager asks otherwise.
 	platformKnown bool
+	// extensions run at the end of each reconcile; a change of one of
+	// extensionWatches reconciles the HyperConverged (NewManager).
+	extensions       []Extension
+	extensionWatches []Watch
 	// switched: switchFrom has run since the operator started.
 	switched atomic.Bool
 	now      func() time.Time
@@ -175,22 +179,12 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 			}
 		}
 	}
-	// Under OLM, the operator's OperatorCondition: OLM makes it, and a
-	// change of it (another replica starting says Initializing) brings the
-	// reconcile that sets it again.
-	if r.env.OperatorConditionName != "" {
-		served, _, err := kindServed(mgr.GetRESTMapper(), OperatorConditionKind)
-		if err != nil {
-			return err
+	for _, w := range r.extensionWatches {
+		if w.MetadataOnly {
+			b = b.Watches(w.Object, r.toSingleton(), builder.OnlyMetadata)
+		} else {
+			b = b.Watches(w.Object, r.toSingleton())
 		}
-		if !served {
-			return fmt.Errorf("the environment names the OperatorCondition %q (OPERATOR_CONDITION_NAME), but the cluster does not serve %s: not under OLM; unset it", r.env.OperatorConditionName, OperatorConditionKind)
-		}
-		oc := &unstructured.Unstructured{}
-		oc.SetGroupVersionKind(OperatorConditionKind)
-		csv := &metav1.PartialObjectMetadata{}
-		csv.SetGroupVersionKind(CSVKind)
-		b = b.Watches(oc, r.toSingleton()).Watches(csv, r.toSingleton(), builder.OnlyMetadata)
 	}
 	others := r.registry.OtherNamespaces(r.env.Namespace, r.openShift)
 	for _, k := range r.kinds {
@@ -207,7 +201,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 		b = b.Watches(k.newObject(), r.operandEvents(k.gvk))
 	}
-	b = b.Watches(crdMetadata(), r.crdHandler())
+	b = b.Watches(CRDMetadata(), r.crdHandler())
 	r.controller, err = b.Build(r)
 	return err
 }
@@ -328,7 +322,6 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return
 	}
 	r.announce(hc, outcomes)
-	a.record(r.syncCSV(ctx, hc))
 	a.record(r.syncLists(ctx, hc, facts, false))
 	desiredKeys := r.assess(ctx, hc, ops, outcomes, a)
 	a.record(r.prune(ctx, hc, owner, desiredKeys))
@@ -480,7 +473,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		// The operand wants nothing for this HyperConverged: it has no status to report.
 		return o, ResultUnchanged
 	}
-	v := &cacheView{ctx: ctx, r: r, owner: owner}
+	v := &cacheView{r: r, owner: owner}
 	if apis := notServed(desired, v.Served); len(apis) > 0 {
 		if r.registry.WhereServed(op.Name()) {
 			o.skipped = skippedMessage(op, apis)
@@ -489,7 +482,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		o.waiting = waitingMessage(op, apis)
 		return o, resultWaiting
 	}
-	steps, err := planObjects(op, desired, o.patch, v, owner)
+	steps, err := planObjects(ctx, op, desired, o.patch, v, owner)
 	if err == nil {
 		err = v.err
 	}
@@ -541,7 +534,6 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 // (memory). A read that fails for another reason than the object's absence
 // is err.
 type cacheView struct {
-	ctx   context.Context
 	r     *Reconciler
 	owner Owner
 	err   error
@@ -554,10 +546,10 @@ func (v *cacheView) Served(gvk schema.GroupVersionKind) bool {
 	return k == nil || k.served.Load()
 }
 
-func (v *cacheView) Live(gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
+func (v *cacheView) Live(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
-	err := v.r.cache.Get(v.ctx, key, u)
+	err := v.r.cache.Get(ctx, key, u)
 	switch {
 	case err == nil:
 		return u
@@ -567,12 +559,12 @@ func (v *cacheView) Live(gvk schema.GroupVersionKind, key client.ObjectKey) *uns
 	return nil
 }
 
-func (v *cacheView) Managed(gvk schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
+func (v *cacheView) Managed(ctx context.Context, gvk schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
 	k := v.r.kind(gvk)
 	if k == nil {
 		return nil, nil
 	}
-	items, err := v.r.listOwned(v.ctx, v.r.cache, k, v.owner)
+	items, err := v.r.listOwned(ctx, v.r.cache, k, v.owner)
 	out := make([]*unstructured.Unstructured, len(items))
 	for i := range items {
 		out[i] = &items[i]
@@ -631,7 +623,7 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 // the object listed (its UID): the deletions of the plan (see deletions). A
 // key with an empty name protects a whole kind.
 func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, desired map[objectKey]bool) error {
-	steps, err := deletions(r.registry.Operands(), &cacheView{ctx: ctx, r: r, owner: owner}, owner, func(k objectKey) bool { return desired[k] })
+	steps, err := deletions(ctx, r.registry.Operands(), &cacheView{r: r, owner: owner}, owner, func(k objectKey) bool { return desired[k] })
 	for _, s := range steps {
 		_, res, delErr := r.applier.execute(ctx, s, func() {})
 		if delErr != nil {

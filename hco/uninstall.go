@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -146,14 +145,13 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 					if !obj.GetDeletionTimestamp().IsZero() {
 						continue
 					}
-					err := r.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
-					if apierrors.IsConflict(err) {
-						continue // replaced meanwhile: not the object listed
-					}
-					if client.IgnoreNotFound(err) != nil {
+					gone, err := r.applier.deleteSame(ctx, k.gvk, obj)
+					if err != nil {
 						return nil, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, displayName(client.ObjectKeyFromObject(obj)), err)
 					}
-					r.applier.forget(k.gvk, client.ObjectKeyFromObject(obj))
+					if gone == replaced {
+						continue // not the object listed
+					}
 					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", k.gvk.Kind, obj.GetName(), why)
 				}
 			}
@@ -301,13 +299,14 @@ func (r *Reconciler) deleteCreated(ctx context.Context, hc *hcov1.HyperConverged
 			if w.result != ResultCreated {
 				continue
 			}
-			err := r.client.Delete(ctx, w.obj, client.Preconditions{UID: ptr.To(w.obj.GetUID())})
-			if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+			gone, err := r.applier.deleteSame(ctx, w.obj.GetObjectKind().GroupVersionKind(), w.obj)
+			if err != nil {
 				errs = append(errs, fmt.Errorf("delete %s %s created for a HyperConverged deleted meanwhile: %w", w.kind, w.obj.GetName(), err))
 				continue
 			}
-			gvk := w.obj.GetObjectKind().GroupVersionKind()
-			r.applier.forget(gvk, client.ObjectKeyFromObject(w.obj))
+			if gone == replaced {
+				continue // not the object it created
+			}
 			r.events.Eventf(hc, w.obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: its HyperConverged was deleted as the finalizer was stored", w.kind, w.obj.GetName())
 		}
 	}

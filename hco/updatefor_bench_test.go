@@ -1,6 +1,7 @@
 package hco_test
 
 import (
+	"context"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,10 +20,10 @@ import (
 type noView struct{}
 
 func (noView) Served(schema.GroupVersionKind) bool { return true }
-func (noView) Live(schema.GroupVersionKind, client.ObjectKey) *unstructured.Unstructured {
+func (noView) Live(context.Context, schema.GroupVersionKind, client.ObjectKey) *unstructured.Unstructured {
 	return nil
 }
-func (noView) Managed(schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
+func (noView) Managed(context.Context, schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
 	return nil, nil
 }
 
@@ -35,7 +36,7 @@ func BenchmarkUpdateForKubeVirt(b *testing.B) {
 	hc.Name, hc.Namespace = hcov1.HyperConvergedName, "kubevirt-hyperconverged"
 	hcov1.Default(hc)
 	owner := hco.Owner{Namespace: hc.Namespace, Name: hc.Name, AdoptsUnrecorded: true}
-	steps, _, err := hco.PlanOperand(kvoperand.New(), hc, hco.Facts{}, noView{}, owner)
+	steps, _, err := hco.PlanOperand(context.Background(), kvoperand.New(), hc, hco.Facts{}, noView{}, owner)
 	if err != nil {
 		b.Fatal(err)
 	}

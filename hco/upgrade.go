@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -94,7 +93,7 @@ func (r *Reconciler) switchFrom(ctx context.Context, hc *hcov1.HyperConverged, o
 	}
 	var gone []leftover
 	for _, l := range switchLeftovers {
-		crd := crdMetadata()
+		crd := CRDMetadata()
 		err := r.cache.Get(ctx, types.NamespacedName{Name: l.crd}, crd)
 		switch {
 		case apierrors.IsNotFound(err):
@@ -151,9 +150,12 @@ func (r *Reconciler) removeLeftovers(ctx context.Context, hc *hcov1.HyperConverg
 			log.FromContext(ctx).Info("leftover of an earlier version not ours: kept", "kind", l.gvk.Kind, "object", displayName(l.key))
 			continue
 		}
-		err = r.client.Delete(ctx, obj, client.Preconditions{UID: ptr.To(obj.GetUID())})
-		if client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+		gone, err := r.applier.deleteSame(ctx, l.gvk, obj)
+		if err != nil {
 			return fmt.Errorf("delete %s %s left by an earlier version: %w", l.gvk.Kind, displayName(l.key), err)
+		}
+		if gone == replaced {
+			continue // not the object found
 		}
 		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", l.gvk.Kind, obj.GetName(), why)
 	}

@@ -1,6 +1,7 @@
 package hco
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -142,7 +143,7 @@ func TestYielderDeletesOnlyRecordedObjects(t *testing.T) {
 	assert.False(t, owner.deletable(yielding.planOperand, others))
 
 	v := fakeView{served: true, objects: map[string]*unstructured.Unstructured{"recorded": recorded, "unrecorded": unrecorded}}
-	steps, err := deletions([]Operand{yielding}, v, owner, func(objectKey) bool { return false })
+	steps, err := deletions(context.Background(), []Operand{yielding}, v, owner, func(objectKey) bool { return false })
 	require.NoError(t, err)
 	require.Len(t, steps, 1)
 	assert.Same(t, recorded, steps[0].Live)

@@ -62,8 +62,8 @@ func (c *Cluster) CheckOperands(ctx context.Context, hc *hcov1.HyperConverged, f
 // CR changed under the dry run.
 func (c *Cluster) checkOne(ctx context.Context, op hco.Operand, hc *hcov1.HyperConverged, facts hco.Facts, owner hco.Owner) error {
 	for range checkConflictRetries {
-		v := &getView{ctx: ctx, c: c}
-		steps, waiting, err := hco.PlanOperand(op, hc, facts, v, owner)
+		v := &getView{c: c}
+		steps, waiting, err := hco.PlanOperand(ctx, op, hc, facts, v, owner)
 		switch {
 		case v.err != nil:
 			return v.err
@@ -90,7 +90,6 @@ func (c *Cluster) checkOne(ctx context.Context, op hco.Operand, hc *hcov1.HyperC
 // object the caller may not read, or whose kind is not served, is not
 // there; any other failure is err. It lists nothing.
 type getView struct {
-	ctx context.Context
 	c   *Cluster
 	err error
 }
@@ -100,10 +99,10 @@ func (v *getView) Served(gvk schema.GroupVersionKind) bool {
 	return err == nil
 }
 
-func (v *getView) Live(gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
+func (v *getView) Live(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
 	live := &unstructured.Unstructured{}
 	live.SetGroupVersionKind(gvk)
-	err := v.c.reader.Get(v.ctx, key, live)
+	err := v.c.reader.Get(ctx, key, live)
 	switch {
 	case err == nil:
 		return live
@@ -116,7 +115,7 @@ func (v *getView) Live(gvk schema.GroupVersionKind, key client.ObjectKey) *unstr
 	return nil
 }
 
-func (v *getView) Managed(schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
+func (v *getView) Managed(context.Context, schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
 	return nil, nil
 }
 

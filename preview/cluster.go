@@ -190,7 +190,6 @@ type kind struct {
 // from the REST mapper, the managed objects of each listed as the
 // reconciler's cache holds them.
 type view struct {
-	ctx   context.Context
 	c     *Cluster
 	owner hco.Owner
 	kinds map[schema.GroupVersionKind]*kind
@@ -227,18 +226,18 @@ func (v *view) Served(gvk schema.GroupVersionKind) bool {
 
 // Live implements hco.View: the managed object at key; nil also when the
 // list failed (Managed, asked for the deletions, reports the error).
-func (v *view) Live(gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
+func (v *view) Live(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
 	k := v.kind(gvk)
-	if v.list(k) != nil {
+	if v.list(ctx, k) != nil {
 		return nil
 	}
 	return k.managed[key]
 }
 
 // Managed implements hco.View.
-func (v *view) Managed(gvk schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
+func (v *view) Managed(ctx context.Context, gvk schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
 	k := v.kind(gvk)
-	if err := v.list(k); err != nil {
+	if err := v.list(ctx, k); err != nil {
 		return nil, err
 	}
 	out := make([]*unstructured.Unstructured, 0, len(k.managed))
@@ -253,7 +252,7 @@ func (v *view) Managed(gvk schema.GroupVersionKind) ([]*unstructured.Unstructure
 // namespaced kinds in its namespace and those the operands name for the
 // kind only), and only those the owner claims (another install's are not
 // the operator's to update or prune).
-func (v *view) list(k *kind) error {
+func (v *view) list(ctx context.Context, k *kind) error {
 	if k.err != nil || k.listed {
 		return k.err
 	}
@@ -262,7 +261,7 @@ func (v *view) list(k *kind) error {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
 		labels := client.MatchingLabels{hco.LabelManagedBy: hco.ManagedByValue, hco.LabelApp: v.owner.Name}
-		if err := v.c.reader.List(v.ctx, list, labels, client.InNamespace(ns)); err != nil {
+		if err := v.c.reader.List(ctx, list, labels, client.InNamespace(ns)); err != nil {
 			k.err = fmt.Errorf("list %s: %w", k.gvk.Kind, err)
 			return k.err
 		}
@@ -298,8 +297,8 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 	if err != nil {
 		return nil, nil, err
 	}
-	v := &view{ctx: ctx, c: c, owner: owner, kinds: map[schema.GroupVersionKind]*kind{}, others: c.reg.OtherNamespaces(c.env.Namespace, facts.Platform.OpenShift)}
-	plan, err := hco.NewPlan(c.reg, hc, facts, v, owner)
+	v := &view{c: c, owner: owner, kinds: map[schema.GroupVersionKind]*kind{}, others: c.reg.OtherNamespaces(c.env.Namespace, facts.Platform.OpenShift)}
+	plan, err := hco.NewPlan(ctx, c.reg, hc, facts, v, owner)
 	notes = append(plan.Waiting, plan.Skipped...)
 	if err != nil {
 		return nil, notes, err
@@ -328,8 +327,8 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 // before and after.
 func (c *Cluster) send(ctx context.Context, v *view, s hco.Step) (Object, error) {
 	o := Object{GVK: s.GVK, Namespace: s.Key.Namespace, Name: s.Key.Name, JSONPatch: s.JSONPatch, JSONPatchOps: s.JSONPatchOps}
-	if s.Verb != hco.VerbDelete && v.list(v.kind(s.GVK)) != nil {
-		return o, v.list(v.kind(s.GVK))
+	if s.Verb != hco.VerbDelete && v.list(ctx, v.kind(s.GVK)) != nil {
+		return o, v.list(ctx, v.kind(s.GVK))
 	}
 	refused := func(verb string, err error) error {
 		if s.JSONPatch != "" && (apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)) {

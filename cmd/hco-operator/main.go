@@ -9,12 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/extensions"
+	"github.com/hcokit/hcokit/extensions/olm"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/cdi"
@@ -236,7 +236,7 @@ func run(args []string, getenv func(string) string) error {
 		LeaderElectionID:              "hyperconverged-cluster-operator-lock",
 		LeaderElectionNamespace:       orDefault(c.leaderElectionNamespace, c.env.Namespace),
 		LeaderElectionReleaseOnCancel: true,
-	}})
+	}, Extensions: extensions.Stock()})
 	if err != nil {
 		return err
 	}
@@ -258,14 +258,10 @@ func run(args []string, getenv func(string) string) error {
 		}
 	}
 	ctx := ctrl.SetupSignalHandler()
-	if name := c.env.OperatorConditionName; name != "" {
-		// Under OLM, as upstream's main: not upgradeable while starting,
-		// until the first reconcile says otherwise.
-		init := metav1.Condition{Type: hcov1.ConditionUpgradeable, Status: metav1.ConditionFalse, Reason: hco.UpgradeableInitReason, Message: hco.UpgradeableInitMessage}
-		direct := mgr.GetAPIReader()
-		if err := hco.SetOperatorCondition(ctx, direct, client.WithFieldOwner(mgr.GetClient(), hco.FieldOwner), c.env.Namespace, name, init); err != nil {
-			return err
-		}
+	// Under OLM, as upstream's main: not upgradeable while starting, until
+	// the first reconcile says otherwise.
+	if err := olm.Starting(ctx, mgr.GetAPIReader(), mgr.GetClient(), c.env); err != nil {
+		return err
 	}
 	return mgr.Start(ctx)
 }

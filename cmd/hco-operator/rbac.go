@@ -42,10 +42,6 @@ package main
 // cache that it still exists. Events are created, and patched when they
 // repeat. The Lease is what leader election uses.
 
-// The HyperConverged CRD read at start, and its storedVersions set once
-// every HyperConverged is stored as v1 (hco.MigrateStoredVersions, which
-// patches the HyperConvergeds: the patch above).
-
 // Upstream's leftovers (hco/upgradepatches.go), by name: read and deleted
 // once, when upgrading from an upstream version that made them.
 // +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=daemonsets,resourceNames=passt-binding-cni;iommufd-device-plugin,verbs=get;delete
@@ -55,15 +51,10 @@ package main
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=get
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions/status,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=patch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=networks,resourceNames=cluster,verbs=get;list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=dnses,resourceNames=cluster,verbs=list;watch
-// +kubebuilder:rbac:groups=operator.openshift.io,resources=kubedeschedulers,resourceNames=cluster,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=ingresses,resourceNames=cluster,verbs=list;watch
-// +kubebuilder:rbac:groups=operators.coreos.com,namespace=kubevirt-hyperconverged,resources=operatorconditions,verbs=get;list;watch;update
-// +kubebuilder:rbac:groups=operators.coreos.com,namespace=kubevirt-hyperconverged,resources=clusterserviceversions,verbs=list;watch;patch
 // +kubebuilder:rbac:groups=cert-manager.io,namespace=kubevirt-hyperconverged,resources=issuers,resourceNames=selfsigned,verbs=get;delete
 // +kubebuilder:rbac:groups=cert-manager.io,namespace=kubevirt-hyperconverged,resources=certificates,resourceNames=virt-network-resources-injector-cert,verbs=get;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/extensions/storedversions"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/aaq"
@@ -64,7 +65,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	mgr, _, err := hco.NewManager(ctrl.GetConfigOrDie(), reg, env, hco.ManagerOptions{Manager: ctrl.Options{Scheme: scheme}})
+	// The platform features outside the core it wants: the stored-version
+	// migration only (no OLM, no descheduler metric; extensions.Stock() is
+	// the stock binary's set).
+	mgr, _, err := hco.NewManager(ctrl.GetConfigOrDie(), reg, env, hco.ManagerOptions{Manager: ctrl.Options{Scheme: scheme},
+		Extensions: []hco.Extension{storedversions.New()}})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/webhook"
@@ -21,7 +22,7 @@ type OperatorOptions struct {
 }
 
 // StartOperator runs the stock reconciler (hco.NewManager, a scheme with
-// every operand type) for reg's operands until the environment stops, as
+// every operand type, the stock extensions) for reg's operands until the environment stops, as
 // the installed operator runs, and returns the reconciler.
 func (e *Env) StartOperator(reg *hco.Registry, environment hco.Environment, o OperatorOptions) (*hco.Reconciler, error) {
 	scheme, err := hco.NewScheme(operands.AddToScheme)
@@ -34,7 +35,7 @@ func (e *Env) StartOperator(reg *hco.Registry, environment hco.Environment, o Op
 	if o.Metrics == nil {
 		o.Metrics = prometheus.NewRegistry()
 	}
-	mgr, r, err := hco.NewManager(o.Config, reg, environment, hco.ManagerOptions{Manager: ManagerOptions(scheme), Metrics: o.Metrics})
+	mgr, r, err := hco.NewManager(o.Config, reg, environment, hco.ManagerOptions{Manager: ManagerOptions(scheme), Metrics: o.Metrics, Extensions: extensions.Stock()})
 	if err != nil {
 		return nil, err
 	}

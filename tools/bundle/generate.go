@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/hcokit/hcokit/extensions/olm"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands/stock"
 )
@@ -248,8 +249,8 @@ func Generate(objs []Object, md Metadata) (*Bundle, error) {
 		// As upstream's CSV ships it: the console offers no deletion of the
 		// operands while the default uninstallStrategy
 		// (BlockUninstallIfWorkloadsExist) holds; the operator keeps it
-		// following the HyperConverged's (hco.DisableOperandDeleteAnnotation).
-		hco.DisableOperandDeleteAnnotation: "true",
+		// following the HyperConverged's (olm.DisableOperandDeleteAnnotation).
+		olm.DisableOperandDeleteAnnotation: "true",
 	}
 	if len(md.Examples) > 0 {
 		first, err := json.Marshal(md.Examples[0])

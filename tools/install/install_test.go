@@ -117,7 +117,7 @@ func TestInstall(t *testing.T) {
 	})
 
 	// As after an upgrade from a release that stored v1beta1: the operator
-	// migrates the stored versions at start (hco.MigrateStoredVersions),
+	// migrates the stored versions at start (storedversions.MigrateStoredVersions),
 	// under its RBAC.
 	crd := &unstructured.Unstructured{}
 	crd.SetAPIVersion("apiextensions.k8s.io/v1")

@@ -17,6 +17,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/extensions/olm"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
@@ -73,14 +74,14 @@ func setup() error {
 	}
 	// As OLM does before it starts the operator.
 	oc := &unstructured.Unstructured{}
-	oc.SetGroupVersionKind(hco.OperatorConditionKind)
+	oc.SetGroupVersionKind(olm.OperatorConditionKind)
 	oc.SetNamespace(ns)
 	oc.SetName(operatorCondition)
 	if err := k.Create(context.Background(), oc); err != nil {
 		return err
 	}
 	csv := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"displayName": "hcokit", "install": map[string]any{"strategy": "deployment"}}}}
-	csv.SetGroupVersionKind(hco.CSVKind)
+	csv.SetGroupVersionKind(olm.CSVKind)
 	csv.SetNamespace(ns)
 	csv.SetName(operatorCondition)
 	if err := k.Create(context.Background(), csv); err != nil {

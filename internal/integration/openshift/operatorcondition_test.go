@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
-	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/extensions/olm"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
@@ -26,7 +26,7 @@ import (
 // OperatorCondition.
 func upgradeable(ctx context.Context) (*metav1.Condition, error) {
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(hco.OperatorConditionKind)
+	u.SetGroupVersionKind(olm.OperatorConditionKind)
 	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: operatorCondition}, u); err != nil {
 		return nil, err
 	}
@@ -113,23 +113,23 @@ func TestOperatorConditionFollowsTheHyperConverged(t *testing.T) {
 		u.Object["status"] = map[string]any{"conditions": []any{cond("Available", "True"), cond("Progressing", "False"), cond("Degraded", "False")}}
 		return k.Status().Update(ctx, u)
 	})
-	expectUpgradeable(t, metav1.ConditionTrue, hco.UpgradeableAllowReason, "")
+	expectUpgradeable(t, metav1.ConditionTrue, olm.UpgradeableAllowReason, "")
 
-	init := metav1.Condition{Type: hcov1.ConditionUpgradeable, Status: metav1.ConditionFalse, Reason: hco.UpgradeableInitReason, Message: hco.UpgradeableInitMessage}
-	if err := hco.SetOperatorCondition(ctx, k, k, ns, operatorCondition, init); err != nil {
+	init := metav1.Condition{Type: hcov1.ConditionUpgradeable, Status: metav1.ConditionFalse, Reason: olm.UpgradeableInitReason, Message: olm.UpgradeableInitMessage}
+	if err := olm.SetOperatorCondition(ctx, k, k, ns, operatorCondition, init); err != nil {
 		t.Fatal(err)
 	}
-	expectUpgradeable(t, metav1.ConditionTrue, hco.UpgradeableAllowReason, "")
+	expectUpgradeable(t, metav1.ConditionTrue, olm.UpgradeableAllowReason, "")
 }
 
 // csvAnnotation reads the operator's CSV's disable-operand-delete annotation.
 func csvAnnotation(ctx context.Context) (string, error) {
 	csv := &metav1.PartialObjectMetadata{}
-	csv.SetGroupVersionKind(hco.CSVKind)
+	csv.SetGroupVersionKind(olm.CSVKind)
 	if err := k.Get(ctx, client.ObjectKey{Namespace: ns, Name: operatorCondition}, csv); err != nil {
 		return "", err
 	}
-	return csv.GetAnnotations()[hco.DisableOperandDeleteAnnotation], nil
+	return csv.GetAnnotations()[olm.DisableOperandDeleteAnnotation], nil
 }
 
 // Under OLM the operator's CSV says to the console whether operands may be
@@ -144,7 +144,7 @@ func TestCSVFollowsTheUninstallStrategy(t *testing.T) {
 	testenv.CreateForTest(t, k, hc)
 	expect := func(want string) {
 		t.Helper()
-		testenv.Eventually(t, "the CSV's "+hco.DisableOperandDeleteAnnotation+" "+want, func() error {
+		testenv.Eventually(t, "the CSV's "+olm.DisableOperandDeleteAnnotation+" "+want, func() error {
 			got, err := csvAnnotation(ctx)
 			if err != nil {
 				return err

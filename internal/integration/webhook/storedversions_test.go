@@ -17,12 +17,12 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
-	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/extensions/storedversions"
 	"github.com/hcokit/hcokit/internal/testenv"
 )
 
 // A HyperConverged written while the CRD stored v1beta1 stays stored so
-// (etcd says) after the CRD stores v1 again; hco.MigrateStoredVersions,
+// (etcd says) after the CRD stores v1 again; storedversions.MigrateStoredVersions,
 // which the operator runs at start, stores it anew as v1 and records
 // storedVersions [v1]. Then the conversion webhook down stops a v1beta1
 // read only: the v1 read the operator makes needs no conversion.
@@ -36,7 +36,7 @@ func TestStoredVersionsMigrated(t *testing.T) {
 		t.Helper()
 		require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := k.Get(ctx, client.ObjectKey{Name: hco.HyperConvergedCRDName}, crd); err != nil {
+			if err := k.Get(ctx, client.ObjectKey{Name: storedversions.HyperConvergedCRDName}, crd); err != nil {
 				return err
 			}
 			edit(crd)
@@ -51,7 +51,7 @@ func TestStoredVersionsMigrated(t *testing.T) {
 		}
 	}
 	crd := &apiextensionsv1.CustomResourceDefinition{}
-	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: hco.HyperConvergedCRDName}, crd))
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: storedversions.HyperConvergedCRDName}, crd))
 	conversion := crd.Spec.Conversion.DeepCopy()
 	require.NotNil(t, conversion.Webhook, "the CRD converts through the webhook")
 	t.Cleanup(func() {
@@ -87,7 +87,7 @@ func TestStoredVersionsMigrated(t *testing.T) {
 	editCRD(storeAs("v1"))
 	testenv.Eventually(t, "storedVersions lists both", func() error {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := k.Get(ctx, client.ObjectKey{Name: hco.HyperConvergedCRDName}, crd); err != nil {
+		if err := k.Get(ctx, client.ObjectKey{Name: storedversions.HyperConvergedCRDName}, crd); err != nil {
 			return err
 		}
 		if !slices.Contains(crd.Status.StoredVersions, "v1beta1") || !slices.Contains(crd.Status.StoredVersions, "v1") {
@@ -97,13 +97,13 @@ func TestStoredVersionsMigrated(t *testing.T) {
 	})
 	assert.Equal(t, "hco.kubevirt.io/v1beta1", stored(name), "a CRD change rewrites nothing")
 
-	migrated, err := hco.MigrateStoredVersions(ctx, k)
+	migrated, err := storedversions.MigrateStoredVersions(ctx, k)
 	require.NoError(t, err)
 	assert.True(t, migrated)
 	assert.Equal(t, "hco.kubevirt.io/v1", stored(name))
-	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: hco.HyperConvergedCRDName}, crd))
+	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: storedversions.HyperConvergedCRDName}, crd))
 	assert.Equal(t, []string{"v1"}, crd.Status.StoredVersions)
-	migrated, err = hco.MigrateStoredVersions(ctx, k)
+	migrated, err = storedversions.MigrateStoredVersions(ctx, k)
 	require.NoError(t, err)
 	assert.False(t, migrated, "nothing left to migrate")
 

@@ -1,4 +1,4 @@
-package hco
+package storedversions
 
 import (
 	"context"
@@ -15,12 +15,41 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcometrics"
 )
 
 // HyperConvergedCRDName is the name of the HyperConverged's
 // CustomResourceDefinition.
 const HyperConvergedCRDName = "hyperconvergeds.hco.kubevirt.io"
+
+// The HyperConverged CRD read at start, and its storedVersions set once
+// every HyperConverged is stored as v1 (MigrateStoredVersions, which patches
+// the HyperConvergeds: the operator's patch of them, cmd/hco-operator).
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=get
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions/status,resourceNames=hyperconvergeds.hco.kubevirt.io,verbs=patch
+
+// Extension runs MigrateStoredVersions once on the elected replica at
+// start (hco.Extension).
+type Extension struct{ hco.NoExtension }
+
+var _ hco.Extension = Extension{}
+
+// New returns the extension.
+func New() Extension { return Extension{} }
+
+// Setup implements hco.Extension: the migration, with a client that reads
+// past the cache and writes as the operator's field owner.
+func (Extension) Setup(mgr ctrl.Manager, _ hco.Environment, _ *hcometrics.Metrics) ([]hco.Watch, error) {
+	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
+	if err != nil {
+		return nil, fmt.Errorf("client for the stored versions: %w", err)
+	}
+	return nil, mgr.Add(&migration{client: client.WithFieldOwner(direct, hco.FieldOwner), log: mgr.GetLogger().WithName("storedversions")})
+}
 
 // MigrateStoredVersions makes the API server hold every HyperConverged in
 // the CRD's storage version (v1), then records that in the CRD's
@@ -37,7 +66,7 @@ const HyperConvergedCRDName = "hyperconvergeds.hco.kubevirt.io"
 // status patch carries the CRD's resourceVersion as its precondition.
 func MigrateStoredVersions(ctx context.Context, c client.Client) (bool, error) {
 	crd := &unstructured.Unstructured{}
-	crd.SetGroupVersionKind(crdKind)
+	crd.SetGroupVersionKind(hco.CRDMetadata().GroupVersionKind())
 	if err := c.Get(ctx, client.ObjectKey{Name: HyperConvergedCRDName}, crd); err != nil {
 		return false, fmt.Errorf("get CustomResourceDefinition %s: %w", HyperConvergedCRDName, err)
 	}
@@ -83,18 +112,18 @@ func storageVersion(crd *unstructured.Unstructured) string {
 	return ""
 }
 
-// storedVersionsMigration runs MigrateStoredVersions once on the elected
+// migration runs MigrateStoredVersions once on the elected
 // replica at start, retried with backoff (1 s doubling to 5 min) while it
 // fails (the conversion webhook down, say): a failure is logged, never
 // fatal, and the reconciler does not wait for it.
-type storedVersionsMigration struct {
+type migration struct {
 	client client.Client
 	log    logr.Logger
 }
 
-func (m *storedVersionsMigration) NeedLeaderElection() bool { return true }
+func (m *migration) NeedLeaderElection() bool { return true }
 
-func (m *storedVersionsMigration) Start(ctx context.Context) error {
+func (m *migration) Start(ctx context.Context) error {
 	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Steps: 100, Cap: 5 * time.Minute}
 	_ = wait.ExponentialBackoffWithContext(ctx, backoff, func(ctx context.Context) (bool, error) {
 		migrated, err := MigrateStoredVersions(ctx, m.client)

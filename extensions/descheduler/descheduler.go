@@ -1,7 +1,8 @@
-package hco
+package descheduler
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/go-logr/logr"
@@ -12,8 +13,15 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcometrics"
 )
+
+// The KubeDescheduler singleton, read by name only while its API is served.
+// +kubebuilder:rbac:groups=operator.openshift.io,resources=kubedeschedulers,resourceNames=cluster,verbs=list;watch
 
 // The optional descheduler: OpenShift's Kube Descheduler Operator, whose
 // singleton KubeDescheduler says which profiles the descheduler runs. As
@@ -44,6 +52,23 @@ func DeschedulerMisconfigured(kd *unstructured.Unstructured) bool {
 	return !slices.ContainsFunc(profiles, func(p string) bool { return slices.Contains(kubeVirtDeschedulerProfiles, p) })
 }
 
+// Extension keeps kubevirt_hco_misconfigured_descheduler (hco.Extension).
+type Extension struct{ hco.NoExtension }
+
+var _ hco.Extension = Extension{}
+
+// New returns the extension.
+func New() Extension { return Extension{} }
+
+// Setup implements hco.Extension: the watch, on the elected replica.
+func (Extension) Setup(mgr ctrl.Manager, _ hco.Environment, metrics *hcometrics.Metrics) ([]hco.Watch, error) {
+	c, err := dynamic.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return nil, fmt.Errorf("descheduler client: %w", err)
+	}
+	return nil, mgr.Add(&deschedulerWatch{crds: mgr.GetCache(), client: c, gauge: metrics.MisconfiguredDescheduler, log: mgr.GetLogger().WithName("descheduler")})
+}
+
 // deschedulerWatch keeps the gauge equal to DeschedulerMisconfigured of
 // the KubeDescheduler singleton, 0 while there is none. It watches the
 // singleton (one list and one watch) only while its CRD exists, which it
@@ -59,7 +84,7 @@ type deschedulerWatch struct {
 
 // Start implements manager.Runnable.
 func (w *deschedulerWatch) Start(ctx context.Context) error {
-	crds, err := w.crds.GetInformer(ctx, crdMetadata())
+	crds, err := w.crds.GetInformer(ctx, hco.CRDMetadata())
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package hco
+package olm
 
 import (
 	"context"
@@ -9,15 +9,28 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hcometrics"
 )
 
-// Under OLM (Environment.OperatorConditionName, OLM's
+// The OperatorCondition and the CSV of the operator, in its namespace:
+// read from the cache (by name), the condition updated, the CSV's
+// annotation patched.
+// +kubebuilder:rbac:groups=operators.coreos.com,namespace=kubevirt-hyperconverged,resources=operatorconditions,verbs=get;list;watch;update
+// +kubebuilder:rbac:groups=operators.coreos.com,namespace=kubevirt-hyperconverged,resources=clusterserviceversions,verbs=list;watch;patch
+
+// Under OLM (hco.Environment.OperatorConditionName, OLM's
 // OPERATOR_CONDITION_NAME), the operator tells OLM whether it may be
 // upgraded, as upstream HCO at 03da3cf does (controllers/hyperconverged:
 // setOperatorUpgradeableStatus; pkg/util/operatorcondition.go): the
@@ -114,18 +127,15 @@ var CSVKind = schema.GroupVersionKind{Group: "operators.coreos.com", Version: "v
 const DisableOperandDeleteAnnotation = "console.openshift.io/disable-operand-delete"
 
 // syncCSV keeps the DisableOperandDeleteAnnotation of the operator's CSV
-// (under OLM: named as its OperatorCondition, which OLM names after the
-// CSV) following hc's uninstallStrategy, as upstream's csv handler does:
+// (named as its OperatorCondition, which OLM names after the CSV)
+// following the HyperConverged's uninstallStrategy, as upstream's csv handler does:
 // read from the cache (metadata only, by name), patched only when it
 // differs. A missing CSV is not an error.
-func (r *Reconciler) syncCSV(ctx context.Context, hc *hcov1.HyperConverged) error {
-	name := r.env.OperatorConditionName
-	if name == "" {
-		return nil
-	}
+func syncCSV(ctx context.Context, s hco.ExtensionState) error {
+	name, hc := s.Env.OperatorConditionName, s.HyperConverged
 	csv := &metav1.PartialObjectMetadata{}
 	csv.SetGroupVersionKind(CSVKind)
-	if err := r.cache.Get(ctx, client.ObjectKey{Namespace: r.env.Namespace, Name: name}, csv); err != nil {
+	if err := s.Reader.Get(ctx, client.ObjectKey{Namespace: s.Env.Namespace, Name: name}, csv); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -136,8 +146,81 @@ func (r *Reconciler) syncCSV(ctx context.Context, hc *hcov1.HyperConverged) erro
 		return nil
 	}
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, DisableOperandDeleteAnnotation, want)
-	if err := r.client.Patch(ctx, csv.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+	if err := s.Client.Patch(ctx, csv.DeepCopy(), client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
 		return fmt.Errorf("set %s on the operator's ClusterServiceVersion %s: %w", DisableOperandDeleteAnnotation, name, err)
 	}
 	return nil
+}
+
+// Extension is the operator's part under OLM (hco.Extension): with
+// hco.Environment.OperatorConditionName set (OLM's OPERATOR_CONDITION_NAME),
+// its OperatorCondition and CSV are cached and watched by name, and each
+// reconcile sets the Upgradeable condition and the CSV's annotation; with
+// it empty, nothing.
+type Extension struct{ hco.NoExtension }
+
+var _ hco.Extension = Extension{}
+
+// New returns the extension.
+func New() Extension { return Extension{} }
+
+// Cached implements hco.Extension: the OperatorCondition, and the CSV's
+// metadata, by name.
+func (Extension) Cached(env hco.Environment) map[client.Object]cache.ByObject {
+	if env.OperatorConditionName == "" {
+		return nil
+	}
+	byName := cache.ByObject{Label: labels.Everything(), Field: fields.OneTermEqualSelector("metadata.name", env.OperatorConditionName),
+		Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: ptr.To(false)}
+	oc := &unstructured.Unstructured{}
+	oc.SetGroupVersionKind(OperatorConditionKind)
+	csv := &metav1.PartialObjectMetadata{}
+	csv.SetGroupVersionKind(CSVKind)
+	return map[client.Object]cache.ByObject{oc: byName, csv: byName}
+}
+
+// Setup implements hco.Extension: OLM must serve OperatorConditions; a
+// change of the OperatorCondition (another replica starting says
+// Initializing) or of the CSV brings the reconcile that sets them again.
+func (Extension) Setup(mgr ctrl.Manager, env hco.Environment, _ *hcometrics.Metrics) ([]hco.Watch, error) {
+	if env.OperatorConditionName == "" {
+		return nil, nil
+	}
+	if _, err := mgr.GetRESTMapper().RESTMapping(OperatorConditionKind.GroupKind(), OperatorConditionKind.Version); err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil, fmt.Errorf("the environment names the OperatorCondition %q (OPERATOR_CONDITION_NAME), but the cluster does not serve %s: not under OLM; unset it",
+				env.OperatorConditionName, OperatorConditionKind)
+		}
+		return nil, err
+	}
+	oc := &unstructured.Unstructured{}
+	oc.SetGroupVersionKind(OperatorConditionKind)
+	csv := &metav1.PartialObjectMetadata{}
+	csv.SetGroupVersionKind(CSVKind)
+	return []hco.Watch{{Object: oc}, {Object: csv, MetadataOnly: true}}, nil
+}
+
+// Reconciled implements hco.Extension: the CSV's annotation, then the
+// Upgradeable condition the HyperConverged's status is about to say.
+func (Extension) Reconciled(ctx context.Context, s hco.ExtensionState) error {
+	name := s.Env.OperatorConditionName
+	if name == "" {
+		return nil
+	}
+	if err := syncCSV(ctx, s); err != nil {
+		return err
+	}
+	want := UpgradeableCondition(s.Conditions, s.Upgrading, s.Env.Version)
+	return SetOperatorCondition(ctx, s.Reader, s.Client, s.Env.Namespace, name, want)
+}
+
+// Starting sets the Upgradeable condition to False (Initializing) before
+// the manager starts, as upstream's main does, until the first reconcile
+// says otherwise; reader reads past the cache. Nothing when not under OLM.
+func Starting(ctx context.Context, reader client.Reader, c client.Client, env hco.Environment) error {
+	if env.OperatorConditionName == "" {
+		return nil
+	}
+	init := metav1.Condition{Type: hcov1.ConditionUpgradeable, Status: metav1.ConditionFalse, Reason: UpgradeableInitReason, Message: UpgradeableInitMessage}
+	return SetOperatorCondition(ctx, reader, client.WithFieldOwner(c, hco.FieldOwner), env.Namespace, env.OperatorConditionName, init)
 }

@@ -1,4 +1,4 @@
-package hco_test
+package olm_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/extensions/olm"
 )
 
 // The Upgradeable operator condition as upstream sets it: True (reason
@@ -28,6 +28,6 @@ func TestUpgradeableCondition(t *testing.T) {
 		"upgrading": {upgradeable(metav1.ConditionTrue), true, metav1.Condition{Type: "Upgradeable", Status: "False", Reason: "AlreadyPerformingUpgrade",
 			Message: "upgrading the hyperConverged cluster operator to version 1.20.0"}},
 	} {
-		assert.Equal(t, tc.want, hco.UpgradeableCondition(tc.conds, tc.upgrading, "1.20.0"), name)
+		assert.Equal(t, tc.want, olm.UpgradeableCondition(tc.conds, tc.upgrading, "1.20.0"), name)
 	}
 }

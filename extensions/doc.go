@@ -1,0 +1,14 @@
+// Package extensions is the stock binary's set of hco.Extensions, the
+// platform features kept outside the core (hco), each a package of its own
+// with its permissions and tests:
+//
+//   - olm: under OLM, the operator's OperatorCondition (Upgradeable) and its
+//     ClusterServiceVersion's operand-delete annotation;
+//   - descheduler: kubevirt_hco_misconfigured_descheduler, from OpenShift's
+//     KubeDescheduler;
+//   - storedversions: every HyperConverged stored as v1 at start.
+//
+// A distribution picks what it wants in hco.ManagerOptions.Extensions; one
+// without OLM leaves olm out and links none of its code. This package holds
+// no feature of its own.
+package extensions

@@ -1,0 +1,70 @@
+package hco
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hcometrics"
+)
+
+// Extension is a feature of a platform or an install kept outside the core
+// and plugged into the manager explicitly (ManagerOptions.Extensions; the
+// stock set is package extensions'): OLM's OperatorCondition and CSV, the
+// descheduler metric, the stored-version migration. A distribution that
+// leaves one out links none of its code. Embed NoExtension and override what
+// the feature needs; the core calls each method at one place.
+type Extension interface {
+	// Cached returns what the manager's cache holds for the extension
+	// besides the operator's own objects (by name, say). It is called
+	// before the manager exists.
+	Cached(env Environment) map[client.Object]cache.ByObject
+	// Setup adds the extension's runnables to mgr, and returns the objects
+	// (of kinds Cached holds) whose changes reconcile the HyperConverged.
+	Setup(mgr ctrl.Manager, env Environment, metrics *hcometrics.Metrics) ([]Watch, error)
+	// Reconciled runs at the end of each reconcile of the HyperConverged,
+	// with what its status is about to say; an error fails the reconcile
+	// before the status is written, and it is tried again.
+	Reconciled(ctx context.Context, s ExtensionState) error
+}
+
+// Watch is an object whose changes reconcile the HyperConverged, its
+// metadata only when MetadataOnly.
+type Watch struct {
+	Object       client.Object
+	MetadataOnly bool
+}
+
+// ExtensionState is what an Extension is given at the end of a reconcile.
+type ExtensionState struct {
+	// HyperConverged as read (not to be changed), and Conditions its
+	// status conditions about to be written.
+	HyperConverged *hcov1.HyperConverged
+	Conditions     []metav1.Condition
+	// Upgrading: the operator is upgrading to Env.Version.
+	Upgrading bool
+	Env       Environment
+	// Reader reads the manager's cache; Client writes as the operator's
+	// field owner.
+	Reader client.Reader
+	Client client.Client
+}
+
+// NoExtension does nothing: embed it to implement only what a feature
+// needs.
+type NoExtension struct{}
+
+// Cached implements Extension: nothing.
+func (NoExtension) Cached(Environment) map[client.Object]cache.ByObject { return nil }
+
+// Setup implements Extension: nothing.
+func (NoExtension) Setup(ctrl.Manager, Environment, *hcometrics.Metrics) ([]Watch, error) {
+	return nil, nil
+}
+
+// Reconciled implements Extension: nothing.
+func (NoExtension) Reconciled(context.Context, ExtensionState) error { return nil }
