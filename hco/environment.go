@@ -1,11 +1,15 @@
 package hco
 
 import (
+	"context"
+
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/nodefacts"
 )
 
@@ -112,6 +116,47 @@ func (f Facts) Observe(gvk schema.GroupVersionKind, key client.ObjectKey) (*unst
 		return nil, false
 	}
 	return f.Observed(gvk, key)
+}
+
+// FactSources are where GatherFacts reads a HyperConverged's facts: the
+// reconciler gives its cache, node index and watched kinds, the preview
+// the API server itself.
+type FactSources struct {
+	Env Environment
+	// Nodes are the node facts for the workload placement.
+	Nodes func(workload *hcov1.NodePlacement) (nodefacts.Facts, error)
+	// Reader reads the cluster's configuration objects (OpenShift's
+	// Ingress, Network, DNS and APIServer configurations "cluster"); Direct
+	// reads past any cache (a custom host's certificate Secret).
+	Reader, Direct client.Reader
+	// OpenShift: the cluster is OpenShift; ClusterTLS: it serves
+	// OpenShift's APIServer configuration.
+	OpenShift, ClusterTLS bool
+	// Observed is Facts.Observed.
+	Observed func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool)
+}
+
+// GatherFacts is the one gathering of the facts the operands are given for
+// hc, whoever asks (the reconciler, hco-operator diff): the node facts for
+// its workload placement, the golden images' schedule its status records,
+// on OpenShift the platform facts, and where the cluster serves it the
+// APIServer configuration's TLS profile.
+func GatherFacts(ctx context.Context, hc *hcov1.HyperConverged, s FactSources) (Facts, error) {
+	f := Facts{Environment: s.Env, DataImportSchedule: hc.Status.DataImportSchedule, Observed: s.Observed}
+	nodes, err := s.Nodes(hc.Spec.WorkloadPlacement())
+	if err != nil {
+		return f, err
+	}
+	f.Nodes = &nodes
+	if f.Platform, err = PlatformOf(ctx, s.Reader, s.Direct, s.OpenShift, s.Env.Namespace); err != nil {
+		return f, err
+	}
+	if s.ClusterTLS {
+		if f.ClusterTLSProfile, err = clustertls.Profile(ctx, s.Reader); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
 }
 
 // OfflineFacts are the facts of a render without a cluster: env, nodes

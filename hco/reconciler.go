@@ -701,19 +701,7 @@ func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind,
 }
 
 func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts, error) {
-	nodes := r.nodes.Facts(hc.Spec.WorkloadPlacement())
-	f := Facts{Environment: r.env, Nodes: &nodes, DataImportSchedule: hc.Status.DataImportSchedule, Observed: r.observed(ctx)}
-	p, err := PlatformOf(ctx, r.client, r.reader, r.openShift, r.env.Namespace)
-	if err != nil {
-		return f, err
-	}
-	f.Platform = p
-	if r.clusterTLS {
-		p, err := clustertls.Profile(ctx, r.client)
-		if err != nil {
-			return f, err
-		}
-		f.ClusterTLSProfile = p
-	}
-	return f, nil
+	return GatherFacts(ctx, hc, FactSources{Env: r.env, Reader: r.client, Direct: r.reader, OpenShift: r.openShift, ClusterTLS: r.clusterTLS,
+		Observed: r.observed(ctx),
+		Nodes:    func(workload *hcov1.NodePlacement) (nodefacts.Facts, error) { return r.nodes.Facts(workload), nil }})
 }

@@ -136,30 +136,24 @@ func (c *Cluster) DryRunHyperConverged(ctx context.Context, obj *unstructured.Un
 // operand's build follows (Facts.Observed: a get each, of the objects with
 // the operator's labels only).
 func (c *Cluster) Facts(ctx context.Context, hc *hcov1.HyperConverged) (hco.Facts, error) {
-	nodes := &metav1.PartialObjectMetadataList{}
-	nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
-	if err := c.reader.List(ctx, nodes); err != nil {
-		return hco.Facts{}, fmt.Errorf("list the nodes (their labels are the node facts): %w", err)
-	}
-	nf := nodefacts.From(nodes.Items, hc.Spec.WorkloadPlacement())
-	f := hco.Facts{Environment: c.env, Nodes: &nf, DataImportSchedule: hc.Status.DataImportSchedule, Observed: c.observed(ctx)}
 	openShift, err := hco.OpenShift(c.mapper)
 	if err != nil {
-		return f, err
-	}
-	if f.Platform, err = hco.PlatformOf(ctx, c.reader, c.reader, openShift, c.env.Namespace); err != nil {
-		return f, err
+		return hco.Facts{}, err
 	}
 	served, err := clustertls.Served(c.mapper)
 	if err != nil {
-		return f, err
+		return hco.Facts{}, err
 	}
-	if served {
-		if f.ClusterTLSProfile, err = clustertls.Profile(ctx, c.reader); err != nil {
-			return f, err
-		}
-	}
-	return f, nil
+	return hco.GatherFacts(ctx, hc, hco.FactSources{Env: c.env, Reader: c.reader, Direct: c.reader, OpenShift: openShift, ClusterTLS: served,
+		Observed: c.observed(ctx),
+		Nodes: func(workload *hcov1.NodePlacement) (nodefacts.Facts, error) {
+			nodes := &metav1.PartialObjectMetadataList{}
+			nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
+			if err := c.reader.List(ctx, nodes); err != nil {
+				return nodefacts.Facts{}, fmt.Errorf("list the nodes (their labels are the node facts): %w", err)
+			}
+			return nodefacts.From(nodes.Items, workload), nil
+		}})
 }
 
 // observed is Facts.Observed read from the cluster: an object that carries
