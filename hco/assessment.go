@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -55,12 +54,7 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 			r.announceWaiting(ctx, hc, op, o.skipped, true)
 		}
 		if o.err != nil || o.waiting != "" || o.skipped != "" {
-			// Keep what exists: nothing of this operand is pruned.
-			for _, k := range r.kinds {
-				if slices.Contains(k.operands, op.Name()) {
-					desiredKeys[objectKey{gvk: k.gvk}] = true
-				}
-			}
+			protect(desiredKeys, op)
 		}
 		if o.status.Kind != "" {
 			a.Components = append(a.Components, o.status)

@@ -103,9 +103,11 @@
 // does for a HyperConverged, decided without a request from a [View] of the
 // cluster: each object to create, update (with the update to send), keep
 // or delete, the operands waiting for their API, the ones that cannot
-// build. The reconciler plans each operand the same way (planObjects over
-// its cache, with the memo as the View's memory) and executes the steps
-// (applier.execute), and prunes the plan's deletions; `hco-operator diff`
+// build. The reconciler plans each operand with PlanOperand itself (over
+// its cache, with its build memo and the applier's memo as the View's
+// memories), executes the steps (applier.execute) in the operand's turn,
+// protects a failing operand's kinds as NewPlan does (protect), and prunes
+// the deletions of the same operand set (PlatformOperands); `hco-operator diff`
 // (package preview) sends the steps as server-side dry runs; the webhook
 // dry-runs the updates of the components' CRs. One implementation of the
 // decision, the listing, the protection of waiting operands' kinds and the

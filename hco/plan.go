@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -110,7 +111,6 @@ type Plan struct {
 func NewPlan(ctx context.Context, reg *Registry, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) (Plan, error) {
 	var p Plan
 	desired := map[objectKey]bool{}
-	protected := map[schema.GroupVersionKind]bool{}
 	ops := PlatformOperands(reg, facts.Platform)
 	for _, op := range ops {
 		steps, missing, err := PlanOperand(ctx, op, hc, facts, view, owner)
@@ -123,9 +123,7 @@ func NewPlan(ctx context.Context, reg *Registry, hc *hcov1.HyperConverged, facts
 			p.Waiting = append(p.Waiting, waitingMessage(op, missing))
 		}
 		if err != nil || len(missing) > 0 {
-			for _, k := range op.Kinds() {
-				protected[k.GetObjectKind().GroupVersionKind()] = true
-			}
+			protect(desired, op)
 			continue
 		}
 		for _, s := range steps {
@@ -133,7 +131,7 @@ func NewPlan(ctx context.Context, reg *Registry, hc *hcov1.HyperConverged, facts
 		}
 		p.Steps = append(p.Steps, steps...)
 	}
-	deletes, err := deletions(ctx, ops, view, owner, func(k objectKey) bool { return desired[k] || protected[k.gvk] })
+	deletes, err := deletions(ctx, ops, view, owner, func(k objectKey) bool { return desired[k] })
 	p.Steps = append(p.Steps, deletes...)
 	return p, err
 }
@@ -154,6 +152,15 @@ func PlatformOperands(reg *Registry, p Platform) []Operand {
 func openShiftOnly(op Operand) bool {
 	o, ok := op.(OpenShiftOnly)
 	return ok && o.OpenShiftOnly()
+}
+
+// protect keeps every object of op's kinds from deletions (a key with the
+// kind only): an operand that cannot build, waits for its API, or finds an
+// object of another install keeps what exists.
+func protect(keep map[objectKey]bool, op Operand) {
+	for _, k := range op.Kinds() {
+		keep[objectKey{gvk: k.GetObjectKind().GroupVersionKind()}] = true
+	}
 }
 
 // deletions are the steps that delete the objects view manages of the
@@ -198,9 +205,13 @@ func deletions(ctx context.Context, ops []Operand, view View, owner Owner, keep 
 // asks view for the operand's kinds and objects only, never for a list.
 func PlanOperand(ctx context.Context, op Operand, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) ([]Step, []string, error) {
 	patch := jsonPatchOf(op, hc)
-	want, err := desiredObjects(op, hc, facts, patch, nil)
+	build := desiredObjects
+	if m, ok := view.(buildMemory); ok {
+		build = m.desiredObjects
+	}
+	want, err := build(op, hc, facts, patch, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &invalidConfig{err: err}
 	}
 	if missing := notServed(want, view.Served); len(missing) > 0 {
 		return nil, missing, nil
@@ -321,6 +332,12 @@ func yieldsTo(op Operand, live *unstructured.Unstructured, owner Owner) bool {
 // cache selects by), so without it every reconcile would try the create.
 type leaveMemory interface {
 	leftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured
+}
+
+// buildMemory is a View that remembers the objects it saw built (the
+// reconciler's: an operand is built again only when its input changed).
+type buildMemory interface {
+	desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, s *runtime.Scheme) ([]*unstructured.Unstructured, error)
 }
 
 // memory is what a View may know besides the cluster: the reconciler's,

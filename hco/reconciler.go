@@ -463,27 +463,24 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		o.status, o.refs = op.Status(objs), refs
 	}
 	o.patch = jsonPatchOf(op, hc)
-	desired, err := r.built.desiredObjects(op, hc, facts, o.patch, r.scheme)
-	if err != nil {
+	v := &cacheView{r: r, owner: owner}
+	steps, missing, err := PlanOperand(ctx, op, hc, facts, v, owner)
+	var invalid *invalidConfig
+	switch {
+	case errors.As(err, &invalid):
 		existing()
-		o.err = &invalidConfig{err: err}
+		o.err = err
 		return o, "invalid"
-	}
-	if len(desired) == 0 {
+	case len(missing) > 0 && r.registry.WhereServed(op.Name()):
+		o.skipped = skippedMessage(op, missing)
+		return o, resultSkipped
+	case len(missing) > 0:
+		o.waiting = waitingMessage(op, missing)
+		return o, resultWaiting
+	case err == nil && len(steps) == 0:
 		// The operand wants nothing for this HyperConverged: it has no status to report.
 		return o, ResultUnchanged
-	}
-	v := &cacheView{r: r, owner: owner}
-	if apis := notServed(desired, v.Served); len(apis) > 0 {
-		if r.registry.WhereServed(op.Name()) {
-			o.skipped = skippedMessage(op, apis)
-			return o, resultSkipped
-		}
-		o.waiting = waitingMessage(op, apis)
-		return o, resultWaiting
-	}
-	steps, err := planObjects(ctx, op, desired, o.patch, v, owner)
-	if err == nil {
+	case err == nil:
 		err = v.err
 	}
 	result := ResultUnchanged
@@ -508,7 +505,6 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		}
 	}
 	var elsewhere *ownedElsewhere
-	var invalid *invalidConfig
 	switch {
 	case err == nil:
 		o.status = op.Status(observed)
@@ -572,6 +568,10 @@ func (v *cacheView) Managed(ctx context.Context, gvk schema.GroupVersionKind) ([
 	return out, err
 }
 
+func (v *cacheView) desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, _ *runtime.Scheme) ([]*unstructured.Unstructured, error) {
+	return v.r.built.desiredObjects(op, hc, facts, p, v.r.scheme)
+}
+
 func (v *cacheView) recall(key objectKey, built, want, live *unstructured.Unstructured) recalled {
 	return v.r.applier.recall(key, built, want, live)
 }
@@ -623,7 +623,8 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 // the object listed (its UID): the deletions of the plan (see deletions). A
 // key with an empty name protects a whole kind.
 func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, desired map[objectKey]bool) error {
-	steps, err := deletions(ctx, r.registry.Operands(), &cacheView{r: r, owner: owner}, owner, func(k objectKey) bool { return desired[k] })
+	ops := PlatformOperands(r.registry, Platform{OpenShift: r.openShift})
+	steps, err := deletions(ctx, ops, &cacheView{r: r, owner: owner}, owner, func(k objectKey) bool { return desired[k] })
 	for _, s := range steps {
 		_, res, delErr := r.applier.execute(ctx, s, func() {})
 		if delErr != nil {
