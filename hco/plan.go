@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -152,6 +153,17 @@ func PlatformOperands(reg *Registry, p Platform) []Operand {
 func openShiftOnly(op Operand) bool {
 	o, ok := op.(OpenShiftOnly)
 	return ok && o.OpenShiftOnly()
+}
+
+// RefusedPatch returns the API server's refusal err of the step's object as
+// its jsonpatch annotation's doing, naming the annotation (the admin must
+// fix the patch: retrying will not help); nil when the step's object
+// carries no annotation in effect or err is not a refusal of the object.
+func (s Step) RefusedPatch(err error) error {
+	if s.JSONPatch == "" || (!apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err)) {
+		return nil
+	}
+	return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", s.JSONPatch, err)
 }
 
 // protect keeps every object of op's kinds from deletions (a key with the

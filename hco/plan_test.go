@@ -3,11 +3,13 @@ package hco
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -205,5 +207,27 @@ func TestPlanReplacesAWorkloadWhoseSelectorChanges(t *testing.T) {
 			assert.Empty(t, s.Send.GetResourceVersion(), "the create after the delete carries no precondition")
 			assert.Len(t, s.Send.GetOwnerReferences(), 1, "the create carries the owner record")
 		}
+	}
+}
+
+// A refusal of the object a jsonpatch annotation changed is the
+// annotation's doing, named with the fix; any other failure, or a step
+// without the annotation, is not.
+func TestStepRefusedPatch(t *testing.T) {
+	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "kubevirt.io", Kind: "KubeVirt"}, "kv", nil)
+	patched := Step{JSONPatch: "kubevirt.kubevirt.io/jsonpatch"}
+	err := patched.RefusedPatch(invalid)
+	if err == nil || !strings.Contains(err.Error(), `annotation "kubevirt.kubevirt.io/jsonpatch": the API server refuses the object it patches`) ||
+		!strings.Contains(err.Error(), "fix the patch or remove the annotation") || !errors.Is(err, invalid) {
+		t.Errorf("patched, refused: %v", err)
+	}
+	if err := patched.RefusedPatch(apierrors.NewBadRequest("bad")); err == nil {
+		t.Error("patched, a bad request: not blamed")
+	}
+	if err := patched.RefusedPatch(apierrors.NewConflict(schema.GroupResource{Resource: "kubevirts"}, "kv", nil)); err != nil {
+		t.Errorf("patched, a conflict: blamed %v", err)
+	}
+	if err := (Step{}).RefusedPatch(invalid); err != nil {
+		t.Errorf("no annotation: blamed %v", err)
 	}
 }

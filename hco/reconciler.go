@@ -488,7 +488,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 	for i := 0; err == nil && i < len(steps); i++ {
 		obj, res, applyErr := r.applier.execute(ctx, steps[i], yield)
 		if err = applyErr; err != nil {
-			if blamed := refusedPatch(o.patch, i, err); blamed != nil {
+			if blamed := steps[i].RefusedPatch(err); blamed != nil {
 				// The API server refuses what the HyperConverged's jsonpatch
 				// asks for: the admin must fix it, retrying will not.
 				err = &invalidConfig{err: blamed}
@@ -578,16 +578,6 @@ func (v *cacheView) recall(key objectKey, built, want, live *unstructured.Unstru
 
 func (v *cacheView) leftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured {
 	return v.r.applier.leftAlone(key, built)
-}
-
-// refusedPatch returns the API server's refusal of an object a jsonpatch
-// annotation changed (the first one of a JSONPatcher), naming the
-// annotation; nil when the refusal is not the patch's doing.
-func refusedPatch(p jsonPatch, index int, err error) error {
-	if index != 0 || !p.set || (!apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err)) {
-		return nil
-	}
-	return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", p.annotation, err)
 }
 
 // observeExisting returns the operand's objects of owner as they are, typed

@@ -325,8 +325,8 @@ func (c *Cluster) send(ctx context.Context, v *view, s hco.Step) (Object, error)
 		return o, v.list(ctx, v.kind(s.GVK))
 	}
 	refused := func(verb string, err error) error {
-		if s.JSONPatch != "" && (apierrors.IsInvalid(err) || apierrors.IsBadRequest(err)) {
-			return fmt.Errorf("annotation %q: the API server refuses the object it patches: %w; fix the patch or remove the annotation", s.JSONPatch, err)
+		if blamed := s.RefusedPatch(err); blamed != nil {
+			return blamed
 		}
 		return fmt.Errorf("dry run of the %s of %s: %w", verb, o, err)
 	}
