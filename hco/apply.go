@@ -98,8 +98,8 @@ type objectKey struct {
 	key types.NamespacedName
 }
 
-// memo is the operator's one memory of the server, per object, in this
-// process only. Why: the API server adds defaults to what it is sent, and
+// memo is the operator's memory of the server, per object, in this
+// process only (hco/doc.go counts the memories). Why: the API server adds defaults to what it is sent, and
 // only it knows them. desired is the content (see content) of the wire form
 // built, stored the content the server then held: the same desired again
 // while the server holds stored means "in sync", no request. replaced is the
@@ -111,9 +111,6 @@ type objectKey struct {
 // with equality.Semantic: all
 // are decoded by k8s.io/apimachinery's json (integers are int64). Empty
 // after a restart: at most one update per object, which stores nothing.
-// The node index (package nodefacts) is the one other memory, a
-// deliberate, measured exception: without it the node facts would cost a
-// list of every Node.
 type memo struct {
 	// built is the object desired came from: the operands' objects are
 	// built once per input (builtObjects), so the same pointer is the same

@@ -28,30 +28,47 @@
 // entries), and strict field validation makes the API server refuse a field
 // its CRD does not know instead of pruning it.
 //
-// What the operator remembers between reconciles, each for a measured
-// reason, each documented where it lives:
+// What the operator remembers between reconciles: twelve memories, this
+// list is where they are counted, each with why and when it is dropped.
+// All live in this process only and start empty: a restart costs at most
+// one request per object, never a wrong write.
 //
-//   - the applier's memo (apply.go: memo): what the API server stored from
+//  1. the applier's memo (apply.go: memo): what the API server stored from
 //     each object the operator wrote, its defaults included, so that an
-//     object in sync costs no request and no comparison; and the one entry
-//     for the HyperConverged's last status write. The one memory of the
-//     server's content.
-//   - the node index (package nodefacts): the Nodes' labels the node facts
-//     are computed from, which would otherwise cost a list of every Node.
-//   - builtObjects (operand.go): each operand's last build and its input
+//     object in sync costs no request and no comparison. Dropped when the
+//     object is deleted or its kind's API goes.
+//  2. the memo's entry for the HyperConverged's last status write (its
+//     replaced resourceVersion), so that a reconcile that starts before that
+//     write's event sends no status patch the API server would refuse.
+//     Replaced by each status write.
+//  3. left (apply.go): the objects operands leave alone (Yielder), so that
+//     yielding is reported once. Replaced each time an object is left.
+//  4. typed forms (apply.go: typed): each object's Go form at its
+//     resourceVersion, for the operands' Status. Dropped with the memo's
+//     entry.
+//  5. builtObjects (operand.go): each operand's last build and its input
 //     (the HyperConverged's generation and metadata, the facts), so that an
 //     event of an operand object, or the operator's own status write,
-//     builds nothing again. Not the server's state: the operands' output.
-//   - operandKind.touched (cache.go): that an event came for one of the
-//     kind's objects since the last reconcile, whose operands then go first.
-//   - typed forms (apply.go: typed): each object's Go form at its
-//     resourceVersion, derived from the cache, for the operands' Status.
-//   - which operand kinds are served (operandKind.served, cache.go) and
-//     which API groups a CRD change has touched, with their retry backoff
-//     (apiGroups, apis.go): the platform's discovery, asked once per CRD
-//     change, not per reconcile.
-//   - restmapping.Remembering (hco/internal/restmapping): the REST
-//     mappings once found, which the cache asks on every read.
+//     builds nothing again. Replaced when the input changes.
+//  6. operandKind.served (cache.go): whether the API server serves the kind.
+//     Changed by a CRD event (apis.go).
+//  7. operandKind.touched (cache.go): that an event came for one of the
+//     kind's objects since the last reconcile, whose operands then go
+//     first. Cleared by the reconcile that reads it.
+//  8. operandKind.announced (cache.go): that an operand was reported
+//     waiting for the kind, so that the Event is sent once. Cleared when the
+//     kind is served.
+//  9. apiGroups (apis.go): which API groups a CRD change has touched, with
+//     their retry backoff: the platform's discovery, asked once per CRD
+//     change, not per reconcile. Cleared once discovery answered.
+//  10. the node index (package nodefacts): the Nodes' labels the node facts
+//     are computed from, which would otherwise cost a list of every Node.
+//     Kept current by the Node watch.
+//  11. restmapping.Remembering (hco/internal/restmapping): the REST
+//     mappings once found, which the cache asks on every read. Never
+//     dropped: a mapping found stays, as the dynamic mapper keeps it.
+//  12. Reconciler.switched (upgrade.go): that the switch from upstream's
+//     install was looked for, once per process.
 //
 // Where the platform answers the question (resourceVersion, generation,
 // managedFields), it is asked instead. Nothing is read back from the status the operator writes: what

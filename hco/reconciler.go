@@ -41,9 +41,8 @@ import (
 // Reconciler reconciles the HyperConverged singleton: it stores its
 // finalizer, applies every enabled operand's desired objects, deletes what
 // is no longer desired, and writes one aggregated status, on every path. It
-// is re-entrant and keeps no per-request state; its one memory between
-// reconciles is the applier's (what each object looked like when last in
-// sync, see memo).
+// is re-entrant and keeps no per-request state; what it remembers between
+// reconciles is listed, and counted, in hco/doc.go.
 type Reconciler struct {
 	// client writes as FieldOwner and reads the HyperConverged from the cache.
 	client client.Client
