@@ -319,6 +319,10 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"metadata": map[string]any{"name": "cluster"}, "spec": map[string]any{"domain": "apps.example.com"}}}
 	require.NoError(t, env.Client.Create(ctx, ingress))
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, ingress) })
+	operatorUser := "system:serviceaccount:" + ns + ":hco-operator"
+	first := ingress.DeepCopy()
+	first.Object["status"] = map[string]any{"componentRoutes": []any{ownRoute(operatorUser)}}
+	assert.NoError(t, operator.Status().Update(ctx, first, dryRun), "its component route, the first in a status")
 	ingress.Object["status"] = map[string]any{"componentRoutes": []any{consoleRoute}}
 	require.NoError(t, env.Client.Status().Update(ctx, ingress))
 	withRoutes := func(routes ...any) *unstructured.Unstructured {
@@ -326,7 +330,6 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		i.Object["status"] = map[string]any{"componentRoutes": routes}
 		return i
 	}
-	operatorUser := "system:serviceaccount:" + ns + ":hco-operator"
 	assert.NoError(t, operator.Status().Update(ctx, withRoutes(consoleRoute, ownRoute(operatorUser)), dryRun), "its component route")
 	console2 := runtime.DeepCopyJSONValue(consoleRoute).(map[string]any)
 	console2["consumingUsers"] = []any{"system:serviceaccount:openshift-console:console", operatorUser}
