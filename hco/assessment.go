@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -135,6 +136,13 @@ type assessment struct {
 // record notes the error of a step, which names its object, and reports
 // whether there was none. A conflict (a cache behind a write) is not a
 // failure: the next reconcile, soon, sees the object as it is.
+// ignored reports a HyperConverged other than want (the singleton) as
+// ignored.
+func (a *assessment) ignored(want types.NamespacedName) {
+	a.ProblemReason, a.ProblemMessage = hcostatus.ReasonInvalidRequest,
+		fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace)
+}
+
 func (a *assessment) record(err error) bool {
 	switch {
 	case err == nil:

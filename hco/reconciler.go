@@ -275,11 +275,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		result = soonest(result, apisAgain)
 	}()
 	a.record(apisErr)
-	switch {
-	case req.NamespacedName != r.singleton():
-		want := r.singleton()
-		a.ProblemReason, a.ProblemMessage = hcostatus.ReasonInvalidRequest,
-			fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace)
+	if req.NamespacedName != r.singleton() {
+		a.ignored(r.singleton())
 		return
 	}
 	owner, err := OwnerFor(ctx, r.client, hc)
@@ -297,14 +294,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	if !a.record(r.addFinalizer(ctx, hc)) {
 		return
 	}
-	if !a.record(r.switchFrom(ctx, hc, owner)) {
+	if r.upgradeSteps(ctx, hc, owner, a) {
 		return
-	}
-	if a.Upgrading {
-		// An update of the HyperConverged brings the next reconcile.
-		if adopted, adoptErr := r.adopt(ctx, hc, owner); !a.record(adoptErr) || adopted {
-			return
-		}
 	}
 	facts, factsErr := r.facts(ctx, hc)
 	if !a.record(factsErr) {

@@ -194,3 +194,19 @@ func versionOf(vs []hcov1.Version, name string) string {
 	}
 	return ""
 }
+
+// upgradeSteps are what the operator does before the operands on an
+// upgrade: the switch from upstream's install (once per process), and
+// while upgrading the adoption of what an earlier version left; true when
+// the reconcile stops there (an error, or an adoption, whose update of the
+// HyperConverged brings the next reconcile).
+func (r *Reconciler) upgradeSteps(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, a *assessment) bool {
+	if !a.record(r.switchFrom(ctx, hc, owner)) {
+		return true
+	}
+	if !a.Upgrading {
+		return false
+	}
+	adopted, err := r.adopt(ctx, hc, owner)
+	return !a.record(err) || adopted
+}
