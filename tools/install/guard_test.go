@@ -74,6 +74,16 @@ func sccForGroup(t *testing.T, group string) client.Object {
 	return u
 }
 
+// refusedBy asserts that err is the API server's refusal by the admission
+// policy named policy, of what.
+func refusedBy(t *testing.T, err error, policy, what string) {
+	t.Helper()
+	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
+	if err != nil {
+		assert.Contains(t, err.Error(), policy, what)
+	}
+}
+
 // unstructuredOf is obj (its TypeMeta set) as an unstructured object, for
 // the kinds the test client's scheme lacks.
 func unstructuredOf(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
@@ -119,18 +129,21 @@ func guarded(t *testing.T, ctx context.Context, ns string) client.Client {
 	return operator
 }
 
-// The install's admission policy (config/guard) lets the operator's service
-// account write only its operands' own cluster-scoped RBAC, webhook
-// configurations and PriorityClass: asked as that account, with every RBAC
-// grant (so that only the policy can refuse), the API server refuses a
-// binding to cluster-admin, a Pod-mutating webhook of another name or one
-// sent outside the operator's namespace, another PriorityClass, an operand's
-// binding of another ClusterRole or to another account, and
-// SecurityContextConstraints of another name or admitting anyone but the
-// wasp agent's account, a workload but the agent's DaemonSet running as that
-// account, an ImageStream without its managed-by label made, changed,
-// labelled or deleted, and takes the injector's, the observability
-// controller's, the wasp agent's and its own image streams.
+// The install's admission policy hco-operator-writes (config/guard) lets the
+// operator's service account write only its operands' own objects of the
+// kinds that could grant more: asked as that account, with every RBAC grant
+// (so that only the policy can refuse), the API server refuses a binding to
+// cluster-admin or of an operand's role to another account, a webhook of
+// another name, content or destination, another PriorityClass or value,
+// SecurityContextConstraints of another name or for anyone but the wasp
+// agent, ImageStreams, quick starts and dashboards not labelled its own,
+// Roles granting more and RoleBindings to other subjects or roles, a node
+// port or external IPs on a Service, another ConsolePlugin or one served
+// elsewhere, another CLI download, a console configuration changed beyond
+// its plugin, another component's route in the Ingress status, a CSV
+// changed beyond its annotation, and an SCC deleted but the leftovers of
+// earlier releases; and takes each of those objects as its operands build
+// them.
 func TestOperatorWritesAreGuarded(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
@@ -211,10 +224,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 	}
 	for what, obj := range refused {
 		err := operator.Create(ctx, obj, dryRun)
-		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
-		if err != nil {
-			assert.Contains(t, err.Error(), "hco-operator-writes", what)
-		}
+		refusedBy(t, err, "hco-operator-writes", what)
 	}
 	for what, obj := range map[string]client.Object{
 		"the injector's binding":         binding(netresinjector.ClusterRoleBindingName, netresinjector.ClusterRoleName, injectorSA),
@@ -251,15 +261,12 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"label another's ImageStream":  operator.Update(ctx, taken, dryRun),
 		"delete another's ImageStream": operator.Delete(ctx, theirs.DeepCopyObject().(client.Object), dryRun),
 	} {
-		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
-		if err != nil {
-			assert.Contains(t, err.Error(), "hco-operator-writes", what)
-		}
+		refusedBy(t, err, "hco-operator-writes", what)
 	}
 	unlabelled := ours.DeepCopyObject().(*unstructured.Unstructured)
 	unlabelled.SetLabels(nil)
 	err := operator.Update(ctx, unlabelled, dryRun)
-	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "take the operator's label off its ImageStream: %v", err)
+	refusedBy(t, err, "hco-operator-writes", "take the operator's label off its ImageStream")
 	// Its own stream whose label an admin removed (its owner record kept)
 	// is taken back.
 	recorded := imageStream("recorded", ns, "").(*unstructured.Unstructured)
@@ -291,7 +298,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"unmanage the console":          consoleWith([]string{"spec", "managementState"}, "Unmanaged"),
 	} {
 		err := operator.Update(ctx, c, dryRun)
-		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
+		refusedBy(t, err, "hco-operator-writes", what)
 	}
 	// The SecurityContextConstraints earlier releases made are deleted on an
 	// upgrade; no other.
@@ -303,7 +310,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 	}
 	assert.NoError(t, operator.Delete(ctx, scc(t, "passt-binding-cni", nil), dryRun), "delete a leftover SCC")
 	err = operator.Delete(ctx, scc(t, "privileged", nil), dryRun)
-	assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "delete the privileged SCC: %v", err)
+	refusedBy(t, err, "hco-operator-writes", "delete the privileged SCC")
 
 	// Of the Ingress configuration's status, only its own component route,
 	// consumed by itself.
@@ -339,10 +346,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"its route, consumed by another user": withRoutes(consoleRoute, ownRoute(operatorUser, "system:serviceaccount:default:default")),
 	} {
 		err := operator.Status().Update(ctx, i, dryRun)
-		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
-		if err != nil {
-			assert.Contains(t, err.Error(), "hco-operator-writes", what)
-		}
+		refusedBy(t, err, "hco-operator-writes", what)
 	}
 
 	// Of its ClusterServiceVersion, one annotation only: OLM grants what
@@ -368,10 +372,7 @@ func TestOperatorWritesAreGuarded(t *testing.T) {
 		"retarget the CSV": csvWith([]string{"metadata", "annotations", "olm.targetNamespaces"}, "default"),
 	} {
 		err := operator.Update(ctx, c, dryRun)
-		assert.True(t, apierrors.IsForbidden(err) || apierrors.IsInvalid(err), "%s: %v", what, err)
-		if err != nil {
-			assert.Contains(t, err.Error(), "hco-operator-writes", what)
-		}
+		refusedBy(t, err, "hco-operator-writes", what)
 	}
 
 	// Others are not bound by it.
