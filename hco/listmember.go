@@ -108,10 +108,10 @@ func listTargets(reg *Registry) ([]ListTarget, error) {
 	return out, nil
 }
 
-// servedListTargets are the targets of reg's ListMembers whose kind the
+// ServedListTargets are the targets of reg's ListMembers whose kind the
 // cluster serves, on OpenShift only (see ListMember): nothing is asked
 // elsewhere.
-func servedListTargets(reg *Registry, mapper meta.RESTMapper, openShift bool) ([]ListTarget, error) {
+func ServedListTargets(reg *Registry, mapper meta.RESTMapper, openShift bool) ([]ListTarget, error) {
 	if !openShift {
 		return nil, nil
 	}
@@ -189,18 +189,64 @@ func gvkOf(s *runtime.Scheme, obj client.Object) (schema.GroupVersionKind, error
 	return gvks[0], nil
 }
 
-// wantedListItems are the items the enabled ListMembers want for hc, by
-// target (its String), in registry order.
-func (r *Reconciler) wantedListItems(hc *hcov1.HyperConverged, facts Facts) map[string][]ListItem {
-	out := map[string][]ListItem{}
-	for _, op := range r.registry.Operands() {
+// ListChange is a shared list the operator changes: the object holding it
+// as read (Live), the list there now (Was) and as the operator leaves it
+// (List), which it writes as one merge patch of that list.
+type ListChange struct {
+	Target    ListTarget
+	Live      *unstructured.Unstructured
+	Was, List []any
+}
+
+// ListReader reads a list target's object in its JSON form; false when
+// there is none.
+type ListReader func(ctx context.Context, t ListTarget) (*unstructured.Unstructured, bool, error)
+
+// ListChanges are the lists of targets (the served ones) that ops' items
+// for hc change (remove: taking them out), each read with read: what the
+// reconciler patches, and what hco-operator diff shows. A target whose
+// object does not exist is not changed; one that cannot be read is an
+// error, the others still reported.
+func ListChanges(ctx context.Context, ops []Operand, hc *hcov1.HyperConverged, facts Facts, targets []ListTarget, remove bool, now metav1.Time, read ListReader) ([]ListChange, error) {
+	var out []ListChange
+	var errs []error
+	wanted := map[string][]ListItem{}
+	var order []string
+	for _, op := range ops {
 		if m, ok := op.(ListMember); ok {
 			for _, item := range m.ListItems(hc, facts) {
-				out[item.Target.String()] = append(out[item.Target.String()], item)
+				key := item.Target.String()
+				if _, seen := wanted[key]; !seen {
+					order = append(order, key)
+				}
+				wanted[key] = append(wanted[key], item)
 			}
 		}
 	}
-	return out
+	for _, key := range order {
+		items := wanted[key]
+		t := items[0].Target
+		if !slices.ContainsFunc(targets, func(o ListTarget) bool { return o.GVK == t.GVK && o.Name == t.Name }) {
+			continue
+		}
+		obj, found, err := read(ctx, t)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read %s: %w", key, err))
+			continue
+		}
+		if !found {
+			continue
+		}
+		list, _, err := unstructured.NestedSlice(obj.Object, t.Path...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read %s: %w", key, err))
+			continue
+		}
+		if changed := mergeListItems(t, list, items, remove, now); !equality.Semantic.DeepEqual(changed, list) {
+			out = append(out, ListChange{Target: t, Live: obj, Was: list, List: changed})
+		}
+	}
+	return out, errors.Join(errs...)
 }
 
 // readList reads t's object from the cache, in its JSON form; false when
@@ -230,61 +276,50 @@ func (r *Reconciler) syncLists(ctx context.Context, hc *hcov1.HyperConverged, fa
 	if len(r.lists) == 0 {
 		return nil
 	}
-	var errs []error
-	for key, items := range r.wantedListItems(hc, facts) {
-		t := items[0].Target
-		if !slices.ContainsFunc(r.lists, func(o ListTarget) bool { return o.GVK == t.GVK && o.Name == t.Name }) {
-			continue
-		}
-		obj, found, err := r.readList(ctx, t)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("read %s: %w", key, err))
-			continue
-		}
-		if !found {
-			continue
-		}
-		list, _, err := unstructured.NestedSlice(obj.Object, t.Path...)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("read %s: %w", key, err))
-			continue
-		}
-		now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
-		changed := mergeListItems(t, list, items, remove, now)
-		if equality.Semantic.DeepEqual(changed, list) {
-			continue
-		}
+	now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
+	changes, err := ListChanges(ctx, r.registry.Operands(), hc, facts, r.lists, remove, now, r.readList)
+	errs := []error{err}
+	for _, c := range changes {
+		t, obj, changed := c.Target, c.Live, c.List
 		if _, isUnstructured := listObject(r.scheme, t).(*unstructured.Unstructured); !isUnstructured {
 			// The cache holds the object in its Go form, which may lack
 			// fields of others' items: the list is written from the object
 			// as stored, read past the cache.
-			fresh := &unstructured.Unstructured{}
-			fresh.SetGroupVersionKind(t.GVK)
-			if err := r.reader.Get(ctx, client.ObjectKey{Name: t.Name}, fresh); err != nil {
-				errs = append(errs, fmt.Errorf("read %s: %w", key, err))
+			fresh, err := ListChanges(ctx, r.registry.Operands(), hc, facts, []ListTarget{t}, remove, now, r.readStored)
+			if err != nil {
+				errs = append(errs, err)
 				continue
 			}
-			obj = fresh
-			if list, _, err = unstructured.NestedSlice(obj.Object, t.Path...); err != nil {
-				errs = append(errs, fmt.Errorf("read %s: %w", key, err))
+			if len(fresh) == 0 {
 				continue
 			}
-			if changed = mergeListItems(t, list, items, remove, now); equality.Semantic.DeepEqual(changed, list) {
-				continue
-			}
+			obj, changed = fresh[0].Live, fresh[0].List
 		}
 		// A conflict: the object changed since the cache read it (or the
 		// cache is behind this operator's own patch); its watch event
 		// brings the next reconcile, which reads it again. Not so on
 		// uninstall, which must not go on without the removal.
 		if err := r.patchList(ctx, t, obj.GetResourceVersion(), changed); err != nil && (remove || !apierrors.IsConflict(err)) {
-			errs = append(errs, fmt.Errorf("update %s: %w", key, err))
+			errs = append(errs, fmt.Errorf("update %s: %w", t, err))
 		}
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("lists of shared objects: %w", errors.Join(errs...))
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("lists of shared objects: %w", err)
 	}
 	return nil
+}
+
+// readStored is a ListReader past the cache.
+func (r *Reconciler) readStored(ctx context.Context, t ListTarget) (*unstructured.Unstructured, bool, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(t.GVK)
+	if err := r.reader.Get(ctx, client.ObjectKey{Name: t.Name}, u); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return u, true, nil
 }
 
 // mergeListItems returns list with items added (or, remove or the item

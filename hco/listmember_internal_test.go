@@ -1,12 +1,15 @@
 package hco
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
@@ -69,7 +72,60 @@ func TestListTargetsRefused(t *testing.T) {
 	} {
 		reg, err := NewRegistry(listOperand{planOperand: planOperand{namedOperand: "test"}, targets: targets})
 		require.NoError(t, err)
-		_, err = servedListTargets(reg, nil, true)
+		_, err = ServedListTargets(reg, nil, true)
 		assert.Error(t, err, name)
 	}
+}
+
+// itemsOperand is a ListMember that wants items.
+type itemsOperand struct {
+	listOperand
+	items []ListItem
+}
+
+func (o itemsOperand) ListItems(*hcov1.HyperConverged, Facts) []ListItem { return o.items }
+
+// ListChanges reports the lists the items change, as read, with the list
+// before and after; a list already right, a target not served or an object
+// that does not exist is no change; a read that fails is an error, the
+// other targets still reported.
+func TestListChanges(t *testing.T) {
+	ctx := context.Background()
+	now := metav1.NewTime(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	console := ListTarget{GVK: schema.GroupVersionKind{Group: "operator.openshift.io", Version: "v1", Kind: "Console"}, Name: "cluster", Path: []string{"spec", "plugins"}}
+	ingress := ListTarget{GVK: schema.GroupVersionKind{Group: "config.openshift.io", Version: "v1", Kind: "Ingress"}, Name: "cluster",
+		Path: []string{"status", "componentRoutes"}, Key: []string{"name", "namespace"}}
+	op := itemsOperand{listOperand: listOperand{planOperand: planOperand{namedOperand: "test"}, targets: []ListTarget{console, ingress}},
+		items: []ListItem{{Target: console, Value: "ours"}, {Target: ingress, Value: map[string]any{"name": "r", "namespace": "ns"}}}}
+	objects := map[string]*unstructured.Unstructured{
+		"Console": {Object: map[string]any{"spec": map[string]any{"plugins": []any{"theirs"}}}},
+	}
+	var readErr error
+	read := func(_ context.Context, t ListTarget) (*unstructured.Unstructured, bool, error) {
+		if t.GVK.Kind == "Ingress" && readErr != nil {
+			return nil, false, readErr
+		}
+		u, ok := objects[t.GVK.Kind]
+		return u, ok, nil
+	}
+	hc := &hcov1.HyperConverged{}
+	changes, err := ListChanges(ctx, []Operand{op}, hc, Facts{}, []ListTarget{console, ingress}, false, now, read)
+	require.NoError(t, err)
+	require.Len(t, changes, 1, "the Ingress configuration does not exist")
+	assert.Equal(t, []any{"theirs"}, changes[0].Was)
+	assert.Equal(t, []any{"theirs", "ours"}, changes[0].List)
+	assert.Same(t, objects["Console"], changes[0].Live)
+
+	changes, err = ListChanges(ctx, []Operand{op}, hc, Facts{}, []ListTarget{console, ingress}, true, now, read)
+	require.NoError(t, err)
+	assert.Empty(t, changes, "nothing of ours to take out")
+
+	changes, err = ListChanges(ctx, []Operand{op}, hc, Facts{}, []ListTarget{ingress}, false, now, read)
+	require.NoError(t, err)
+	assert.Empty(t, changes, "the Console is not a served target")
+
+	readErr = errors.New("boom")
+	changes, err = ListChanges(ctx, []Operand{op}, hc, Facts{}, []ListTarget{console, ingress}, false, now, read)
+	require.ErrorContains(t, err, "read Ingress cluster status.componentRoutes: boom")
+	assert.Len(t, changes, 1, "the Console still reported")
 }

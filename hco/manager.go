@@ -98,7 +98,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 			return nil, err
 		}
 		clusterTLS = served
-		if lists, err = servedListTargets(reg, opts.Mapper, openShift); err != nil {
+		if lists, err = ServedListTargets(reg, opts.Mapper, openShift); err != nil {
 			return nil, err
 		}
 		scope := CacheScope{ClusterTLS: served, OpenShift: openShift, Lists: lists, OtherNamespaces: reg.OtherNamespaces(env.Namespace, openShift),

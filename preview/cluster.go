@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -311,10 +313,59 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 		}
 		objs = append(objs, o)
 	}
+	lists, err := c.listChanges(ctx, hc, facts)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	objs = append(objs, lists...)
 	if len(errs) > 0 {
 		return nil, notes, errors.Join(errs...)
 	}
 	return objs, notes, nil
+}
+
+// listChanges are the shared lists the operator would change for hc
+// (hco.ListChanges, as the reconciler computes its patches; on OpenShift
+// only), each shown as its object with that one list, before and after.
+// They are computed, not sent: a merge patch of one list has no dry run
+// that would show more.
+func (c *Cluster) listChanges(ctx context.Context, hc *hcov1.HyperConverged, facts hco.Facts) ([]Object, error) {
+	targets, err := hco.ServedListTargets(c.reg, c.mapper, facts.Platform.OpenShift)
+	if err != nil || len(targets) == 0 {
+		return nil, err
+	}
+	read := func(ctx context.Context, t hco.ListTarget) (*unstructured.Unstructured, bool, error) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(t.GVK)
+		err := c.reader.Get(ctx, client.ObjectKey{Name: t.Name}, u)
+		if apierrors.IsNotFound(err) {
+			return nil, false, nil
+		}
+		return u, err == nil, err
+	}
+	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+	changes, err := hco.ListChanges(ctx, hco.PlatformOperands(c.reg, facts.Platform), hc, facts, targets, false, now, read)
+	var out []Object
+	for _, ch := range changes {
+		out = append(out, listObject(ch))
+	}
+	return out, err
+}
+
+// listObject is a shared list's change as the diff shows it: the object's
+// apiVersion, kind and name, and the list at its path, before and after.
+func listObject(ch hco.ListChange) Object {
+	doc := func(list []any) map[string]any {
+		var value any = runtime.DeepCopyJSONValue(list)
+		for i := len(ch.Target.Path) - 1; i >= 0; i-- {
+			value = map[string]any{ch.Target.Path[i]: value}
+		}
+		m := value.(map[string]any)
+		m["apiVersion"], m["kind"] = ch.Target.GVK.GroupVersion().String(), ch.Target.GVK.Kind
+		m["metadata"] = map[string]any{"name": ch.Target.Name}
+		return m
+	}
+	return Object{GVK: ch.Target.GVK, Name: ch.Target.Name, Live: doc(ch.Was), Merged: doc(ch.List)}
 }
 
 // send sends a step of the plan as a dry run, and returns the object

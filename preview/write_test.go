@@ -11,6 +11,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/hcokit/hcokit/hco"
 )
 
 var kubevirtGVK = schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirt"}
@@ -145,5 +147,23 @@ func TestDiffMasksSecretMaterial(t *testing.T) {
 	}
 	if got := live["spec"].(map[string]any)["tls"].(map[string]any)["key"]; got != "-----BEGIN PRIVATE KEY-----OLD" {
 		t.Errorf("the object itself changed: %v", got)
+	}
+}
+
+// A shared list's change is shown as its object with that one list, before
+// and after: the lines the operator's patch adds.
+func TestDiffShowsASharedListChange(t *testing.T) {
+	requireDiff(t)
+	console := hco.ListTarget{GVK: schema.GroupVersionKind{Group: "operator.openshift.io", Version: "v1", Kind: "Console"}, Name: "cluster", Path: []string{"spec", "plugins"}}
+	o := listObject(hco.ListChange{Target: console, Live: &unstructured.Unstructured{}, Was: []any{"monitoring-plugin"}, List: []any{"monitoring-plugin", "kubevirt-plugin"}})
+	var out bytes.Buffer
+	differs, err := Diff(context.Background(), &out, io.Discard, []Object{o}, "")
+	if err != nil || !differs {
+		t.Fatalf("differs %v, err %v", differs, err)
+	}
+	for _, want := range []string{"/operator.openshift.io.v1.Console..cluster\t", "   - monitoring-plugin\n+  - kubevirt-plugin\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("want %q in:\n%s", want, out.String())
+		}
 	}
 }

@@ -153,6 +153,8 @@ func unexercised(g grant) string {
 		return "checked by the API server on the dry-run create of a ClusterRoleBinding to a ClusterRole that does not exist yet; no request of its own"
 	case g.resource == "ingresses":
 		return "OpenShift's Ingress configuration, read for the platform facts on OpenShift only (ClusterVersion served), which this control plane is not"
+	case g.resource == "consoles":
+		return "OpenShift's console configuration, a shared list (spec.plugins) read on OpenShift only, which this control plane is not"
 	case g.group == "console.openshift.io" || g.group == "security.openshift.io" || g.group == "route.openshift.io" || g.group == "image.openshift.io" ||
 		g.resource == "roles" || g.resource == "rolebindings" || g.resource == "networkpolicies" || g.resource == "daemonsets":
 		return "the OpenShift-only operands' kinds (the virtctl download's Route and console link, the console plugin, virtio-win, the wasp agent, the image streams), planned on OpenShift only, which this control plane is not"
