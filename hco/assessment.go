@@ -202,7 +202,12 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		next.Status.ObservedGeneration = hc.Generation
 		next.Status.SystemHealthStatus = hcostatus.SystemHealth(next.Status.Conditions)
 	}
+	// The extensions hear of the one HyperConverged reconciled, not of one
+	// ignored (another name or namespace).
 	for _, ext := range r.extensions {
+		if client.ObjectKeyFromObject(hc) != r.singleton() {
+			break
+		}
 		if err := ext.Reconciled(ctx, ExtensionState{HyperConverged: hc, Conditions: next.Status.Conditions, Upgrading: a.Upgrading,
 			Env: r.env, Reader: r.cache, Client: r.client}); err != nil {
 			return false, err

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -17,6 +20,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/extensions/olm"
+	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands/clidownload"
 	"github.com/hcokit/hcokit/operands/cnao"
@@ -165,4 +169,32 @@ func TestCSVFollowsTheUninstallStrategy(t *testing.T) {
 		return k.Update(ctx, cur)
 	})
 	expect("false")
+
+	// A HyperConverged of another name is ignored, and says nothing to the
+	// CSV: once its status says it is ignored, the CSV was not written (its
+	// resourceVersion; a write and a write back would leave the annotation
+	// as it was).
+	csvVersion := func() string {
+		csv := &metav1.PartialObjectMetadata{}
+		csv.SetGroupVersionKind(olm.CSVKind)
+		require.NoError(t, k.Get(ctx, client.ObjectKey{Namespace: ns, Name: operatorCondition}, csv))
+		return csv.GetResourceVersion()
+	}
+	before := csvVersion()
+	other := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: "second", Namespace: ns}}
+	testenv.CreateForTest(t, k, other)
+	testenv.Eventually(t, "the other HyperConverged ignored", func() error {
+		cur := &hcov1.HyperConverged{}
+		if err := k.Get(ctx, client.ObjectKeyFromObject(other), cur); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(cur.Status.Conditions, hcov1.ConditionReconcileComplete); c == nil || c.Reason != hcostatus.ReasonInvalidRequest {
+			return fmt.Errorf("ReconcileComplete %v", c)
+		}
+		return nil
+	})
+	assert.Equal(t, before, csvVersion(), "the CSV written for an ignored HyperConverged")
+	got, err := csvAnnotation(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "false", got, "the CSV follows the operator's own HyperConverged only")
 }
