@@ -7,7 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -217,11 +216,13 @@ func deletions(ctx context.Context, ops []Operand, view View, owner Owner, keep 
 // asks view for the operand's kinds and objects only, never for a list.
 func PlanOperand(ctx context.Context, op Operand, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) ([]Step, []string, error) {
 	patch := jsonPatchOf(op, hc)
-	build := desiredObjects
+	var want []*unstructured.Unstructured
+	var err error
 	if m, ok := view.(buildMemory); ok {
-		build = m.desiredObjects
+		want, err = m.build(op, hc, facts, patch)
+	} else {
+		want, err = desiredObjects(op, hc, facts, patch, nil)
 	}
-	want, err := build(op, hc, facts, patch, nil)
 	if err != nil {
 		return nil, nil, &invalidConfig{err: err}
 	}
@@ -349,7 +350,7 @@ type leaveMemory interface {
 // buildMemory is a View that remembers the objects it saw built (the
 // reconciler's: an operand is built again only when its input changed).
 type buildMemory interface {
-	desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, s *runtime.Scheme) ([]*unstructured.Unstructured, error)
+	build(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch) ([]*unstructured.Unstructured, error)
 }
 
 // memory is what a View may know besides the cluster: the reconciler's,

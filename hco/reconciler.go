@@ -558,7 +558,8 @@ func (v *cacheView) Managed(ctx context.Context, gvk schema.GroupVersionKind) ([
 	return out, err
 }
 
-func (v *cacheView) desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, _ *runtime.Scheme) ([]*unstructured.Unstructured, error) {
+// build is buildMemory: the reconciler's build memo (builtObjects).
+func (v *cacheView) build(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch) ([]*unstructured.Unstructured, error) {
 	return v.r.built.desiredObjects(op, hc, facts, p, v.r.scheme)
 }
 
