@@ -516,9 +516,12 @@ func content(u *unstructured.Unstructured) map[string]any {
 
 // jsonEqual is equality.Semantic.DeepEqual for JSON values as unstructured
 // objects hold them (maps, lists, strings, int64, float64, bools, nil): an
-// empty map or list equals a nil one, numbers of different types differ.
-// Several times faster, on objects compared on every reconcile (a
-// KubeVirt's content: 60 µs by reflection).
+// empty map or list equals a nil one, numbers of different types differ
+// (TestJSONEqualIsSemanticDeepEqual holds it to the library's answers). It
+// is not the library's function because the operator compares each object
+// it holds on every reconcile: about 9 times faster and allocation-free
+// (BenchmarkJSONEqual: 7.7 µs against 70 µs and 681 allocations for a
+// 40-member object; a KubeVirt's content took 60 µs by reflection).
 func jsonEqual(a, b any) bool { return jsonCompare(a, b, false) }
 
 // jsonCompare is jsonEqual, or within when subset: a map of want's may then

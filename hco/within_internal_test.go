@@ -1,9 +1,12 @@
 package hco
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 func TestWithin(t *testing.T) {
@@ -31,4 +34,25 @@ func TestEventNoteFitsAnEvent(t *testing.T) {
 	long := eventNote(string(make([]byte, 3000)))
 	assert.Len(t, long, maxEventNote)
 	assert.Contains(t, long, "conditions hold it whole")
+}
+
+// BenchmarkJSONEqual is why jsonEqual is not equality.Semantic.DeepEqual,
+// whose answers it gives (TestJSONEqualIsSemanticDeepEqual): the operator
+// compares each object it holds on every reconcile.
+func BenchmarkJSONEqual(b *testing.B) {
+	obj := map[string]any{}
+	for i := range 40 {
+		obj[fmt.Sprintf("member%d", i)] = map[string]any{"n": int64(i), "s": "value", "l": []any{"a", "b", map[string]any{"k": true}}}
+	}
+	same := runtime.DeepCopyJSON(obj)
+	b.Run("jsonEqual", func(b *testing.B) {
+		for b.Loop() {
+			jsonEqual(obj, same)
+		}
+	})
+	b.Run("equality.Semantic", func(b *testing.B) {
+		for b.Loop() {
+			equality.Semantic.DeepEqual(obj, same)
+		}
+	})
 }
