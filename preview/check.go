@@ -3,6 +3,7 @@ package preview
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,18 +38,26 @@ const checkConflictRetries = 3
 // checks, by name: the view gets, it never lists), one that cannot be built
 // (the webhook's own validation says why), and one the operator would not
 // write. The first refusal is the error, naming the operand and the object.
-// CheckTimeout bounds it all.
-func (c *Cluster) CheckOperands(ctx context.Context, hc *hcov1.HyperConverged, facts hco.Facts) error {
+// The plans are made on the facts the reconciler gathers for hc
+// (hco.GatherFacts, as Facts reads them), but for the component routes'
+// certificate Secrets, which reach only the CLI download's Route, no
+// component CR: the webhook reads no Secret. CheckTimeout bounds it all.
+func (c *Cluster) CheckOperands(ctx context.Context, hc *hcov1.HyperConverged) error {
 	ctx, cancel := context.WithTimeout(ctx, CheckTimeout)
 	defer cancel()
+	if !slices.ContainsFunc(c.reg.Operands(), isComponent) {
+		return nil
+	}
+	facts, err := c.facts(ctx, hc, nil)
+	if err != nil {
+		return fmt.Errorf("gather the facts the operator builds the component CRs from: %w", err)
+	}
 	// Unrecorded objects are taken as this HyperConverged's: the check
 	// lists no other install's HyperConverged (an in-place switch from
 	// upstream is the usual case of unrecorded ones).
 	owner := hco.Owner{Namespace: hc.Namespace, Name: hc.Name, UID: hc.UID, AdoptsUnrecorded: true}
 	for _, op := range c.reg.Operands() {
-		if _, ok := op.(hco.JSONPatcher); !ok {
-			// Not a component operator's CR (upstream checks those only:
-			// KubeVirt, CDI, NetworkAddonsConfig, SSP).
+		if !isComponent(op) {
 			continue
 		}
 		if err := c.checkOne(ctx, op, hc, facts, owner); err != nil {
@@ -56,6 +65,14 @@ func (c *Cluster) CheckOperands(ctx context.Context, hc *hcov1.HyperConverged, f
 		}
 	}
 	return nil
+}
+
+// isComponent: op makes a component operator's CR, the objects upstream's
+// webhook checks (KubeVirt, CDI, NetworkAddonsConfig, SSP): an
+// hco.JSONPatcher's first object.
+func isComponent(op hco.Operand) bool {
+	_, ok := op.(hco.JSONPatcher)
+	return ok
 }
 
 // checkOne dry-runs the update of one operand's CR, planned again when the

@@ -131,13 +131,20 @@ func (c *Cluster) DryRunHyperConverged(ctx context.Context, obj *unstructured.Un
 }
 
 // Facts reads the facts the reconciler gives the operands for hc, as it
-// reads them: the nodes' labels (their metadata, one list), the golden
-// images' schedule hc's status records, on OpenShift the platform facts (its
-// Ingress configuration), where the cluster serves OpenShift's APIServer
-// configuration its TLS profile, and an operand object another
-// operand's build follows (Facts.Observed: a get each, of the objects with
-// the operator's labels only).
+// reads them (hco.GatherFacts): the nodes' labels (their metadata, one
+// list), the golden images' schedule hc's status records, on OpenShift the
+// platform facts (its Ingress, Network and DNS configurations, and the
+// serving certificates of the component routes), where the cluster serves
+// OpenShift's APIServer configuration its TLS profile, and an operand
+// object another operand's build follows (Facts.Observed: a get each, of
+// the objects with the operator's labels only).
 func (c *Cluster) Facts(ctx context.Context, hc *hcov1.HyperConverged) (hco.Facts, error) {
+	return c.facts(ctx, hc, c.reader)
+}
+
+// facts is Facts, reading the component routes' certificate Secrets
+// through secrets (nil: not read, as the webhook's check does).
+func (c *Cluster) facts(ctx context.Context, hc *hcov1.HyperConverged, secrets client.Reader) (hco.Facts, error) {
 	openShift, err := hco.OpenShift(c.mapper)
 	if err != nil {
 		return hco.Facts{}, err
@@ -146,7 +153,7 @@ func (c *Cluster) Facts(ctx context.Context, hc *hcov1.HyperConverged) (hco.Fact
 	if err != nil {
 		return hco.Facts{}, err
 	}
-	return hco.GatherFacts(ctx, hc, hco.FactSources{Env: c.env, Reader: c.reader, Direct: c.reader, OpenShift: openShift, ClusterTLS: served,
+	return hco.GatherFacts(ctx, hc, hco.FactSources{Env: c.env, Reader: c.reader, Direct: secrets, OpenShift: openShift, ClusterTLS: served,
 		Observed: c.observed(ctx),
 		Nodes: func(workload *hcov1.NodePlacement) (nodefacts.Facts, error) {
 			nodes := &metav1.PartialObjectMetadataList{}

@@ -76,7 +76,7 @@ type Options struct {
 // OperandChecker asks the API server whether the operand objects take what
 // the operator would write for hc; preview.Cluster implements it.
 type OperandChecker interface {
-	CheckOperands(ctx context.Context, hc *hcov1.HyperConverged, facts hco.Facts) error
+	CheckOperands(ctx context.Context, hc *hcov1.HyperConverged) error
 }
 
 // Handler validates HyperConverged CREATE, UPDATE and DELETE requests.
@@ -293,12 +293,10 @@ func (h *Handler) update(ctx context.Context, req admission.Request) admission.R
 		errs = append(errs, validation.WorkloadPlacementUpdate(old, hc, ws)...)
 	}
 	// As upstream: the operands' own admission is asked, unless the
-	// HyperConverged is being deleted. The facts are the environment's
-	// only (the webhook keeps no node index): values the operator derives
-	// from the nodes may differ from what it will write, what the admin
-	// changed does not.
+	// HyperConverged is being deleted, with the updates the operator would
+	// send: planned on the facts it gathers (the nodes, the platform).
 	if len(errs) == 0 && h.opts.Operands != nil && hc.DeletionTimestamp.IsZero() && hc.Namespace == h.opts.Namespace {
-		if err := h.opts.Operands.CheckOperands(ctx, hc, hco.OfflineFacts(h.opts.Environment)); err != nil {
+		if err := h.opts.Operands.CheckOperands(ctx, hc); err != nil {
 			return admission.Denied(err.Error()).WithWarnings(d.Warnings()...)
 		}
 	}

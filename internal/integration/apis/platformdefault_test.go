@@ -139,7 +139,7 @@ func TestOperandCheckSkipsAnAPINotServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: ns}}
-	if err := c.CheckOperands(context.Background(), hc, hco.OfflineFacts(hco.Environment{Namespace: ns})); err != nil {
+	if err := c.CheckOperands(context.Background(), hc); err != nil {
 		t.Errorf("SSP's API is not served: want no refusal, got %v", err)
 	}
 }

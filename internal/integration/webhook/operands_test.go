@@ -112,3 +112,51 @@ func TestStoredAsUpstreamStoresIt(t *testing.T) {
 	bind, _, _ := unstructured.NestedString(d, "metadata", "annotations", "cdi.kubevirt.io/storage.bind.immediate.requested")
 	assert.Equal(t, []any{"None", int64(1), "true"}, []any{retention, imports, bind})
 }
+
+// The webhook judges a HyperConverged update on the facts the reconciler
+// builds from (here: no Node, so one replica of KubeVirt's infrastructure
+// components): a component that refuses any change of that replica count
+// takes the update of an unrelated field, at admission and from the
+// operator. On the facts of no cluster (nodes unknown: no replica count)
+// the webhook's dry run would drop it and be refused.
+func TestWebhookAndReconcilerJudgeOnTheSameFacts(t *testing.T) {
+	env.Require(t)
+	ctx := context.Background()
+	createHC(t, nil)
+	kv := &kvv1.KubeVirt{}
+	key := client.ObjectKey{Namespace: ns, Name: "kubevirt-kubevirt-hyperconverged"}
+	testenv.Eventually(t, "KubeVirt created", func() error { return k.Get(ctx, key, kv) })
+	require.NotNil(t, kv.Spec.Infra, "no Node: the infrastructure is not highly available")
+	require.Equal(t, ptr.To[uint8](1), kv.Spec.Infra.Replicas, "no Node: the infrastructure is not highly available")
+
+	replicas := func(o string) string {
+		return fmt.Sprintf("(has(%[1]s.spec.infra) && has(%[1]s.spec.infra.replicas) ? %[1]s.spec.infra.replicas : 0)", o)
+	}
+	testenv.RefuseUpdates(t, k, testenv.UpdatePolicy{Name: "kubevirt-infra-replicas", Group: "kubevirt.io", Resource: "kubevirts",
+		Expression: replicas("object") + " == " + replicas("oldObject"), Message: "the infrastructure replicas may not change"})
+	testenv.Eventually(t, "the component refuses another replica count", func() error {
+		probe := &kvv1.KubeVirt{}
+		if err := k.Get(ctx, key, probe); err != nil {
+			return err
+		}
+		probe.Spec.Infra = nil
+		if err := k.Update(ctx, probe, client.DryRunAll); err == nil || !strings.Contains(err.Error(), "may not change") {
+			return fmt.Errorf("not refused yet: %v", err)
+		}
+		return nil
+	})
+
+	require.NoError(t, updateHC(t, func(hc *v1beta1.HyperConverged) {
+		hc.Spec.LiveMigrationConfig.ParallelMigrationsPerCluster = ptr.To(uint32(7))
+	}), "the webhook's dry run carries the reconciler's replica count")
+	testenv.Eventually(t, "the operator wrote the change", func() error {
+		if err := k.Get(ctx, key, kv); err != nil {
+			return err
+		}
+		if m := kv.Spec.Configuration.MigrationConfiguration; m == nil || m.ParallelMigrationsPerCluster == nil || *m.ParallelMigrationsPerCluster != 7 {
+			return fmt.Errorf("parallelMigrationsPerCluster not 7 yet")
+		}
+		return nil
+	})
+	assert.Equal(t, ptr.To[uint8](1), kv.Spec.Infra.Replicas)
+}
