@@ -6,7 +6,11 @@
 //     ClusterServiceVersion's operand-delete annotation;
 //   - descheduler: kubevirt_hco_misconfigured_descheduler, from OpenShift's
 //     KubeDescheduler;
-//   - storedversions: every HyperConverged stored as v1 at start.
+//   - storedversions: every HyperConverged stored as v1 at start;
+//   - upgrade: before the operands, upstream's upgrade patches and
+//     leftovers when the HyperConverged records an earlier version, the
+//     Adopter operands' settings carried forward, and the switch from
+//     upstream's install.
 //
 // A distribution picks what it wants in hco.ManagerOptions.Extensions; one
 // without OLM leaves olm out and links none of its code. This package holds

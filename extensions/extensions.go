@@ -4,10 +4,11 @@ import (
 	"github.com/hcokit/hcokit/extensions/descheduler"
 	"github.com/hcokit/hcokit/extensions/olm"
 	"github.com/hcokit/hcokit/extensions/storedversions"
+	"github.com/hcokit/hcokit/extensions/upgrade"
 	"github.com/hcokit/hcokit/hco"
 )
 
 // Stock returns the stock binary's extensions.
 func Stock() []hco.Extension {
-	return []hco.Extension{olm.New(), descheduler.New(), storedversions.New()}
+	return []hco.Extension{upgrade.New(), olm.New(), descheduler.New(), storedversions.New()}
 }

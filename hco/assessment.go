@@ -131,6 +131,8 @@ type assessment struct {
 	// facts are those the operands were given; the status reports the
 	// node facts among them.
 	facts Facts
+	// owner is the HyperConverged's (see Owner), for the extensions.
+	owner Owner
 }
 
 // record notes the error of a step, which names its object, and reports
@@ -208,8 +210,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		if client.ObjectKeyFromObject(hc) != r.singleton() {
 			break
 		}
-		if err := ext.Reconciled(ctx, ExtensionState{HyperConverged: hc, Conditions: next.Status.Conditions, Upgrading: a.Upgrading,
-			Env: r.env, Reader: r.cache, Client: r.client}); err != nil {
+		s := r.extensionState(hc, a.owner, a)
+		s.Conditions = next.Status.Conditions
+		if err := ext.Reconciled(ctx, s); err != nil {
 			return false, err
 		}
 	}

@@ -28,7 +28,7 @@
 // entries), and strict field validation makes the API server refuse a field
 // its CRD does not know instead of pruning it.
 //
-// What the operator remembers between reconciles: twelve memories, this
+// What the operator remembers between reconciles: eleven memories, this
 // list is where they are counted, each with why and when it is dropped.
 // All live in this process only and start empty: a restart costs at most
 // one request per object, never a wrong write.
@@ -67,15 +67,22 @@
 //  11. restmapping.Remembering (hco/internal/restmapping): the REST
 //     mappings once found, which the cache asks on every read. Never
 //     dropped: a mapping found stays, as the dynamic mapper keeps it.
-//  12. Reconciler.switched (upgrade.go): that the switch from upstream's
-//     install was looked for, once per process.
+//
+// The extensions keep theirs, each named in its package's doc: the upgrade's
+// one (extensions/upgrade: that the switch from upstream's install was
+// looked for, once per process).
 //
 // Where the platform answers the question (resourceVersion, generation,
-// managedFields), it is asked instead. Nothing is read back from the status the operator writes: what
-// an operand's build follows is a fact, read from the cluster when the
-// facts are gathered ([Facts.Observed], the operator's cache), or recorded
-// there and handed over explicitly ([Facts.DataImportSchedule]); a status
-// write needs no reconcile after it. The memo's one entry for the
+// managedFields), it is asked instead. What an operand's build follows is a
+// fact, read from the cluster when the facts are gathered ([GatherFacts]:
+// the node index, [Facts.Observed] from the operator's cache, the platform
+// configurations). The status the operator writes is read back as input in
+// two places only, each where upstream's semantics make the status the
+// record: status.dataImportSchedule, the golden images' random schedule
+// drawn once and kept there (a fact, [Facts.DataImportSchedule], gathered
+// with the others), and status.versions, the version an upgrade starts
+// from (Upgrading, and extensions/upgrade's patches). A status write needs
+// no reconcile after it. The memo's one entry for the
 // HyperConverged (the version its last status write replaced) keeps a
 // reconcile that starts before that write's event from sending a patch
 // over the stale copy; the patch carries the copy's resourceVersion

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,7 +17,8 @@ import (
 // Extension is a feature of a platform or an install kept outside the core
 // and plugged into the manager explicitly (ManagerOptions.Extensions; the
 // stock set is package extensions'): OLM's OperatorCondition and CSV, the
-// descheduler metric, the stored-version migration. A distribution that
+// descheduler metric, the stored-version migration, the upgrade from an
+// earlier operator. A distribution that
 // leaves one out links none of its code. Embed NoExtension and override what
 // the feature needs; the core calls each method at one place.
 type Extension interface {
@@ -26,6 +29,11 @@ type Extension interface {
 	// Setup adds the extension's runnables to mgr, and returns the objects
 	// (of kinds Cached holds) whose changes reconcile the HyperConverged.
 	Setup(mgr ctrl.Manager, env Environment, metrics *hcometrics.Metrics) ([]Watch, error)
+	// Before runs in each reconcile of the HyperConverged once its
+	// finalizer is stored, before the operands; stop ends the reconcile
+	// there (the extension changed the HyperConverged, whose update brings
+	// the next one). An error is reported in the status and retried.
+	Before(ctx context.Context, s ExtensionState) (stop bool, err error)
 	// Reconciled runs at the end of each reconcile of the HyperConverged,
 	// with what its status is about to say; an error fails the reconcile
 	// before the status is written, and it is tried again.
@@ -52,6 +60,29 @@ type ExtensionState struct {
 	// field owner.
 	Reader client.Reader
 	Client client.Client
+
+	r     *Reconciler
+	owner Owner
+}
+
+// Operands are the enabled operands, in registry order.
+func (s ExtensionState) Operands() []Operand { return s.r.registry.Operands() }
+
+// Observe returns op's objects of this HyperConverged as the cache holds
+// them, typed where the scheme knows the kind.
+func (s ExtensionState) Observe(ctx context.Context, op Operand) []client.Object {
+	objs, _ := s.r.observeExisting(ctx, op, s.owner)
+	return objs
+}
+
+// RemoveLeftover deletes the object of gvk at key that an earlier operator
+// (upstream's) made and this one does not, saying why in an Event: only if
+// it carries upstream's managed-by label and this HyperConverged claims it
+// (an object of that name someone else made stays; see Owner), read past
+// the cache and deleted only if still the object read. Not found, or its
+// kind not served: nothing to do.
+func (s ExtensionState) RemoveLeftover(ctx context.Context, gvk schema.GroupVersionKind, key types.NamespacedName, why string) error {
+	return s.r.removeLeftover(ctx, s.HyperConverged, s.owner, gvk, key, why)
 }
 
 // NoExtension does nothing: embed it to implement only what a feature
@@ -65,6 +96,9 @@ func (NoExtension) Cached(Environment) map[client.Object]cache.ByObject { return
 func (NoExtension) Setup(ctrl.Manager, Environment, *hcometrics.Metrics) ([]Watch, error) {
 	return nil, nil
 }
+
+// Before implements Extension: nothing.
+func (NoExtension) Before(context.Context, ExtensionState) (bool, error) { return false, nil }
 
 // Reconciled implements Extension: nothing.
 func (NoExtension) Reconciled(context.Context, ExtensionState) error { return nil }

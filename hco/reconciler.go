@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -82,9 +81,7 @@ type Reconciler struct {
 	// extensionWatches reconciles the HyperConverged (NewManager).
 	extensions       []Extension
 	extensionWatches []Watch
-	// switched: switchFrom has run since the operator started.
-	switched atomic.Bool
-	now      func() time.Time
+	now              func() time.Time
 
 	// DeletionTimeout is how long an uninstall may wait for operand objects
 	// to go before it is reported as blocked.
@@ -283,6 +280,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	if !a.record(err) {
 		return
 	}
+	a.owner = owner
 	if !hc.DeletionTimestamp.IsZero() {
 		r.uninstall(ctx, hc, owner, a)
 		return
@@ -294,7 +292,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	if !a.record(r.addFinalizer(ctx, hc)) {
 		return
 	}
-	if r.upgradeSteps(ctx, hc, owner, a) {
+	if r.beforeOperands(ctx, hc, owner, a) {
 		return
 	}
 	facts, factsErr := r.facts(ctx, hc)

@@ -13,8 +13,9 @@ package main
 //     descheduler's configuration (read only); the operands' cluster-scoped
 //     objects (their packages);
 //   - the Role in the operator namespace: Events on the HyperConverged, the
-//     leader election Lease, upstream's leftovers and cert-manager objects
-//     by name, and the operands' namespaced objects (their packages); its
+//     leader election Lease, and the operands' namespaced objects (their
+//     packages; the extensions' in theirs: upstream's leftovers and
+//     cert-manager objects by name, extensions/upgrade); its
 //     cache for namespaced kinds is scoped to that namespace
 //     (hco.NewManager).
 // The ClusterRoles of the workloads it deploys (the injector's, the AIE
@@ -42,11 +43,6 @@ package main
 // cache that it still exists. Events are created, and patched when they
 // repeat. The Lease is what leader election uses.
 
-// Upstream's leftovers (hco/upgradepatches.go), by name: read and deleted
-// once, when upgrading from an upstream version that made them.
-// +kubebuilder:rbac:groups=apps,namespace=kubevirt-hyperconverged,resources=daemonsets,resourceNames=passt-binding-cni;iommufd-device-plugin,verbs=get;delete
-// +kubebuilder:rbac:groups=k8s.cni.cncf.io,resources=network-attachment-definitions,resourceNames=primary-udn-kubevirt-binding,verbs=delete
-// +kubebuilder:rbac:groups=security.openshift.io,resources=securitycontextconstraints,resourceNames=passt-binding-cni;iommufd-device-plugin,verbs=get;delete
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=hco.kubevirt.io,resources=hyperconvergeds/status,verbs=patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
@@ -55,8 +51,6 @@ package main
 // +kubebuilder:rbac:groups=config.openshift.io,resources=networks,resourceNames=cluster,verbs=get;list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=dnses,resourceNames=cluster,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=ingresses,resourceNames=cluster,verbs=list;watch
-// +kubebuilder:rbac:groups=cert-manager.io,namespace=kubevirt-hyperconverged,resources=issuers,resourceNames=selfsigned,verbs=get;delete
-// +kubebuilder:rbac:groups=cert-manager.io,namespace=kubevirt-hyperconverged,resources=certificates,resourceNames=virt-network-resources-injector-cert,verbs=get;delete
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,verbs=create

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/extensions/upgrade"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
@@ -475,7 +476,7 @@ func TestUpgradeWaitsForOperandVersionsAndKeepsOvS(t *testing.T) {
 		}
 		return nil
 	})
-	assert.Equal(t, "1.0.0", hc.Annotations[hco.AdoptedAnnotation])
+	assert.Equal(t, "1.0.0", hc.Annotations[upgrade.AdoptedAnnotation])
 	assert.Equal(t, metav1.ConditionFalse, condition(hc, v1beta1.ConditionUpgradeable).Status)
 	assert.NotNil(t, get(t, cnaoKey, &cnaov1.NetworkAddonsConfig{}).Spec.Ovs)
 

@@ -17,6 +17,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/extensions/upgrade"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
@@ -124,13 +125,13 @@ func TestRefusedAdoptionIsACondition(t *testing.T) {
 	createHC(t, nil)
 	waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
 
-	adopts := `!has(object.metadata.annotations) || !('` + hco.AdoptedAnnotation + `' in object.metadata.annotations) || (has(oldObject.metadata.annotations) && '` + hco.AdoptedAnnotation + `' in oldObject.metadata.annotations)`
+	adopts := `!has(object.metadata.annotations) || !('` + upgrade.AdoptedAnnotation + `' in object.metadata.annotations) || (has(oldObject.metadata.annotations) && '` + upgrade.AdoptedAnnotation + `' in oldObject.metadata.annotations)`
 	allow := deny(t, "test-refuse-adoption", "hco.kubevirt.io", "hyperconvergeds", admissionregistrationv1.Update, adopts, func(message string) error {
 		hc := getHC(t)
 		if hc.Annotations == nil {
 			hc.Annotations = map[string]string{}
 		}
-		hc.Annotations[hco.AdoptedAnnotation] = "probe"
+		hc.Annotations[upgrade.AdoptedAnnotation] = "probe"
 		return refused(k.Update(ctx, hc, client.DryRunAll), message)
 	})
 	// The previous operator version recorded its version and deployed OvS:
@@ -150,7 +151,7 @@ func TestRefusedAdoptionIsACondition(t *testing.T) {
 	allow()
 	testenv.Eventually(t, "deployOVS adopted, the condition cleared", func() error {
 		hc := getHC(t)
-		if hc.Annotations[v1beta1.DeployOVSAnnotation] != "true" || hc.Annotations[hco.AdoptedAnnotation] != operatorEnv.Version {
+		if hc.Annotations[v1beta1.DeployOVSAnnotation] != "true" || hc.Annotations[upgrade.AdoptedAnnotation] != operatorEnv.Version {
 			return fmt.Errorf("annotations %v", hc.Annotations)
 		}
 		if c := condition(hc, v1beta1.ConditionReconcileComplete); c == nil || c.Reason == hcostatus.ReasonReconcileFailed {

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/extensions/upgrade"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 )
@@ -62,7 +63,7 @@ func TestUpgradeFromUpstream118RemovesItsLeftovers(t *testing.T) {
 
 	testenv.Eventually(t, "the upgrade patches applied", func() error {
 		hc := getHC(t)
-		if hc.Annotations[hco.AdoptedAnnotation] != "1.0.0" {
+		if hc.Annotations[upgrade.AdoptedAnnotation] != "1.0.0" {
 			return fmt.Errorf("annotations %v", hc.Annotations)
 		}
 		if got := ptr.Deref(hc.Spec.LiveMigrationConfig.CompletionTimeoutPerGiB, 0); got != 800 {

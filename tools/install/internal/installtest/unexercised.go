@@ -26,7 +26,7 @@ func UnexercisedOnKubernetes(sa string, g Grant) (Unexercised, bool) {
 	case sa == "hco-operator" && len(g.Names) > 0 && !slices.ContainsFunc(g.Names, func(n string) bool {
 		return n != "passt-binding-cni" && n != "iommufd-device-plugin" && n != "primary-udn-kubevirt-binding"
 	}):
-		return elsewhere("upstream's leftovers, read and deleted only when upgrading from an upstream version that made them (hco/upgradepatches.go); this install is no such upgrade")
+		return elsewhere("upstream's leftovers, read and deleted only when upgrading from an upstream version that made them (extensions/upgrade/patches.go); this install is no such upgrade")
 	case sa == "hco-operator" && g.Verb == "get" && g.Group == "hco.kubevirt.io" && g.Resource == "hyperconvergeds":
 		return elsewhere("after a failed write, hco checks past the cache that the HyperConverged still exists (Reconciler.deletedMeanwhile)")
 	case sa == "hco-operator" && g.Group == "config.openshift.io" && (g.Resource == "networks" || g.Resource == "dnses"):

@@ -1,4 +1,4 @@
-package hco
+package upgrade
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 // What upgrading from an earlier upstream HCO version changes: upstream's
 // assets/upgradePatches.json at commit 03da3cf, applied once, when the
 // operator starts reconciling a HyperConverged whose status.versions
-// records that earlier version (see Reconciler.adopt).
+// records that earlier version (see Extension.adopt).
 
 // specPatch is a JSON patch of the HyperConverged applied when upgrading
 // from a version in from (a semver range); a failing "test" skips it.
@@ -71,7 +71,7 @@ var leftovers = []leftover{
 // Secret virt-network-resources-injector-secret), which hcokit's webhook
 // writes itself (`hco-operator webhook --manage-certs`, a CA of its own);
 // with both, cert-manager and the rotator would overwrite each other's
-// certificate. Looked for once per operator start (Reconciler.switchFrom),
+// certificate. Looked for once per operator start (Extension.switchFrom),
 // each only where its CRD exists, in the operator namespace.
 var switchLeftovers = []struct {
 	crd string
@@ -121,7 +121,7 @@ func inRange(r string, v semver.Version) bool {
 func mustDecode(p string) jsonpatch.Patch {
 	patch, err := jsonpatch.DecodePatch([]byte(p))
 	if err != nil {
-		panic(fmt.Sprintf("hco: upgrade patch %s: %v", p, err))
+		panic(fmt.Sprintf("upgrade: patch %s: %v", p, err))
 	}
 	return patch
 }
