@@ -2,6 +2,9 @@
 // platform features kept outside the core (hco), each a package of its own
 // with its permissions and tests:
 //
+//   - openshift: the OpenShift platform facts the operands are told
+//     (hco.Platform: ingress domain, component routes, IP stack, base DNS
+//     domain) and kubevirt_hco_single_stack_ipv6;
 //   - olm: under OLM, the operator's OperatorCondition (Upgradeable) and its
 //     ClusterServiceVersion's operand-delete annotation;
 //   - descheduler: kubevirt_hco_misconfigured_descheduler, from OpenShift's

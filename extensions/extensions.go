@@ -3,6 +3,7 @@ package extensions
 import (
 	"github.com/hcokit/hcokit/extensions/descheduler"
 	"github.com/hcokit/hcokit/extensions/olm"
+	"github.com/hcokit/hcokit/extensions/openshift"
 	"github.com/hcokit/hcokit/extensions/storedversions"
 	"github.com/hcokit/hcokit/extensions/upgrade"
 	"github.com/hcokit/hcokit/hco"
@@ -10,5 +11,5 @@ import (
 
 // Stock returns the stock binary's extensions.
 func Stock() []hco.Extension {
-	return []hco.Extension{upgrade.New(), olm.New(), descheduler.New(), storedversions.New()}
+	return []hco.Extension{openshift.New(), upgrade.New(), olm.New(), descheduler.New(), storedversions.New()}
 }

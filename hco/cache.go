@@ -31,9 +31,6 @@ type CacheScope struct {
 	// ClusterTLS: the cluster serves OpenShift's APIServer configuration,
 	// whose TLS profile is the operands' when the HyperConverged has none.
 	ClusterTLS bool
-	// OpenShift: the cluster is OpenShift; its Ingress, Network and DNS
-	// configurations "cluster" give the platform facts (by name).
-	OpenShift bool
 	// Lists are the objects ListMembers add to (by name).
 	Lists []ListTarget
 	// Extra are what the extensions hold (Extension.Cached).
@@ -78,17 +75,11 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 	if scope.ClusterTLS {
 		byObject[&ocpconfigv1.APIServer{}] = cache.ByObject{Label: everything, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
-	if scope.OpenShift {
-		for _, obj := range platformObjects() {
-			byObject[obj] = cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", ClusterConfigName),
-				Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
-		}
-	}
+	maps.Copy(byObject, scope.Extra)
 	listCacheEntries(s, scope.Lists, byObject, func(name string) cache.ByObject {
 		return cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", name),
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	})
-	maps.Copy(byObject, scope.Extra)
 	for gvk, others := range scope.OtherNamespaces {
 		namespaces := map[string]cache.Config{}
 		for _, ns := range ListNamespaces(true, namespace, others) {

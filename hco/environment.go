@@ -134,13 +134,18 @@ type FactSources struct {
 	OpenShift, ClusterTLS bool
 	// Observed is Facts.Observed.
 	Observed func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool)
+	// Extensions add their facts (those that are FactGatherers: the
+	// OpenShift platform's, extensions/openshift).
+	Extensions []Extension
 }
 
 // GatherFacts is the one gathering of the facts the operands are given for
-// hc, whoever asks (the reconciler, hco-operator diff): the node facts for
-// its workload placement, the golden images' schedule its status records,
-// on OpenShift the platform facts, and where the cluster serves it the
-// APIServer configuration's TLS profile.
+// hc, whoever asks (the reconciler, hco-operator diff, the webhook's
+// operand check): the node facts for its workload placement, the golden
+// images' schedule its status records, whether the cluster is OpenShift,
+// where the cluster serves it the APIServer configuration's TLS profile,
+// and what the FactGatherer extensions add (on OpenShift, the platform
+// facts).
 func GatherFacts(ctx context.Context, hc *hcov1.HyperConverged, s FactSources) (Facts, error) {
 	f := Facts{Environment: s.Env, DataImportSchedule: hc.Status.DataImportSchedule, Observed: s.Observed}
 	nodes, err := s.Nodes(hc.Spec.WorkloadPlacement())
@@ -148,12 +153,17 @@ func GatherFacts(ctx context.Context, hc *hcov1.HyperConverged, s FactSources) (
 		return f, err
 	}
 	f.Nodes = &nodes
-	if f.Platform, err = PlatformOf(ctx, s.Reader, s.Direct, s.OpenShift, s.Env.Namespace); err != nil {
-		return f, err
-	}
+	f.Platform = Platform{OpenShift: s.OpenShift}
 	if s.ClusterTLS {
 		if f.ClusterTLSProfile, err = clustertls.Profile(ctx, s.Reader); err != nil {
 			return f, err
+		}
+	}
+	for _, ext := range s.Extensions {
+		if g, ok := ext.(FactGatherer); ok {
+			if err := g.GatherFacts(ctx, hc, s, &f); err != nil {
+				return f, err
+			}
 		}
 	}
 	return f, nil

@@ -25,10 +25,10 @@ type Extension interface {
 	// Cached returns what the manager's cache holds for the extension
 	// besides the operator's own objects (by name, say). It is called
 	// before the manager exists.
-	Cached(env Environment) map[client.Object]cache.ByObject
+	Cached(env Environment, cluster Cluster) map[client.Object]cache.ByObject
 	// Setup adds the extension's runnables to mgr, and returns the objects
 	// (of kinds Cached holds) whose changes reconcile the HyperConverged.
-	Setup(mgr ctrl.Manager, env Environment, metrics *hcometrics.Metrics) ([]Watch, error)
+	Setup(mgr ctrl.Manager, env Environment, cluster Cluster, metrics *hcometrics.Metrics) ([]Watch, error)
 	// Before runs in each reconcile of the HyperConverged once its
 	// finalizer is stored, before the operands; stop ends the reconcile
 	// there (the extension changed the HyperConverged, whose update brings
@@ -38,6 +38,25 @@ type Extension interface {
 	// with what its status is about to say; an error fails the reconcile
 	// before the status is written, and it is tried again.
 	Reconciled(ctx context.Context, s ExtensionState) error
+}
+
+// Cluster is what the manager learns of the cluster when it makes its
+// cache, for the extensions to decide what they cache and watch.
+type Cluster struct {
+	// OpenShift: the cluster serves OpenShift's ClusterVersion (see
+	// OpenShift).
+	OpenShift bool
+	// ClusterTLS: it serves OpenShift's APIServer configuration, whose TLS
+	// profile the operands get when the HyperConverged has none.
+	ClusterTLS bool
+}
+
+// FactGatherer is an Extension that adds facts when the operands' facts
+// are gathered (GatherFacts: for the reconciler, `hco-operator diff` and
+// the webhook's operand check alike): the OpenShift platform's, say.
+type FactGatherer interface {
+	// GatherFacts adds to f what it reads through s for hc.
+	GatherFacts(ctx context.Context, hc *hcov1.HyperConverged, s FactSources, f *Facts) error
 }
 
 // Watch is an object whose changes reconcile the HyperConverged, its
@@ -90,10 +109,10 @@ func (s ExtensionState) RemoveLeftover(ctx context.Context, gvk schema.GroupVers
 type NoExtension struct{}
 
 // Cached implements Extension: nothing.
-func (NoExtension) Cached(Environment) map[client.Object]cache.ByObject { return nil }
+func (NoExtension) Cached(Environment, Cluster) map[client.Object]cache.ByObject { return nil }
 
 // Setup implements Extension: nothing.
-func (NoExtension) Setup(ctrl.Manager, Environment, *hcometrics.Metrics) ([]Watch, error) {
+func (NoExtension) Setup(ctrl.Manager, Environment, Cluster, *hcometrics.Metrics) ([]Watch, error) {
 	return nil, nil
 }
 

@@ -11,14 +11,11 @@ import (
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 
 	"github.com/prometheus/client_golang/prometheus"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	utilnet "k8s.io/utils/net"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -101,10 +98,10 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		if lists, err = ServedListTargets(reg, opts.Mapper, openShift); err != nil {
 			return nil, err
 		}
-		scope := CacheScope{ClusterTLS: served, OpenShift: openShift, Lists: lists, OtherNamespaces: reg.OtherNamespaces(env.Namespace, openShift),
+		scope := CacheScope{ClusterTLS: served, Lists: lists, OtherNamespaces: reg.OtherNamespaces(env.Namespace, openShift),
 			Extra: map[client.Object]cache.ByObject{}}
 		for _, ext := range extensions {
-			maps.Copy(scope.Extra, ext.Cached(env))
+			maps.Copy(scope.Extra, ext.Cached(env, Cluster{OpenShift: openShift, ClusterTLS: served}))
 		}
 		defaults := CacheOptions(mo.Scheme, env.Namespace, scope)
 		defaults.HTTPClient, defaults.Mapper = opts.HTTPClient, opts.Mapper
@@ -154,18 +151,9 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err := registerer.Register(hcometrics.NewHyperConvergedCollector(mgr.GetCache(), mgr.Elected(), hcKey)); err != nil {
 		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
-	if clusterTLS {
-		// OpenShift: upstream reads its cluster network once, at start.
-		switch v6, err := singleStackIPv6(context.Background(), mgr.GetAPIReader()); {
-		case err != nil:
-			mgr.GetLogger().Error(err, "cannot tell whether the cluster network is single-stack IPv6; kubevirt_hco_single_stack_ipv6 stays 0")
-		case v6:
-			metrics.SingleStackIPv6.Set(1)
-		}
-	}
 	var watches []Watch
 	for _, ext := range opts.Extensions {
-		w, err := ext.Setup(mgr, env, metrics)
+		w, err := ext.Setup(mgr, env, Cluster{OpenShift: openShift, ClusterTLS: clusterTLS}, metrics)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -188,34 +176,4 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		return nil, nil, err
 	}
 	return mgr, r, nil
-}
-
-// singleStackIPv6 reports whether OpenShift's cluster network is
-// single-stack IPv6, read past the cache from its Network configuration
-// "cluster" (its wire form: the scheme need not know the kind); a cluster
-// without one is not.
-func singleStackIPv6(ctx context.Context, reader client.Reader) (bool, error) {
-	network := &unstructured.Unstructured{}
-	network.SetGroupVersionKind(ocpconfigv1.GroupVersion.WithKind("Network"))
-	err := reader.Get(ctx, types.NamespacedName{Name: "cluster"}, network)
-	switch {
-	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
-		return false, nil
-	case err != nil:
-		return false, fmt.Errorf("read OpenShift's Network configuration: %w", err)
-	}
-	entries, _, _ := unstructured.NestedSlice(network.Object, "status", "clusterNetwork")
-	return SingleStackIPv6(entries), nil
-}
-
-// SingleStackIPv6 is upstream's rule (pkg/util/cluster.go at 03da3cf): the
-// cluster networks (status.clusterNetwork of OpenShift's Network
-// configuration, in its wire form) are one, and an IPv6 one.
-func SingleStackIPv6(clusterNetwork []any) bool {
-	if len(clusterNetwork) != 1 {
-		return false
-	}
-	entry, _ := clusterNetwork[0].(map[string]any)
-	cidr, _ := entry["cidr"].(string)
-	return utilnet.IsIPv6CIDRString(cidr)
 }

@@ -160,15 +160,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.clusterTLS {
 		b = b.Watches(&ocpconfigv1.APIServer{}, r.toSingleton())
 	}
-	// On OpenShift, its configurations the platform facts are read from,
-	// and the objects the ListMembers add to.
+	// On OpenShift, the objects the ListMembers add to, but for a kind an
+	// extension watches already (the Ingress configuration, whose platform
+	// facts extensions/openshift gathers).
 	if r.openShift {
-		for _, obj := range platformObjects() {
-			b = b.Watches(obj, r.toSingleton())
-		}
 		for _, t := range r.lists {
-			if !slices.ContainsFunc(platformObjects(), func(o client.Object) bool {
-				gvk, err := gvkOf(r.scheme, o)
+			if !slices.ContainsFunc(r.extensionWatches, func(w Watch) bool {
+				gvk, err := gvkOf(r.scheme, w.Object)
 				return err == nil && gvk == t.GVK
 			}) {
 				b = b.Watches(listObject(r.scheme, t), r.toSingleton())
@@ -682,6 +680,6 @@ func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind,
 
 func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts, error) {
 	return GatherFacts(ctx, hc, FactSources{Env: r.env, Reader: r.client, Direct: r.reader, OpenShift: r.openShift, ClusterTLS: r.clusterTLS,
-		Observed: r.observed(ctx),
-		Nodes:    func(workload *hcov1.NodePlacement) (nodefacts.Facts, error) { return r.nodes.Facts(workload), nil }})
+		Observed: r.observed(ctx), Extensions: r.extensions,
+		Nodes: func(workload *hcov1.NodePlacement) (nodefacts.Facts, error) { return r.nodes.Facts(workload), nil }})
 }

@@ -42,18 +42,22 @@ type Cluster struct {
 	mapper meta.RESTMapper
 	reg    *hco.Registry
 	env    hco.Environment
+	// exts add their facts (hco.FactGatherer), as the operator's do.
+	exts []hco.Extension
 }
 
 // NewCluster previews the writes of an operator with the operands of reg
 // and the environment env through c, whose scheme must hold every operand
 // kind (hco.NewScheme with the operands' scheme adders). c itself is used
 // only to read; every write goes through client.NewDryRunClient(c).
-// env.Namespace is the operator namespace.
-func NewCluster(c client.Client, reg *hco.Registry, env hco.Environment) (*Cluster, error) {
+// env.Namespace is the operator namespace. exts are the operator's
+// extensions (extensions.Stock for the stock binary): those that gather
+// facts add theirs, as they do for the operator.
+func NewCluster(c client.Client, reg *hco.Registry, env hco.Environment, exts ...hco.Extension) (*Cluster, error) {
 	if env.Namespace == "" {
 		return nil, errors.New("preview: Environment.Namespace is required")
 	}
-	return &Cluster{dryRun: client.NewDryRunClient(c), reader: c, mapper: c.RESTMapper(), reg: reg, env: env}, nil
+	return &Cluster{dryRun: client.NewDryRunClient(c), reader: c, mapper: c.RESTMapper(), reg: reg, env: env, exts: exts}, nil
 }
 
 // LiveHyperConverged reads the HyperConverged the operator reconciles.
@@ -154,7 +158,7 @@ func (c *Cluster) facts(ctx context.Context, hc *hcov1.HyperConverged, secrets c
 		return hco.Facts{}, err
 	}
 	return hco.GatherFacts(ctx, hc, hco.FactSources{Env: c.env, Reader: c.reader, Direct: secrets, OpenShift: openShift, ClusterTLS: served,
-		Observed: c.observed(ctx),
+		Observed: c.observed(ctx), Extensions: c.exts,
 		Nodes: func(workload *hcov1.NodePlacement) (nodefacts.Facts, error) {
 			nodes := &metav1.PartialObjectMetadataList{}
 			nodes.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))

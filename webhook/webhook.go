@@ -65,6 +65,10 @@ type Options struct {
 	// check that jsonpatch annotations apply (see validation.Options).
 	Registry    *hco.Registry
 	Environment hco.Environment
+	// Extensions are the operator's (extensions.Stock for the stock
+	// binary): the operand check plans on the facts they add, as the
+	// operator does.
+	Extensions []hco.Extension
 	// LookupTimeout bounds the existence checks; zero means DefaultLookupTimeout.
 	LookupTimeout time.Duration
 	// Operands, when set, dry-runs the operand writes an UPDATE implies
@@ -114,7 +118,7 @@ func Register(mgr manager.Manager, opts Options) error {
 		if err != nil {
 			return fmt.Errorf("client for the operand dry runs: %w", err)
 		}
-		if opts.Operands, err = preview.NewCluster(c, opts.Registry, opts.Environment); err != nil {
+		if opts.Operands, err = preview.NewCluster(c, opts.Registry, opts.Environment, opts.Extensions...); err != nil {
 			return err
 		}
 	}

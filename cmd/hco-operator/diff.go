@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/preview"
@@ -174,7 +175,7 @@ func runDiff(args []string, getenv func(string) string, stdin io.Reader, stdout,
 	if err := applyPlatformDefaults(reg, openShift, c.operands); err != nil {
 		return err
 	}
-	cluster, err := preview.NewCluster(k, reg, c.env)
+	cluster, err := preview.NewCluster(k, reg, c.env, extensions.Stock()...)
 	if err != nil {
 		return err
 	}

@@ -1,17 +1,18 @@
 package main
 
 // The permissions of the stock binary, for controller-gen: hack/generate.sh
-// writes config/rbac/role.yaml from the markers here (what the core needs)
-// and in every operand package (operands/*/rbac.go: what each operand
-// writes). Least privilege, no wildcards:
+// writes config/rbac/role.yaml from the markers here (what the core needs),
+// in every operand package (operands/*/rbac.go: what each operand writes)
+// and in every extension package (extensions/*/rbac.go). Least privilege,
+// no wildcards:
 //   - the ClusterRole: what is cluster-scoped or in every namespace: the
 //     HyperConverged (one outside the operator namespace is marked ignored)
 //     and its CRD (stored versions, by name), Nodes, the
 //     CustomResourceDefinitions (their metadata: an operand's API that
 //     appears or goes, hco/apis.go), on OpenShift the APIServer
-//     configuration (its TLS profile), the Network configuration and the
-//     descheduler's configuration (read only); the operands' cluster-scoped
-//     objects (their packages);
+//     configuration (its TLS profile; the Ingress, Network, DNS and
+//     descheduler configurations are read by the extensions, read only);
+//     the operands' cluster-scoped objects (their packages);
 //   - the Role in the operator namespace: Events on the HyperConverged, the
 //     leader election Lease, and the operands' namespaced objects (their
 //     packages; the extensions' in theirs: upstream's leftovers and
@@ -48,9 +49,6 @@ package main
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=list;watch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=list;watch
 // +kubebuilder:rbac:groups=config.openshift.io,resources=apiservers,verbs=list;watch
-// +kubebuilder:rbac:groups=config.openshift.io,resources=networks,resourceNames=cluster,verbs=get;list;watch
-// +kubebuilder:rbac:groups=config.openshift.io,resources=dnses,resourceNames=cluster,verbs=list;watch
-// +kubebuilder:rbac:groups=config.openshift.io,resources=ingresses,resourceNames=cluster,verbs=list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",namespace=kubevirt-hyperconverged,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,namespace=kubevirt-hyperconverged,resources=leases,verbs=create

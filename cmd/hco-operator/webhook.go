@@ -18,6 +18,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/clustertls"
+	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/webhook"
 )
@@ -126,7 +127,7 @@ func runWebhook(args []string, getenv func(string) string) error {
 		return err
 	}
 	if err := webhook.Register(mgr, webhook.Options{
-		Namespace: c.env.Namespace, Registry: reg, Environment: c.env, LookupTimeout: c.lookupTimeout,
+		Namespace: c.env.Namespace, Registry: reg, Environment: c.env, LookupTimeout: c.lookupTimeout, Extensions: extensions.Stock(),
 	}); err != nil {
 		return err
 	}

@@ -166,7 +166,7 @@ func New() Extension { return Extension{} }
 
 // Cached implements hco.Extension: the OperatorCondition, and the CSV's
 // metadata, by name.
-func (Extension) Cached(env hco.Environment) map[client.Object]cache.ByObject {
+func (Extension) Cached(env hco.Environment, _ hco.Cluster) map[client.Object]cache.ByObject {
 	if env.OperatorConditionName == "" {
 		return nil
 	}
@@ -182,7 +182,7 @@ func (Extension) Cached(env hco.Environment) map[client.Object]cache.ByObject {
 // Setup implements hco.Extension: OLM must serve OperatorConditions; a
 // change of the OperatorCondition (another replica starting says
 // Initializing) or of the CSV brings the reconcile that sets them again.
-func (Extension) Setup(mgr ctrl.Manager, env hco.Environment, _ *hcometrics.Metrics) ([]hco.Watch, error) {
+func (Extension) Setup(mgr ctrl.Manager, env hco.Environment, _ hco.Cluster, _ *hcometrics.Metrics) ([]hco.Watch, error) {
 	if env.OperatorConditionName == "" {
 		return nil, nil
 	}

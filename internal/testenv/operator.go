@@ -45,8 +45,13 @@ func (e *Env) StartOperator(reg *hco.Registry, environment hco.Environment, o Op
 
 // StartWebhook serves the HyperConverged webhooks and conversion on
 // envtest's webhook address until the environment stops, as `hco-operator
-// webhook` serves them: a manager with no controllers and webhook.Register.
+// webhook` serves them: a manager with no controllers and webhook.Register,
+// with the stock extensions unless opts names others.
 func (e *Env) StartWebhook(opts webhook.Options) error {
+	if opts.Extensions == nil {
+		// The stock binary's, as StartOperator's.
+		opts.Extensions = extensions.Stock()
+	}
 	scheme, err := hco.NewScheme(operands.AddToScheme)
 	if err != nil {
 		return err

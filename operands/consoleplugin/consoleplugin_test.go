@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/extensions/openshift"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/upstreamtest"
 	"github.com/hcokit/hcokit/nodefacts"
@@ -66,7 +67,7 @@ func TestDesiredIsUpstreams(t *testing.T) {
 		{"hc-default.yaml", "ha-ipv4.yaml", hco.Facts{Environment: env(), Nodes: nodes(2),
 			Platform: hco.Platform{OpenShift: true, IPStack: hco.IPv4SingleStack}}},
 		{"hc-placed-modern.yaml", "single-dualstack.yaml", hco.Facts{Environment: env(), Nodes: nodes(1),
-			Platform: hco.Platform{OpenShift: true, IPStack: hco.IPStackOf([]ocpconfigv1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14"}, {CIDR: "fd01::/48"}})}}},
+			Platform: hco.Platform{OpenShift: true, IPStack: openshift.IPStackOf([]ocpconfigv1.ClusterNetworkEntry{{CIDR: "10.128.0.0/14"}, {CIDR: "fd01::/48"}})}}},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			objs, err := hco.DesiredObjects(consoleplugin.New(), readHC(t, tc.hc), tc.facts)

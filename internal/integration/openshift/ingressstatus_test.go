@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	ocpfacts "github.com/hcokit/hcokit/extensions/openshift"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands/clidownload"
@@ -142,9 +143,9 @@ func TestDownloadComponentRoute(t *testing.T) {
 	expectRoute(t, def, nil)
 
 	// With the certificate's Secret.
-	testenv.EnsureNamespace(t, k, hco.RouteCertificatesNamespace)
+	testenv.EnsureNamespace(t, k, ocpfacts.RouteCertificatesNamespace)
 	cert, key := servingCert(t, "virtctl.example.org")
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hco.RouteCertificatesNamespace, Name: "virtctl-cert"},
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ocpfacts.RouteCertificatesNamespace, Name: "virtctl-cert"},
 		Type: corev1.SecretTypeTLS, Data: map[string][]byte{corev1.TLSCertKey: cert, corev1.TLSPrivateKeyKey: key}}
 	testenv.CreateForTest(t, k, secret)
 	setIngress(t, "apps.example.com", route{clidownload.ComponentRoute, ns, "virtctl.example.org", "virtctl-cert"})

@@ -1,4 +1,4 @@
-package hco
+package openshift
 
 import (
 	"testing"
