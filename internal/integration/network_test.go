@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/hcokit/hcokit/extensions/openshift"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
@@ -17,7 +18,8 @@ import (
 
 // On OpenShift (this package's cluster serves the APIServer and Network
 // configurations), an operator started on a single-stack IPv6 cluster
-// network says so in kubevirt_hco_single_stack_ipv6, as upstream's does.
+// network says so in kubevirt_hco_single_stack_ipv6, as upstream's does
+// (extensions/openshift).
 func TestSingleStackIPv6IsReported(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
@@ -28,7 +30,8 @@ func TestSingleStackIPv6IsReported(t *testing.T) {
 		scheme, err := hco.NewScheme(operands.AddToScheme)
 		require.NoError(t, err)
 		metrics := prometheus.NewRegistry()
-		_, _, err = hco.NewManager(env.Config, reg, hco.Environment{Namespace: ns}, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: metrics})
+		_, _, err = hco.NewManager(env.Config, reg, hco.Environment{Namespace: ns}, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: metrics,
+			Extensions: []hco.Extension{openshift.New()}})
 		require.NoError(t, err)
 		n, err := testutil.GatherAndCount(metrics, "kubevirt_hco_single_stack_ipv6")
 		require.NoError(t, err)
