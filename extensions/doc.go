@@ -5,6 +5,9 @@
 //   - openshift: the OpenShift platform facts the operands are told
 //     (hco.Platform: ingress domain, component routes, IP stack, base DNS
 //     domain) and kubevirt_hco_single_stack_ipv6;
+//   - sharedlists: the hco.ListMember operands' items in shared objects'
+//     lists (the console plugin in the Console configuration, the virtctl
+//     download's route in the Ingress configuration's status);
 //   - olm: under OLM, the operator's OperatorCondition (Upgradeable) and its
 //     ClusterServiceVersion's operand-delete annotation;
 //   - descheduler: kubevirt_hco_misconfigured_descheduler, from OpenShift's

@@ -4,6 +4,7 @@ import (
 	"github.com/hcokit/hcokit/extensions/descheduler"
 	"github.com/hcokit/hcokit/extensions/olm"
 	"github.com/hcokit/hcokit/extensions/openshift"
+	"github.com/hcokit/hcokit/extensions/sharedlists"
 	"github.com/hcokit/hcokit/extensions/storedversions"
 	"github.com/hcokit/hcokit/extensions/upgrade"
 	"github.com/hcokit/hcokit/hco"
@@ -11,5 +12,5 @@ import (
 
 // Stock returns the stock binary's extensions.
 func Stock() []hco.Extension {
-	return []hco.Extension{openshift.New(), upgrade.New(), olm.New(), descheduler.New(), storedversions.New()}
+	return []hco.Extension{openshift.New(), upgrade.New(), sharedlists.New(), olm.New(), descheduler.New(), storedversions.New()}
 }

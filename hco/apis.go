@@ -129,9 +129,9 @@ func (g *apiGroups) retry(group string, c *apiChange, now time.Time) (time.Durat
 	return c.delay, true
 }
 
-// kindServed asks mapper whether the API server serves gvk, and whether
+// KindServed asks mapper whether the API server serves gvk, and whether
 // its objects are namespaced.
-func kindServed(mapper meta.RESTMapper, gvk schema.GroupVersionKind) (served, namespaced bool, err error) {
+func KindServed(mapper meta.RESTMapper, gvk schema.GroupVersionKind) (served, namespaced bool, err error) {
 	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	switch {
 	case err == nil:

@@ -1,14 +1,13 @@
 package hco
 
 import (
-	"maps"
+	"fmt"
 	"sync/atomic"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,8 +30,6 @@ type CacheScope struct {
 	// ClusterTLS: the cluster serves OpenShift's APIServer configuration,
 	// whose TLS profile is the operands' when the HyperConverged has none.
 	ClusterTLS bool
-	// Lists are the objects ListMembers add to (by name).
-	Lists []ListTarget
 	// Extra are what the extensions hold (Extension.Cached).
 	Extra map[client.Object]cache.ByObject
 	// OtherNamespaces are, for namespaced operand kinds, the namespaces
@@ -75,11 +72,18 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 	if scope.ClusterTLS {
 		byObject[&ocpconfigv1.APIServer{}] = cache.ByObject{Label: everything, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
 	}
-	maps.Copy(byObject, scope.Extra)
-	listCacheEntries(s, scope.Lists, byObject, func(name string) cache.ByObject {
-		return cache.ByObject{Label: everything, Field: fields.OneTermEqualSelector("metadata.name", name),
-			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
-	})
+	// One entry per kind: two extensions that hold one (the Ingress
+	// configuration, by name, for the platform facts and the shared lists)
+	// hold it alike: either entry will do.
+	held := map[schema.GroupVersionKind]bool{}
+	for obj, entry := range scope.Extra {
+		gvk, err := gvkOf(s, obj)
+		if err != nil || held[gvk] {
+			continue
+		}
+		held[gvk] = true
+		byObject[obj] = entry
+	}
 	for gvk, others := range scope.OtherNamespaces {
 		namespaces := map[string]cache.Config{}
 		for _, ns := range ListNamespaces(true, namespace, others) {
@@ -220,4 +224,16 @@ func (r *Reconciler) servedKinds() []*operandKind {
 		}
 	}
 	return out
+}
+
+// gvkOf is obj's kind, from the object or else from the scheme.
+func gvkOf(s *runtime.Scheme, obj client.Object) (schema.GroupVersionKind, error) {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
+		return gvk, nil
+	}
+	gvks, _, err := s.ObjectKinds(obj)
+	if err != nil || len(gvks) == 0 {
+		return schema.GroupVersionKind{}, fmt.Errorf("kind of %T: %w", obj, err)
+	}
+	return gvks[0], nil
 }

@@ -160,12 +160,20 @@
 //
 // # Extensions
 //
-// A feature of a platform or an install that is not the core's (OLM's
-// OperatorCondition, the descheduler metric, the stored-version migration)
-// is an [Extension], plugged in through [ManagerOptions].Extensions: what
-// it caches, its runnables and watches at [NewManager], and its part at the
-// end of each reconcile, with the status about to be written. The stock
-// set is package extensions'; a distribution without OLM links no OLM code.
+// A feature of a platform or an install that is not the core's is an
+// [Extension], plugged in through [ManagerOptions].Extensions, each a
+// package of extensions/ with its RBAC and tests: the OpenShift platform
+// facts (openshift), the upgrade from upstream (upgrade), the shared lists
+// (sharedlists), OLM's OperatorCondition (olm), the descheduler metric
+// (descheduler), the stored-version migration (storedversions). The core
+// calls each at one place: what it caches and its runnables and watches at
+// [NewManager] (told the [Install]), its facts in [GatherFacts]
+// ([FactGatherer]: for the reconciler, the preview and the webhook alike),
+// Before the operands, [AfterOperands], on [Uninstaller] before the operand
+// objects go, and Reconciled with the status about to be written;
+// `hco-operator diff` shows a [ListChanger]'s writes. The stock set is
+// extensions.Stock(); a distribution without OLM links no OLM code, and
+// one without extensions runs the core alone.
 //
 // This package must not read the process environment, hold package-level
 // mutable state, or store a context.

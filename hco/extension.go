@@ -2,8 +2,12 @@ package hco
 
 import (
 	"context"
+	"fmt"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -25,10 +29,10 @@ type Extension interface {
 	// Cached returns what the manager's cache holds for the extension
 	// besides the operator's own objects (by name, say). It is called
 	// before the manager exists.
-	Cached(env Environment, cluster Cluster) map[client.Object]cache.ByObject
+	Cached(in Install) map[client.Object]cache.ByObject
 	// Setup adds the extension's runnables to mgr, and returns the objects
 	// (of kinds Cached holds) whose changes reconcile the HyperConverged.
-	Setup(mgr ctrl.Manager, env Environment, cluster Cluster, metrics *hcometrics.Metrics) ([]Watch, error)
+	Setup(mgr ctrl.Manager, in Install, metrics *hcometrics.Metrics) ([]Watch, error)
 	// Before runs in each reconcile of the HyperConverged once its
 	// finalizer is stored, before the operands; stop ends the reconcile
 	// there (the extension changed the HyperConverged, whose update brings
@@ -40,15 +44,43 @@ type Extension interface {
 	Reconciled(ctx context.Context, s ExtensionState) error
 }
 
-// Cluster is what the manager learns of the cluster when it makes its
-// cache, for the extensions to decide what they cache and watch.
-type Cluster struct {
+// Install is what an extension is told of the operator and the cluster
+// when the manager makes its cache (Cached, Setup), or when a preview asks
+// (ListChanger).
+type Install struct {
+	Env Environment
 	// OpenShift: the cluster serves OpenShift's ClusterVersion (see
 	// OpenShift).
 	OpenShift bool
 	// ClusterTLS: it serves OpenShift's APIServer configuration, whose TLS
 	// profile the operands get when the HyperConverged has none.
 	ClusterTLS bool
+	// Registry holds the operands; Scheme their kinds; Mapper answers
+	// which kinds the cluster serves.
+	Registry *Registry
+	Scheme   *runtime.Scheme
+	Mapper   meta.RESTMapper
+}
+
+// AfterOperands is an Extension that acts in each reconcile of the
+// HyperConverged once the operands are reconciled (the shared lists): an
+// error is reported in the status and retried.
+type AfterOperands interface {
+	AfterOperands(ctx context.Context, s ExtensionState) error
+}
+
+// Uninstaller is an Extension with something to undo when the
+// HyperConverged is deleted, before its operand objects are (the shared
+// lists' items): an error stops the uninstall there, reported and retried.
+type Uninstaller interface {
+	Uninstall(ctx context.Context, s ExtensionState) error
+}
+
+// ListChanger is an Extension whose writes `hco-operator diff` shows: the
+// shared lists it would change for hc on facts, read through reader (past
+// any cache).
+type ListChanger interface {
+	ListChanges(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, in Install, reader client.Reader) ([]ListChange, error)
 }
 
 // FactGatherer is an Extension that adds facts when the operands' facts
@@ -75,13 +107,24 @@ type ExtensionState struct {
 	// Upgrading: the operator is upgrading to Env.Version.
 	Upgrading bool
 	Env       Environment
-	// Reader reads the manager's cache; Client writes as the operator's
-	// field owner.
-	Reader client.Reader
-	Client client.Client
+	// Facts are those the operands were given (after the operands; on
+	// uninstall only the environment and the platform).
+	Facts Facts
+	// Reader reads the manager's cache, Direct past it; Client writes as
+	// the operator's field owner.
+	Reader, Direct client.Reader
+	Client         client.Client
 
 	r     *Reconciler
 	owner Owner
+}
+
+// Now is the reconciler's clock.
+func (s ExtensionState) Now() time.Time { return s.r.now() }
+
+// Eventf emits an Event regarding the HyperConverged.
+func (s ExtensionState) Eventf(eventtype, reason, action, note string, args ...any) {
+	s.r.events.Eventf(s.HyperConverged, nil, eventtype, reason, action, "%s", eventNote(fmt.Sprintf(note, args...)))
 }
 
 // Operands are the enabled operands, in registry order.
@@ -109,10 +152,10 @@ func (s ExtensionState) RemoveLeftover(ctx context.Context, gvk schema.GroupVers
 type NoExtension struct{}
 
 // Cached implements Extension: nothing.
-func (NoExtension) Cached(Environment, Cluster) map[client.Object]cache.ByObject { return nil }
+func (NoExtension) Cached(Install) map[client.Object]cache.ByObject { return nil }
 
 // Setup implements Extension: nothing.
-func (NoExtension) Setup(ctrl.Manager, Environment, Cluster, *hcometrics.Metrics) ([]Watch, error) {
+func (NoExtension) Setup(ctrl.Manager, Install, *hcometrics.Metrics) ([]Watch, error) {
 	return nil, nil
 }
 

@@ -84,24 +84,20 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		return restmapping.Remembering(m), nil
 	}
 	extensions := opts.Extensions
-	clusterTLS, openShift := false, false
-	var lists []ListTarget
+	in := Install{Env: env, Registry: reg, Scheme: mo.Scheme}
 	mo.NewCache = func(cfg *rest.Config, opts cache.Options) (cache.Cache, error) {
-		served, err := clustertls.Served(opts.Mapper)
-		if err != nil {
+		var err error
+		if in.ClusterTLS, err = clustertls.Served(opts.Mapper); err != nil {
 			return nil, err
 		}
-		if openShift, err = OpenShift(opts.Mapper); err != nil {
+		if in.OpenShift, err = OpenShift(opts.Mapper); err != nil {
 			return nil, err
 		}
-		clusterTLS = served
-		if lists, err = ServedListTargets(reg, opts.Mapper, openShift); err != nil {
-			return nil, err
-		}
-		scope := CacheScope{ClusterTLS: served, Lists: lists, OtherNamespaces: reg.OtherNamespaces(env.Namespace, openShift),
+		in.Mapper = opts.Mapper
+		scope := CacheScope{ClusterTLS: in.ClusterTLS, OtherNamespaces: reg.OtherNamespaces(env.Namespace, in.OpenShift),
 			Extra: map[client.Object]cache.ByObject{}}
 		for _, ext := range extensions {
-			maps.Copy(scope.Extra, ext.Cached(env, Cluster{OpenShift: openShift, ClusterTLS: served}))
+			maps.Copy(scope.Extra, ext.Cached(in))
 		}
 		defaults := CacheOptions(mo.Scheme, env.Namespace, scope)
 		defaults.HTTPClient, defaults.Mapper = opts.HTTPClient, opts.Mapper
@@ -117,7 +113,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
-	if !openShift {
+	if !in.OpenShift {
 		// Operands whose objects exist on OpenShift only are left out
 		// elsewhere: their kinds are not watched, nothing is asked.
 		for _, op := range reg.Operands() {
@@ -131,7 +127,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	// The TLS profile's sources, read by every replica (the metrics
 	// endpoint), not only by the elected one whose controller watches them.
 	profileSources := []client.Object{&hcov1.HyperConverged{}}
-	if clusterTLS {
+	if in.ClusterTLS {
 		profileSources = append(profileSources, &ocpconfigv1.APIServer{})
 	}
 	for _, obj := range profileSources {
@@ -153,7 +149,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	}
 	var watches []Watch
 	for _, ext := range opts.Extensions {
-		w, err := ext.Setup(mgr, env, Cluster{OpenShift: openShift, ClusterTLS: clusterTLS}, metrics)
+		w, err := ext.Setup(mgr, in, metrics)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -163,12 +159,12 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 	if err != nil {
 		return nil, nil, err
 	}
-	r.clusterTLS, r.openShift, r.lists, r.platformKnown = clusterTLS, openShift, lists, true
+	r.clusterTLS, r.openShift, r.platformKnown = in.ClusterTLS, in.OpenShift, true
 	r.extensions, r.extensionWatches = opts.Extensions, watches
 	if err := r.SetupWithManager(mgr); err != nil {
 		return nil, nil, fmt.Errorf("set up HyperConverged controller: %w", err)
 	}
-	serveTLSProfile = clustertls.ServeProfile(mgr.GetCache(), hcKey, clusterTLS)
+	serveTLSProfile = clustertls.ServeProfile(mgr.GetCache(), hcKey, in.ClusterTLS)
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, nil, err
 	}

@@ -72,8 +72,6 @@ type Reconciler struct {
 	// openShift: the cluster is OpenShift (it serves ClusterVersion); its
 	// Ingress configuration is watched for the platform facts.
 	openShift bool
-	// lists are the ListMembers' targets the cache holds (NewManager).
-	lists []ListTarget
 	// platformKnown: clusterTLS and openShift were set by NewManager, which
 	// learnt them making the cache; SetupWithManager asks otherwise.
 	platformKnown bool
@@ -146,7 +144,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	b = b.WatchesRawSource(nodefacts.NewSource(r.nodes, mc, reconcile.Request{NamespacedName: r.singleton()}))
 	// On OpenShift, the cluster's APIServer configuration: its TLS profile
-	// is the operands' when the HyperConverged has none.
+	// is the operands' when the HyperConverged has none. (Two extensions
+	// may watch one object: each event is one reconcile all the same.)
 	// (NewManager has asked both already, for the cache: each question the
 	// cluster answers "no" costs a discovery request.)
 	if !r.platformKnown {
@@ -160,19 +159,6 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.clusterTLS {
 		b = b.Watches(&ocpconfigv1.APIServer{}, r.toSingleton())
 	}
-	// On OpenShift, the objects the ListMembers add to, but for a kind an
-	// extension watches already (the Ingress configuration, whose platform
-	// facts extensions/openshift gathers).
-	if r.openShift {
-		for _, t := range r.lists {
-			if !slices.ContainsFunc(r.extensionWatches, func(w Watch) bool {
-				gvk, err := gvkOf(r.scheme, w.Object)
-				return err == nil && gvk == t.GVK
-			}) {
-				b = b.Watches(listObject(r.scheme, t), r.toSingleton())
-			}
-		}
-	}
 	for _, w := range r.extensionWatches {
 		if w.MetadataOnly {
 			b = b.Watches(w.Object, r.toSingleton(), builder.OnlyMetadata)
@@ -183,7 +169,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	others := r.registry.OtherNamespaces(r.env.Namespace, r.openShift)
 	for _, k := range r.kinds {
 		k.others = others[k.gvk]
-		served, namespaced, err := kindServed(mgr.GetRESTMapper(), k.gvk)
+		served, namespaced, err := KindServed(mgr.GetRESTMapper(), k.gvk)
 		if err != nil {
 			return err
 		}
@@ -308,7 +294,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return
 	}
 	r.announce(hc, outcomes)
-	a.record(r.syncLists(ctx, hc, facts, false))
+	a.record(r.afterOperands(ctx, hc, owner, facts, a))
 	desiredKeys := r.assess(ctx, hc, ops, outcomes, a)
 	a.record(r.prune(ctx, hc, owner, desiredKeys))
 	a.full, a.facts = true, facts

@@ -56,20 +56,14 @@ func (r *Reconciler) uninstallPollAfter(deleted time.Time) time.Duration {
 // finalizer is stored before any operand object is created, so nothing
 // escapes it.
 func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, a *assessment) {
-	// The ListMembers' items out of the shared lists first (the console
-	// stops loading the plugin before its server goes). Items are found by
-	// their keys, which need only the environment and the platform, so no
-	// other fact can hold the uninstall up; and only a conflict (the list
-	// changed meanwhile: read it again) does, any other failure is reported
-	// and the uninstall goes on.
-	if len(r.lists) > 0 {
-		facts := Facts{Environment: r.env, Platform: Platform{OpenShift: r.openShift}}
-		if err := r.syncLists(ctx, hc, facts, true); apierrors.IsConflict(err) {
-			a.record(err)
+	// What the extensions undo comes first (the shared lists' items: the
+	// console stops loading the plugin before its server goes), on the
+	// facts known without gathering: the environment and the platform.
+	s := r.extensionState(hc, owner, a)
+	s.Facts = Facts{Environment: r.env, Platform: Platform{OpenShift: r.openShift}}
+	for _, ext := range r.extensions {
+		if u, ok := ext.(Uninstaller); ok && !a.record(u.Uninstall(ctx, s)) {
 			return
-		} else if err != nil {
-			log.FromContext(ctx).Error(err, "the HyperConverged is being deleted; its items stay in the shared lists")
-			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventSharedListNotUpdated, "Delete", "%s", eventNote(err.Error()))
 		}
 	}
 	remaining, err := r.deleteOperands(ctx, hc, owner, r.reader, "the HyperConverged is being deleted")

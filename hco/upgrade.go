@@ -2,6 +2,7 @@ package hco
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -125,7 +126,21 @@ func (r *Reconciler) beforeOperands(ctx context.Context, hc *hcov1.HyperConverge
 	return false
 }
 
+// afterOperands runs the AfterOperands extensions' hooks (the shared
+// lists), each on the facts the operands were given; their errors joined.
+func (r *Reconciler) afterOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, a *assessment) error {
+	s := r.extensionState(hc, owner, a)
+	s.Facts = facts
+	var errs []error
+	for _, ext := range r.extensions {
+		if after, ok := ext.(AfterOperands); ok {
+			errs = append(errs, after.AfterOperands(ctx, s))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // extensionState is what the extensions are given for hc.
 func (r *Reconciler) extensionState(hc *hcov1.HyperConverged, owner Owner, a *assessment) ExtensionState {
-	return ExtensionState{HyperConverged: hc, Upgrading: a.Upgrading, Env: r.env, Reader: r.cache, Client: r.client, r: r, owner: owner}
+	return ExtensionState{HyperConverged: hc, Upgrading: a.Upgrading, Env: r.env, Reader: r.cache, Direct: r.reader, Client: r.client, r: r, owner: owner}
 }

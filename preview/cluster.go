@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -335,32 +334,26 @@ func (c *Cluster) Changes(ctx context.Context, hc *hcov1.HyperConverged, facts h
 	return objs, notes, nil
 }
 
-// listChanges are the shared lists the operator would change for hc
-// (hco.ListChanges, as the reconciler computes its patches; on OpenShift
-// only), each shown as its object with that one list, before and after.
-// They are computed, not sent: a merge patch of one list has no dry run
-// that would show more.
+// listChanges are the shared lists the operator would change for hc (its
+// hco.ListChanger extensions', as they compute their patches), each shown
+// as its object with that one list, before and after. They are computed,
+// not sent: a merge patch of one list has no dry run that would show more.
 func (c *Cluster) listChanges(ctx context.Context, hc *hcov1.HyperConverged, facts hco.Facts) ([]Object, error) {
-	targets, err := hco.ServedListTargets(c.reg, c.mapper, facts.Platform.OpenShift)
-	if err != nil || len(targets) == 0 {
-		return nil, err
-	}
-	read := func(ctx context.Context, t hco.ListTarget) (*unstructured.Unstructured, bool, error) {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(t.GVK)
-		err := c.reader.Get(ctx, client.ObjectKey{Name: t.Name}, u)
-		if apierrors.IsNotFound(err) {
-			return nil, false, nil
-		}
-		return u, err == nil, err
-	}
-	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
-	changes, err := hco.ListChanges(ctx, hco.PlatformOperands(c.reg, facts.Platform), hc, facts, targets, false, now, read)
+	in := hco.Install{Env: c.env, OpenShift: facts.Platform.OpenShift, Registry: c.reg, Scheme: c.dryRun.Scheme(), Mapper: c.mapper}
 	var out []Object
-	for _, ch := range changes {
-		out = append(out, listObject(ch))
+	var errs []error
+	for _, ext := range c.exts {
+		lc, ok := ext.(hco.ListChanger)
+		if !ok {
+			continue
+		}
+		changes, err := lc.ListChanges(ctx, hc, facts, in, c.reader)
+		errs = append(errs, err)
+		for _, ch := range changes {
+			out = append(out, listObject(ch))
+		}
 	}
-	return out, err
+	return out, errors.Join(errs...)
 }
 
 // listObject is a shared list's change as the diff shows it: the object's

@@ -61,7 +61,7 @@ var _ hco.Extension = Extension{}
 func New() Extension { return Extension{} }
 
 // Setup implements hco.Extension: the watch, on the elected replica.
-func (Extension) Setup(mgr ctrl.Manager, _ hco.Environment, _ hco.Cluster, metrics *hcometrics.Metrics) ([]hco.Watch, error) {
+func (Extension) Setup(mgr ctrl.Manager, _ hco.Install, metrics *hcometrics.Metrics) ([]hco.Watch, error) {
 	c, err := dynamic.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
 		return nil, fmt.Errorf("descheduler client: %w", err)

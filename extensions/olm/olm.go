@@ -166,7 +166,8 @@ func New() Extension { return Extension{} }
 
 // Cached implements hco.Extension: the OperatorCondition, and the CSV's
 // metadata, by name.
-func (Extension) Cached(env hco.Environment, _ hco.Cluster) map[client.Object]cache.ByObject {
+func (Extension) Cached(in hco.Install) map[client.Object]cache.ByObject {
+	env := in.Env
 	if env.OperatorConditionName == "" {
 		return nil
 	}
@@ -182,7 +183,8 @@ func (Extension) Cached(env hco.Environment, _ hco.Cluster) map[client.Object]ca
 // Setup implements hco.Extension: OLM must serve OperatorConditions; a
 // change of the OperatorCondition (another replica starting says
 // Initializing) or of the CSV brings the reconcile that sets them again.
-func (Extension) Setup(mgr ctrl.Manager, env hco.Environment, _ hco.Cluster, _ *hcometrics.Metrics) ([]hco.Watch, error) {
+func (Extension) Setup(mgr ctrl.Manager, in hco.Install, _ *hcometrics.Metrics) ([]hco.Watch, error) {
+	env := in.Env
 	if env.OperatorConditionName == "" {
 		return nil, nil
 	}

@@ -41,7 +41,7 @@ func New() Extension { return Extension{} }
 
 // Cached implements hco.Extension: on OpenShift, its Ingress, Network and
 // DNS configurations, by name.
-func (Extension) Cached(_ hco.Environment, cluster hco.Cluster) map[client.Object]cache.ByObject {
+func (Extension) Cached(cluster hco.Install) map[client.Object]cache.ByObject {
 	if !cluster.OpenShift {
 		return nil
 	}
@@ -57,7 +57,7 @@ func (Extension) Cached(_ hco.Environment, cluster hco.Cluster) map[client.Objec
 // configurations reconciles the HyperConverged; where the cluster serves
 // OpenShift's APIServer configuration, the cluster network is read once,
 // at start, as upstream reads it, for kubevirt_hco_single_stack_ipv6.
-func (Extension) Setup(mgr ctrl.Manager, _ hco.Environment, cluster hco.Cluster, metrics *hcometrics.Metrics) ([]hco.Watch, error) {
+func (Extension) Setup(mgr ctrl.Manager, cluster hco.Install, metrics *hcometrics.Metrics) ([]hco.Watch, error) {
 	if cluster.ClusterTLS {
 		switch v6, err := singleStackIPv6(context.Background(), mgr.GetAPIReader()); {
 		case err != nil:

@@ -43,7 +43,7 @@ func New() Extension { return Extension{} }
 
 // Setup implements hco.Extension: the migration, with a client that reads
 // past the cache and writes as the operator's field owner.
-func (Extension) Setup(mgr ctrl.Manager, _ hco.Environment, _ hco.Cluster, _ *hcometrics.Metrics) ([]hco.Watch, error) {
+func (Extension) Setup(mgr ctrl.Manager, _ hco.Install, _ *hcometrics.Metrics) ([]hco.Watch, error) {
 	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper(), HTTPClient: mgr.GetHTTPClient()})
 	if err != nil {
 		return nil, fmt.Errorf("client for the stored versions: %w", err)

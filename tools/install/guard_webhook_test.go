@@ -3,6 +3,7 @@ package install
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,18 +49,25 @@ func TestWebhookWritesAreGuarded(t *testing.T) {
 		"metadata": map[string]any{"name": "kubevirt-kubevirt-hyperconverged", "namespace": ns}, "spec": map[string]any{}}}
 	require.NoError(t, env.Client.Create(ctx, kv))
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, kv) })
-	customized := kv.DeepCopy()
-	require.NoError(t, unstructured.SetNestedSlice(customized.Object, []any{map[string]any{
-		"resourceName": "virt-handler", "resourceType": "DaemonSet", "type": "json",
-		"patch": `[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"example.com/root"}]`}},
-		"spec", "customizeComponents", "patches"))
+	// customized is the KubeVirt as stored now (the install's stand-in for
+	// the component operators writes its status), with virt-handler
+	// patched.
+	customized := func() *unstructured.Unstructured {
+		live := kv.DeepCopy()
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKeyFromObject(kv), live))
+		require.NoError(t, unstructured.SetNestedSlice(live.Object, []any{map[string]any{
+			"resourceName": "virt-handler", "resourceType": "DaemonSet", "type": "json",
+			"patch": `[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"example.com/root"}]`}},
+			"spec", "customizeComponents", "patches"))
+		return live
+	}
 	installtest.WaitFor(t, "the policy in effect", func() error {
-		if err := webhook.Update(ctx, customized.DeepCopy()); err == nil {
-			return fmt.Errorf("a real update of the KubeVirt CR taken")
+		if err := webhook.Update(ctx, customized()); err == nil || !strings.Contains(err.Error(), "hco-webhook-writes") {
+			return fmt.Errorf("a real update of the KubeVirt CR not refused by the policy: %v", err)
 		}
 		return nil
 	})
-	assert.NoError(t, webhook.Update(ctx, customized.DeepCopy(), dryRun), "the KubeVirt CR, dry run")
+	assert.NoError(t, webhook.Update(ctx, customized(), dryRun), "the KubeVirt CR, dry run")
 
 	changed := func(change func(c *admissionregistrationv1.MutatingWebhookConfiguration)) *admissionregistrationv1.MutatingWebhookConfiguration {
 		c := injector.DeepCopy()
@@ -99,7 +107,7 @@ func TestWebhookWritesAreGuarded(t *testing.T) {
 		}), dryRun),
 		"a CRD's version unserved":  webhook.Update(ctx, unserved, dryRun),
 		"a CRD converted elsewhere": webhook.Update(ctx, converted, dryRun),
-		"the KubeVirt CR, really":   webhook.Update(ctx, customized.DeepCopy()),
+		"the KubeVirt CR, really":   webhook.Update(ctx, customized()),
 		"the KubeVirt CR, deleted":  webhook.Delete(ctx, kv.DeepCopy(), dryRun),
 	} {
 		refusedBy(t, err, "hco-webhook-writes", what)

@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
@@ -140,7 +141,7 @@ func startOperator(t *testing.T, o operatorOptions) *operator {
 		mo.RenewDeadline = ptr.To(1500 * time.Millisecond)
 		mo.RetryPeriod = ptr.To(100 * time.Millisecond)
 	}
-	mgr, _, err := hco.NewManager(cfg, reg, operatorEnv, hco.ManagerOptions{Manager: mo, Metrics: prometheus.NewRegistry()})
+	mgr, _, err := hco.NewManager(cfg, reg, operatorEnv, hco.ManagerOptions{Manager: mo, Metrics: prometheus.NewRegistry(), Extensions: extensions.Stock()})
 	mustOK(t, err)
 	op.mgr = mgr
 	ctx, cancel := context.WithCancel(context.Background())
