@@ -120,6 +120,8 @@
 //
 // Four changes of form: the HyperConverged (typed) → the KubeVirt (typed) →
 // its wire form (unstructured, written) → the typed form for Status.
+// [ExamplePlanOperand] walks steps 4 to 7 through the public API: the
+// field set, the update planned over the stored KubeVirt.
 //
 // # The plan
 //
