@@ -66,6 +66,7 @@ const commands = `Commands:
   webhook    serve the validating and mutating admission webhooks
   render     print the operand CRs a HyperConverged gives, without a cluster (--diff: what changes between two)
   diff       show what the operator would change in every operand CR, against the cluster, before it does
+  status     show whether the virtualization stack is healthy, and if not, why (exit status 1)
   version    print the version`
 
 // dispatchAs is dispatch for the binary invoked as name (its argv[0]'s
@@ -95,6 +96,8 @@ func dispatch(args []string, getenv func(string) string) error {
 			return renderCommand(args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
 		case "diff":
 			return diffCommand(args[1:], getenv, os.Stdin, os.Stdout, os.Stderr)
+		case "status":
+			return statusCommand(args[1:], getenv, os.Stdout, os.Stderr)
 		case "version":
 			fmt.Fprintln(os.Stdout, versionString())
 			return nil

@@ -137,7 +137,7 @@ func run() error {
 		say("playing the component operators: each operand CR is marked Available once it exists")
 	}
 	if !*once {
-		say("watching; Ctrl-C to stop")
+		say("watching; Ctrl-C to stop. The stack's health, from another terminal: bin/hco-operator status --kubeconfig %s (--watch to follow it)", rel(root, cluster.Kubeconfig))
 	}
 
 	var deadline <-chan time.Time
