@@ -193,6 +193,12 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	next := &hcov1.HyperConverged{TypeMeta: hc.TypeMeta, ObjectMeta: *hc.ObjectMeta.DeepCopy(), Status: *hc.Status.DeepCopy()}
 	now := metav1.NewTime(r.now())
 	upgraded := false
+	if len(hc.Status.Conditions) == 0 && VersionOf(hc.Status.Versions, OperatorVersionName) == "" && r.env.Version != "" {
+		// The first status: the operator's version from the start, as
+		// upstream's setInitialConditions records it at 03da3cf; an HCO
+		// that starts with it installs, it does not upgrade.
+		next.Status.Versions = []hcov1.Version{{Name: OperatorVersionName, Version: r.env.Version}}
+	}
 	if a.full {
 		r.fullStatus(ctx, hc, a, &next.Status, now)
 		upgraded = a.Upgrading && !equality.Semantic.DeepEqual(hc.Status.Versions, next.Status.Versions)
@@ -202,7 +208,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		rc.LastTransitionTime = now
 		meta.SetStatusCondition(&next.Status.Conditions, rc)
 		next.Status.ObservedGeneration = hc.Generation
-		next.Status.SystemHealthStatus = hcostatus.SystemHealth(next.Status.Conditions)
+		next.Status.SystemHealthStatus = hcostatus.SystemHealth([]metav1.Condition{rc}, a.Upgrading)
 	}
 	// The extensions hear of the one HyperConverged reconciled, not of one
 	// ignored (another name or namespace).
@@ -245,7 +251,7 @@ func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a
 	hcostatus.MergeConditions(&st.Conditions, hcostatus.Conditions(a.Assessment), now)
 	st.ObservedGeneration = hc.Generation
 	st.RelatedObjects = a.related
-	st.SystemHealthStatus = hcostatus.SystemHealth(st.Conditions)
+	st.SystemHealthStatus = hcostatus.SystemHealth(st.Conditions, a.Upgrading)
 	setNodeStatus(st, a.facts.Nodes)
 	for _, op := range r.registry.Operands() {
 		c, ok := op.(StatusContributor)
@@ -276,5 +282,6 @@ func setNodeStatus(s *hcov1.HyperConvergedStatus, nodes *nodefacts.Facts) {
 	f := *nodes
 	ha, cpHA := f.InfrastructureHighlyAvailable(), f.ControlPlaneHighlyAvailable()
 	s.InfrastructureHighlyAvailable, s.ControlPlaneHighlyAvailable = &ha, &cpHA
-	s.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: f.WorkloadArchitectures, ControlPlaneArchitectures: f.ControlPlaneArchitectures}
+	s.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: f.WorkloadArchitectures, ControlPlaneArchitectures: f.ControlPlaneArchitectures,
+		DefaultWorkloadArchitecture: f.DefaultArchitecture}
 }

@@ -250,7 +250,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		}
 		return reconcile.Result{RequeueAfter: apisAgain}, errors.Join(apisErr, client.IgnoreNotFound(err))
 	}
-	a := &assessment{Assessment: hcostatus.Assessment{Generation: hc.Generation, Upgrading: r.upgrading(hc), ObservedVersions: map[string]string{}}}
+	a := &assessment{Assessment: hcostatus.Assessment{Generation: hc.Generation, Upgrading: r.upgrading(hc), Version: r.env.Version, ObservedVersions: map[string]string{}}}
 	defer func() {
 		result, err = r.patchStatus(ctx, hc, a)
 		result = soonest(result, apisAgain)

@@ -242,10 +242,13 @@ func (r *Reconciler) reportUninstall(hc *hcov1.HyperConverged, remaining []clien
 // them cluster-scoped and so beyond garbage collection, are removed first.
 const FinalizerName = "kubevirt.io/hyperconverged"
 
-// addFinalizer stores the finalizer on hc if it lacks it, and updates hc to
-// the object stored.
+// addFinalizer stores the finalizer on hc if it lacks it, and upstream's
+// app label (its setLabels at 03da3cf: app=<name>, which its operator adds
+// to the HyperConverged it reconciles) if it has none, in one patch, and
+// updates hc to what was stored. The mutating webhook sets both at create,
+// so that this usually sends nothing.
 func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged) error {
-	if controllerutil.ContainsFinalizer(hc, FinalizerName) {
+	if controllerutil.ContainsFinalizer(hc, FinalizerName) && hc.Labels[LabelApp] != "" {
 		return nil
 	}
 	// A patch, not an update: an update would write back the whole object
@@ -254,6 +257,12 @@ func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged)
 	// another controller added meanwhile.
 	orig := hc.DeepCopy()
 	controllerutil.AddFinalizer(hc, FinalizerName)
+	if hc.Labels[LabelApp] == "" {
+		if hc.Labels == nil {
+			hc.Labels = map[string]string{}
+		}
+		hc.Labels[LabelApp] = hc.Name
+	}
 	if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
 	}

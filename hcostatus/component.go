@@ -17,6 +17,11 @@ type Component struct {
 	Degraded    ComponentCondition
 	Upgradeable ComponentCondition
 
+	// NoConditions: the component's object reports no condition at all
+	// (upstream's "<Kind>Conditions" reasons: a CR its operator has not
+	// reconciled yet).
+	NoConditions bool
+
 	// ObservedVersion is the version the component reports as deployed;
 	// empty while it reports none.
 	ObservedVersion string
@@ -66,6 +71,7 @@ func FromConditions(kind string, conds []OperandCondition, observedVersion strin
 		Degraded:        ComponentCondition{Status: conditionUnknown, Reason: ReasonNoStatus, Message: messageNoStatus},
 		Upgradeable:     ComponentCondition{Status: metav1.ConditionTrue},
 		ObservedVersion: observedVersion,
+		NoConditions:    len(conds) == 0,
 	}
 	for _, c := range conds {
 		cc := ComponentCondition{Status: normaliseStatus(c.Status), Reason: c.Reason, Message: c.Message}

@@ -34,19 +34,14 @@ const (
 	ReasonOwnedElsewhere      = "OwnedByAnotherInstall"
 	MessageTainted            = "Unsupported feature was activated via an HCO annotation"
 	messageReconcileCompleted = "Reconcile completed successfully"
-	messageAllAvailable       = "All components are available"
-	messageNothingProgressing = "No component is progressing"
-	messageNothingDegraded    = "No component is degraded"
-	messageAllUpgradeable     = "All components are upgradeable"
-	messageUpgrading          = "The operator is upgrading its components"
 	// Upstream's messages.
 	messageNotUpgradeableDegraded    = "HCO is not Upgradeable due to degraded components"
 	messageNotUpgradeableProgressing = "HCO is not Upgradeable due to progressing components"
+	messageNotAvailableDegraded      = "HCO is not available due to degraded components"
 	reasonNotAvailableSuffix         = "NotAvailable"
 	reasonProgressingSuffix          = "Progressing"
 	reasonDegradedSuffix             = "Degraded"
 	reasonNotUpgradeableSuffix       = "NotUpgradeable"
-	messageComponentHasNotReported   = "%s has not reported %s yet"
 )
 
 // Assessment is everything the conditions are computed from: one reconcile's
@@ -79,8 +74,10 @@ type Assessment struct {
 	OwnedElsewhere []string
 	// ObservedVersions are the versions the components report, by operand name.
 	ObservedVersions map[string]string
-	// Upgrading is true while the operator moves from one version to another.
+	// Upgrading is true while the operator moves from one version to
+	// another, Version (the operator's own).
 	Upgrading bool
+	Version   string
 	// Tainted is true while a jsonpatch annotation is in effect.
 	Tainted bool
 }
@@ -116,72 +113,83 @@ func Conditions(a Assessment) []metav1.Condition {
 		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionTrue, ReasonReconcileCompleted, msg))
 	}
 
-	available := cond(hcov1.ConditionAvailable, metav1.ConditionTrue, ReasonReconcileCompleted, messageAllAvailable)
-	progressing := cond(hcov1.ConditionProgressing, metav1.ConditionFalse, ReasonReconcileCompleted, messageNothingProgressing)
-	degraded := cond(hcov1.ConditionDegraded, metav1.ConditionFalse, ReasonReconcileCompleted, messageNothingDegraded)
-	upgradeable := cond(hcov1.ConditionUpgradeable, metav1.ConditionTrue, ReasonReconcileCompleted, messageAllUpgradeable)
-
-	// The first component to report a problem names it; later ones are
-	// appended to the message so that nothing is hidden.
-	note := func(c *metav1.Condition, s metav1.ConditionStatus, reason, msg string) {
-		if c.Status != s {
-			c.Status, c.Reason, c.Message = s, reason, msg
-			return
+	// As upstream's operand handlers at 03da3cf (handleComponentConditions
+	// and the handleOperand*Cond functions): each component, in registry
+	// order (upstream's handler order), sets the conditions it reports
+	// against; the last one to set a condition stands, so the same cluster
+	// state gives upstream's reasons and messages.
+	set := map[string]metav1.Condition{}
+	put := func(t string, st metav1.ConditionStatus, reason, msg string) { set[t] = cond(t, st, reason, msg) }
+	putIfUnset := func(t string, st metav1.ConditionStatus, reason, msg string) {
+		if _, ok := set[t]; !ok {
+			put(t, st, reason, msg)
 		}
-		c.Message += "; " + msg
 	}
 	for _, cs := range a.Components {
-		if cs.Available.Status != metav1.ConditionTrue {
-			note(&available, metav1.ConditionFalse, cs.Kind+reasonNotAvailableSuffix, componentMessage(cs.Kind, "Available", cs.Available))
+		k := cs.Kind
+		if cs.NoConditions {
+			msg := k + " resource has no conditions"
+			put(hcov1.ConditionAvailable, metav1.ConditionFalse, k+"Conditions", msg)
+			put(hcov1.ConditionProgressing, metav1.ConditionTrue, k+"Conditions", msg)
+			put(hcov1.ConditionUpgradeable, metav1.ConditionFalse, k+"Conditions", msg)
+			continue
 		}
-		if cs.Progressing.Status != metav1.ConditionFalse {
-			note(&progressing, metav1.ConditionTrue, cs.Kind+reasonProgressingSuffix, componentMessage(cs.Kind, "Progressing", cs.Progressing))
+		switch {
+		case cs.Available.Status == metav1.ConditionFalse:
+			put(hcov1.ConditionAvailable, metav1.ConditionFalse, k+reasonNotAvailableSuffix, fmt.Sprintf("%s is not available: %v", k, cs.Available.Message))
+		case cs.Available.Reason == ReasonNoStatus:
+			put(hcov1.ConditionAvailable, metav1.ConditionFalse, k+reasonNotAvailableSuffix, `missing "Available" condition`)
+		}
+		if cs.Progressing.Status == metav1.ConditionTrue {
+			msg := fmt.Sprintf("%s is progressing: %v", k, cs.Progressing.Message)
+			put(hcov1.ConditionProgressing, metav1.ConditionTrue, k+reasonProgressingSuffix, msg)
+			putIfUnset(hcov1.ConditionUpgradeable, metav1.ConditionFalse, k+reasonProgressingSuffix, msg)
 		}
 		if cs.Degraded.Status == metav1.ConditionTrue {
-			note(&degraded, metav1.ConditionTrue, cs.Kind+reasonDegradedSuffix, componentMessage(cs.Kind, "Degraded", cs.Degraded))
+			put(hcov1.ConditionDegraded, metav1.ConditionTrue, k+reasonDegradedSuffix, fmt.Sprintf("%s is degraded: %v", k, cs.Degraded.Message))
 		}
 		if cs.Upgradeable.Status == metav1.ConditionFalse {
-			note(&upgradeable, metav1.ConditionFalse, cs.Kind+reasonNotUpgradeableSuffix, componentMessage(cs.Kind, "Upgradeable", cs.Upgradeable))
+			put(hcov1.ConditionUpgradeable, metav1.ConditionFalse, k+reasonNotUpgradeableSuffix, fmt.Sprintf("%s is not upgradeable: %v", k, cs.Upgradeable.Message))
 		}
 	}
-	if len(a.Waiting) > 0 {
-		// Before the components' own degradation, which stays in the message.
-		msg := strings.Join(a.Waiting, "; ")
-		if degraded.Status == metav1.ConditionTrue {
-			msg += "; " + degraded.Message
+	// hcokit's own findings degrade too, ahead of the components' (whose
+	// message stays): a failed write, an object of another install, an
+	// operand waiting for its API.
+	for _, f := range []struct {
+		msgs   []string
+		reason string
+	}{{a.Waiting, ReasonOperandAPINotServed}, {a.OwnedElsewhere, ReasonOwnedElsewhere}, {a.Failures, ReasonReconcileFailed}} {
+		if len(f.msgs) == 0 {
+			continue
 		}
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonOperandAPINotServed, msg
+		msg := strings.Join(f.msgs, "; ")
+		if d, ok := set[hcov1.ConditionDegraded]; ok {
+			msg += "; " + d.Message
+		}
+		put(hcov1.ConditionDegraded, metav1.ConditionTrue, f.reason, msg)
 	}
-	if len(a.OwnedElsewhere) > 0 {
-		msg := strings.Join(a.OwnedElsewhere, "; ")
-		if degraded.Status == metav1.ConditionTrue {
-			msg += "; " + degraded.Message
+	// Upstream's aggregation (aggregateComponentConditions, its chart at
+	// design/aggregateComponentConditions.svg).
+	if _, degraded := set[hcov1.ConditionDegraded]; degraded {
+		putIfUnset(hcov1.ConditionProgressing, metav1.ConditionFalse, ReasonReconcileCompleted, messageReconcileCompleted)
+		putIfUnset(hcov1.ConditionUpgradeable, metav1.ConditionFalse, ReasonDegraded, messageNotUpgradeableDegraded)
+		putIfUnset(hcov1.ConditionAvailable, metav1.ConditionFalse, ReasonDegraded, messageNotAvailableDegraded)
+	} else {
+		put(hcov1.ConditionDegraded, metav1.ConditionFalse, ReasonReconcileCompleted, messageReconcileCompleted)
+		if _, progressing := set[hcov1.ConditionProgressing]; progressing {
+			putIfUnset(hcov1.ConditionUpgradeable, metav1.ConditionFalse, ReasonProgressing, messageNotUpgradeableProgressing)
+		} else {
+			put(hcov1.ConditionProgressing, metav1.ConditionFalse, ReasonReconcileCompleted, messageReconcileCompleted)
+			putIfUnset(hcov1.ConditionUpgradeable, metav1.ConditionTrue, ReasonReconcileCompleted, messageReconcileCompleted)
 		}
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonOwnedElsewhere, msg
-	}
-	if len(a.Failures) > 0 {
-		// The failure first; a component's own degradation stays in the message.
-		msg := strings.Join(a.Failures, "; ")
-		if degraded.Status == metav1.ConditionTrue {
-			msg += "; " + degraded.Message
-		}
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonReconcileFailed, msg
+		putIfUnset(hcov1.ConditionAvailable, metav1.ConditionTrue, ReasonReconcileCompleted, messageReconcileCompleted)
 	}
 	if a.Upgrading {
-		progressing.Status, progressing.Reason, progressing.Message = metav1.ConditionTrue, ReasonUpgrading, messageUpgrading
-		upgradeable.Status, upgradeable.Reason, upgradeable.Message = metav1.ConditionFalse, ReasonUpgrading, messageUpgrading
+		// As upstream's completeReconciliation: Progressing while upgrading.
+		put(hcov1.ConditionProgressing, metav1.ConditionTrue, ReasonUpgrading, "HCO is now upgrading to version "+a.Version)
 	}
-	// As upstream: not upgradeable while anything is degraded or
-	// progressing, unless a component has said why already (its reason
-	// stays).
-	if upgradeable.Status == metav1.ConditionTrue {
-		switch {
-		case degraded.Status == metav1.ConditionTrue:
-			upgradeable.Status, upgradeable.Reason, upgradeable.Message = metav1.ConditionFalse, ReasonDegraded, messageNotUpgradeableDegraded
-		case progressing.Status == metav1.ConditionTrue:
-			upgradeable.Status, upgradeable.Reason, upgradeable.Message = metav1.ConditionFalse, ReasonProgressing, messageNotUpgradeableProgressing
-		}
-	}
+	available, progressing := set[hcov1.ConditionAvailable], set[hcov1.ConditionProgressing]
+	degraded, upgradeable := set[hcov1.ConditionDegraded], set[hcov1.ConditionUpgradeable]
 	out = append(out, available, progressing, degraded, upgradeable)
 	for _, cs := range a.Components {
 		for _, c := range cs.Conditions {
@@ -196,33 +204,22 @@ func Conditions(a Assessment) []metav1.Condition {
 	return out
 }
 
-func componentMessage(kind, condType string, c ComponentCondition) string {
+// SystemHealth derives status.systemHealthStatus from the conditions one
+// reconcile computed (conds; a condition it did not compute is not True) as
+// upstream HCO does (getSystemHealthStatus at 03da3cf, on the conditions of
+// its request): error when the HyperConverged is not Available or is
+// Degraded, warning while its reconcile is not complete or it is
+// Progressing, healthy otherwise; while upgrading only Degraded is an error
+// (a component briefly unavailable is expected) and only an incomplete
+// reconcile a warning. A reconcile that failed (ReconcileComplete False)
+// never reached upstream's Available: an error.
+func SystemHealth(conds []metav1.Condition, upgrading bool) string {
+	is := func(t string) bool { return meta.IsStatusConditionTrue(conds, t) }
+	available := is(hcov1.ConditionAvailable) && !meta.IsStatusConditionFalse(conds, hcov1.ConditionReconcileComplete)
 	switch {
-	case c.Reason == ReasonNotFound:
-		return kind + " does not exist yet"
-	case c.Reason == ReasonNoStatus:
-		return fmt.Sprintf(messageComponentHasNotReported, kind, condType)
-	case c.Message != "":
-		return kind + ": " + c.Message
-	case c.Reason != "":
-		return kind + ": " + c.Reason
-	}
-	return fmt.Sprintf("%s %s is %s", kind, condType, c.Status)
-}
-
-// SystemHealth derives status.systemHealthStatus from the conditions: error
-// when the reconcile fails or a component is degraded, warning while anything
-// is unavailable, progressing or not upgradeable, healthy otherwise.
-func SystemHealth(conds []metav1.Condition) string {
-	is := func(t string, s metav1.ConditionStatus) bool {
-		c := meta.FindStatusCondition(conds, t)
-		return c != nil && c.Status == s
-	}
-	switch {
-	case is(hcov1.ConditionReconcileComplete, metav1.ConditionFalse), is(hcov1.ConditionDegraded, metav1.ConditionTrue):
+	case upgrading && is(hcov1.ConditionDegraded), !upgrading && (!available || is(hcov1.ConditionDegraded)):
 		return hcov1.SystemHealthError
-	case is(hcov1.ConditionAvailable, metav1.ConditionFalse), is(hcov1.ConditionProgressing, metav1.ConditionTrue),
-		is(hcov1.ConditionUpgradeable, metav1.ConditionFalse):
+	case !is(hcov1.ConditionReconcileComplete), !upgrading && is(hcov1.ConditionProgressing):
 		return hcov1.SystemHealthWarning
 	}
 	return hcov1.SystemHealthHealthy

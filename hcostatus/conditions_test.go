@@ -54,7 +54,7 @@ func TestConditions(t *testing.T) {
 				Waiting: []string{"operand ssp waits for its API"},
 			},
 			want: map[string]want{
-				"ReconcileComplete": {"True", "ReconcileCompleted"}, "Available": {"True", "ReconcileCompleted"},
+				"ReconcileComplete": {"True", "ReconcileCompleted"}, "Available": {"False", "HCODegraded"},
 				"Degraded": {"True", hcostatus.ReasonOperandAPINotServed},
 			},
 			health: "error",
@@ -90,13 +90,14 @@ func TestConditions(t *testing.T) {
 			health: "healthy",
 		},
 		{
+			// Upstream's getConditionsForNewCr: a CR with no condition at all.
 			name: "nothing reported yet",
 			in:   hcostatus.Assessment{Components: []hcostatus.Component{hcostatus.FromConditions("KubeVirt", nil, "")}},
 			want: map[string]want{
-				"Available": {"False", "KubeVirtNotAvailable"}, "Progressing": {"True", "KubeVirtProgressing"},
-				"Degraded": {"False", "ReconcileCompleted"}, "Upgradeable": {"False", "HCOProgressing"},
+				"Available": {"False", "KubeVirtConditions"}, "Progressing": {"True", "KubeVirtConditions"},
+				"Degraded": {"False", "ReconcileCompleted"}, "Upgradeable": {"False", "KubeVirtConditions"},
 			},
-			health: "warning",
+			health: "error", // upstream: not Available is an error (getSystemHealthStatus at 03da3cf)
 		},
 		{
 			// Upstream's: not upgradeable while a component is degraded, even
@@ -105,11 +106,13 @@ func TestConditions(t *testing.T) {
 			in: hcostatus.Assessment{Components: []hcostatus.Component{
 				with(healthy("CDI"), func(c *hcostatus.Component) { c.Degraded.Status = metav1.ConditionTrue }),
 			}},
-			want:   map[string]want{"Degraded": {"True", "CDIDegraded"}, "Upgradeable": {"False", "HCODegraded"}},
+			want:   map[string]want{"Degraded": {"True", "CDIDegraded"}, "Upgradeable": {"False", "HCODegraded"}, "Available": {"False", "HCODegraded"}},
 			health: "error",
 		},
 		{
-			name: "the first failing component names the reason",
+			// Upstream's req.Conditions: each component sets what it
+			// reports against, the last one's stands.
+			name: "the last failing component names the reason",
 			in: hcostatus.Assessment{Components: []hcostatus.Component{
 				healthy("KubeVirt"),
 				with(healthy("CDI"), func(c *hcostatus.Component) { c.Degraded.Status = metav1.ConditionTrue }),
@@ -118,7 +121,7 @@ func TestConditions(t *testing.T) {
 					c.Upgradeable = hcostatus.ComponentCondition{Status: metav1.ConditionFalse, Message: "busy"}
 				}),
 			}},
-			want:   map[string]want{"Degraded": {"True", "CDIDegraded"}, "Upgradeable": {"False", "SSPNotUpgradeable"}, "Available": {"True", "ReconcileCompleted"}},
+			want:   map[string]want{"Degraded": {"True", "SSPDegraded"}, "Upgradeable": {"False", "SSPNotUpgradeable"}, "Available": {"False", "HCODegraded"}},
 			health: "error",
 		},
 		{
@@ -130,8 +133,8 @@ func TestConditions(t *testing.T) {
 		{
 			name:   "upgrading",
 			in:     hcostatus.Assessment{Components: []hcostatus.Component{healthy("KubeVirt")}, Upgrading: true},
-			want:   map[string]want{"Progressing": {"True", "HCOUpgrading"}, "Upgradeable": {"False", "HCOUpgrading"}},
-			health: "warning",
+			want:   map[string]want{"Progressing": {"True", "HCOUpgrading"}, "Upgradeable": {"True", "ReconcileCompleted"}},
+			health: "healthy", // upstream: while upgrading, only an incomplete reconcile is a warning
 		},
 		{
 			name:   "tainted",
@@ -156,16 +159,28 @@ func TestConditions(t *testing.T) {
 			if !tc.in.Tainted {
 				assert.Nil(t, meta.FindStatusCondition(got, hcov1.ConditionTaintedConfiguration), "TaintedConfiguration only while tainted")
 			}
-			assert.Equal(t, tc.health, hcostatus.SystemHealth(got))
+			assert.Equal(t, tc.health, hcostatus.SystemHealth(got, tc.in.Upgrading))
 		})
 	}
 }
 
-func TestConditionsMentionEveryFailingComponent(t *testing.T) {
-	got := hcostatus.Conditions(hcostatus.Assessment{Components: []hcostatus.Component{hcostatus.NotFound("KubeVirt"), hcostatus.NotFound("CDI")}})
-	msg := meta.FindStatusCondition(got, hcov1.ConditionAvailable).Message
-	assert.Contains(t, msg, "KubeVirt does not exist yet")
-	assert.Contains(t, msg, "CDI does not exist yet")
+// Upstream's messages: a component not Available, one that reports no
+// Available condition, and the two in registry order, the last standing.
+func TestConditionsTakeUpstreamsMessages(t *testing.T) {
+	notAvailable := with(healthy("KubeVirt"), func(c *hcostatus.Component) {
+		c.Available = hcostatus.ComponentCondition{Status: metav1.ConditionFalse, Reason: "Deploying", Message: "Deploying version v1.9.0"}
+	})
+	missing := hcostatus.FromConditions("CDI", []hcostatus.OperandCondition{{Type: "Progressing", Status: "False"}}, "")
+	got := hcostatus.Conditions(hcostatus.Assessment{Components: []hcostatus.Component{notAvailable}})
+	c := meta.FindStatusCondition(got, hcov1.ConditionAvailable)
+	assert.Equal(t, "KubeVirtNotAvailable", c.Reason)
+	assert.Equal(t, "KubeVirt is not available: Deploying version v1.9.0", c.Message)
+
+	got = hcostatus.Conditions(hcostatus.Assessment{Components: []hcostatus.Component{notAvailable, missing}})
+	c = meta.FindStatusCondition(got, hcov1.ConditionAvailable)
+	assert.Equal(t, "CDINotAvailable", c.Reason)
+	assert.Equal(t, `missing "Available" condition`, c.Message)
+	assert.Equal(t, "Reconcile completed successfully", meta.FindStatusCondition(got, hcov1.ConditionProgressing).Message)
 }
 
 func TestMergeConditions(t *testing.T) {

@@ -65,6 +65,15 @@ func (h FinalizerHandler) Handle(_ context.Context, req admission.Request) admis
 	// The request's namespace: a create need not name it in the object.
 	if req.Operation == admissionv1.Create && obj.GetName() == hcov1.HyperConvergedName && req.Namespace == h.Namespace {
 		controllerutil.AddFinalizer(obj, hco.FinalizerName)
+		// Upstream's operator labels the HyperConverged it reconciles
+		// app=<name> with its first update; stored at create here.
+		if labels := obj.GetLabels(); labels[hco.LabelApp] == "" {
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[hco.LabelApp] = obj.GetName()
+			obj.SetLabels(labels)
+		}
 	}
 	mutated, err := obj.MarshalJSON()
 	if err != nil {

@@ -928,6 +928,10 @@ type NodeInfoStatus struct {
 	// +listType=set
 	// +optional
 	ControlPlaneArchitectures []string `json:"controlPlaneArchitectures,omitempty"`
+	// DefaultWorkloadArchitecture is the architecture the operator chose as
+	// the default of the workloads (KubeVirt's defaultArchitecture).
+	// +optional
+	DefaultWorkloadArchitecture string `json:"defaultWorkloadArchitecture,omitempty"`
 }
 
 // Version is a component's name and version.

@@ -77,6 +77,12 @@ func TestNodeFactsFollowTheNodes(t *testing.T) {
 		})
 	}
 	waitDefaultArch("the control plane's architecture, which a worker has", "amd64")
+	testenv.Eventually(t, "the default reported as upstream's status.nodeInfo.defaultWorkloadArchitecture", func() error {
+		if got := getHC(t).Status.NodeInfo.DefaultWorkloadArchitecture; got != "amd64" {
+			return fmt.Errorf("defaultWorkloadArchitecture %q", got)
+		}
+		return nil
+	})
 
 	// One control-plane node: not highly available, so KubeVirt's control
 	// plane runs one replica; three make it highly available (upstream's

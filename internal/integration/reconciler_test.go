@@ -98,10 +98,12 @@ func TestCreateGivesTheFourDefaultOperands(t *testing.T) {
 	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, hcostatus.ReasonReconcileCompleted)
 	assert.Contains(t, hc.Finalizers, hco.FinalizerName)
 	assert.Len(t, hc.Status.RelatedObjects, 4)
-	assert.Equal(t, v1beta1.SystemHealthWarning, hc.Status.SystemHealthStatus, "operands have not reported yet")
+	assert.Equal(t, []v1beta1.Version{{Name: "operator", Version: "1.0.0"}}, hc.Status.Versions,
+		"the operator's version from the first status, as upstream's setInitialConditions records it")
+	assert.Equal(t, v1beta1.SystemHealthError, hc.Status.SystemHealthStatus, "operands have not reported yet: not Available, an error as upstream's")
 	avail := condition(hc, v1beta1.ConditionAvailable)
 	assert.Equal(t, metav1.ConditionFalse, avail.Status)
-	assert.Equal(t, "KubeVirtNotAvailable", avail.Reason)
+	assert.Equal(t, "SSPConditions", avail.Reason, "upstream's: the last component without conditions (SSP, after KubeVirt, CDI, NetworkAddonsConfig) names it")
 
 	assertEvent(t, hco.EventCreated, "Created KubeVirt kubevirt-kubevirt-hyperconverged")
 }
@@ -120,6 +122,7 @@ func TestUnknownFeatureGateSurvives(t *testing.T) {
 
 	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
 	require.Contains(t, hc.Finalizers, hco.FinalizerName)
+	assert.Equal(t, "kubevirt-hyperconverged", hc.Labels["app"], "upstream's app label, stored with the finalizer (no webhook here)")
 	require.NoError(t, k.Get(context.Background(), client.ObjectKeyFromObject(u), u))
 	gate, found, err := unstructured.NestedBool(u.Object, "spec", "featureGates", "someFutureGate")
 	require.NoError(t, err)
@@ -381,7 +384,7 @@ func TestHostpathProvisionerIsOptIn(t *testing.T) {
 func TestOperandConditionsAggregate(t *testing.T) {
 	env.Require(t)
 	createHC(t, nil)
-	waitCondition(t, v1beta1.ConditionAvailable, metav1.ConditionFalse, "KubeVirtNotAvailable")
+	waitCondition(t, v1beta1.ConditionAvailable, metav1.ConditionFalse, "SSPConditions")
 
 	reportHealthy(t)
 	hc := waitCondition(t, v1beta1.ConditionAvailable, metav1.ConditionTrue, hcostatus.ReasonReconcileCompleted)
@@ -397,7 +400,8 @@ func TestOperandConditionsAggregate(t *testing.T) {
 		{Type: "Degraded", Status: corev1.ConditionTrue, Reason: "PodsCrashing", Message: "cdi-deployment is crash looping"},
 	})
 	hc = waitCondition(t, v1beta1.ConditionDegraded, metav1.ConditionTrue, "CDIDegraded")
-	assert.Contains(t, condition(hc, v1beta1.ConditionDegraded).Message, "cdi-deployment is crash looping")
+	assert.Equal(t, "CDI is degraded: cdi-deployment is crash looping", condition(hc, v1beta1.ConditionDegraded).Message, "upstream's message")
+	assert.Equal(t, "HCODegraded", condition(hc, v1beta1.ConditionAvailable).Reason, "upstream's chart: degraded, so not Available")
 	assert.Equal(t, v1beta1.SystemHealthError, hc.Status.SystemHealthStatus)
 	assert.Equal(t, 2.0, gaugeValue(t, "kubevirt_hco_system_health_status", ""))
 
@@ -584,7 +588,7 @@ func TestWritesAreMinimal(t *testing.T) {
 
 	// A reconcile with nothing to do: a label change on the HyperConverged.
 	reconciles := reconcileCount(t, "kubevirt", "unchanged")
-	updateHC(t, func(hc *v1beta1.HyperConverged) { hc.Labels = map[string]string{"test/nudge": "1"} })
+	updateHC(t, func(hc *v1beta1.HyperConverged) { metav1.SetMetaDataLabel(&hc.ObjectMeta, "test/nudge", "1") })
 	testenv.Eventually(t, "the reconcile ran", func() error {
 		if n := reconcileCount(t, "kubevirt", "unchanged"); n <= reconciles {
 			return fmt.Errorf("%v unchanged kubevirt reconciles, as before", n)

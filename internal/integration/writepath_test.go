@@ -211,7 +211,7 @@ func TestFailingOperandWriteIsReportedAndClears(t *testing.T) {
 			assert.Contains(t, msg, "frozen by the test")
 			assert.Equal(t, metav1.ConditionTrue, condition(hc, v1beta1.ConditionDegraded).Status)
 			assert.Equal(t, hcostatus.ReasonReconcileFailed, condition(hc, v1beta1.ConditionDegraded).Reason)
-			assert.Equal(t, metav1.ConditionTrue, condition(hc, v1beta1.ConditionAvailable).Status, "the components still report")
+			assert.Equal(t, hcostatus.ReasonDegraded, condition(hc, v1beta1.ConditionAvailable).Reason, "degraded, so not Available (upstream's chart), though the components still report")
 			assert.Equal(t, v1beta1.SystemHealthError, hc.Status.SystemHealthStatus)
 			assert.Equal(t, int64(321), *get(t, kvKey, &kvv1.KubeVirt{}).Spec.Configuration.MigrationConfiguration.ProgressTimeout, "the other operands converge")
 			assert.Len(t, hc.Status.RelatedObjects, 4, "every operand's objects are still related")

@@ -99,8 +99,8 @@ func TestOperatorKilledMidConvergence(t *testing.T) {
 	deleteHCAtEnd(t)
 	testenv.Eventually(t, "the second operator converges", func() error { return converged(ctx, 300) })
 	hc := waitCondition(t, v1beta1.ConditionReconcileComplete, metav1.ConditionTrue, "")
-	if hc.Status.SystemHealthStatus != v1beta1.SystemHealthWarning {
-		t.Errorf("systemHealthStatus %q: the operands have not reported, so it is a warning", hc.Status.SystemHealthStatus)
+	if hc.Status.SystemHealthStatus != v1beta1.SystemHealthError {
+		t.Errorf("systemHealthStatus %q: the operands have not reported, so not Available: an error, as upstream's", hc.Status.SystemHealthStatus)
 	}
 	if !slices.Contains(hc.Finalizers, hco.FinalizerName) {
 		t.Errorf("converged without the finalizer: %v", hc.Finalizers)

@@ -270,11 +270,14 @@ func TestUnknownAndDeprecatedFeatureGatesAreAllowedWithWarnings(t *testing.T) {
 }
 
 // The mutating webhook stores the finalizer with the create itself: the
-// object the create returns carries it, before the operator has run.
+// object the create returns carries it, before the operator has run; and
+// upstream's app label, which upstream's operator adds with its first
+// update (setLabels at 03da3cf).
 func TestFinalizerIsStoredWithTheCreate(t *testing.T) {
 	env.Require(t)
 	hc := createHC(t, nil)
 	assert.Equal(t, []string{hco.FinalizerName}, hc.Finalizers)
+	assert.Equal(t, map[string]string{"app": "kubevirt-hyperconverged"}, hc.Labels)
 
 	other := newHC(func(hc *v1beta1.HyperConverged) { hc.Name = "second" })
 	err := k.Create(context.Background(), other)
