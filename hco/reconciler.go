@@ -280,7 +280,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return
 	}
 	facts, factsErr := r.facts(ctx, hc)
-	if !a.record(factsErr) {
+	if !a.record(factsErr) || !a.record(r.storeEvictionStrategy(ctx, hc, facts)) {
 		return
 	}
 	if facts.Platform.certificateUnusable() {

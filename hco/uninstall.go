@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	kvv1 "kubevirt.io/api/core/v1"
+
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 
 	"github.com/hcokit/hcokit/hcostatus"
@@ -265,6 +267,30 @@ func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged)
 	}
 	if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("add finalizer to HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err)
+	}
+	return nil
+}
+
+// storeEvictionStrategy stores spec.virtualization.evictionStrategy in a
+// HyperConverged that has none, once the node facts are known: LiveMigrate
+// on a highly available infrastructure, None otherwise. Upstream's mutating
+// webhook writes it (mutateEvictionStrategy at 03da3cf) into the first
+// update after the status records infrastructureHighlyAvailable, which is
+// upstream's operator's own (its app label); so every upstream HyperConverged
+// carries it, and keeps that value when the cluster grows or shrinks. One
+// merge patch of that field, with the optimistic lock.
+func (r *Reconciler) storeEvictionStrategy(ctx context.Context, hc *hcov1.HyperConverged, facts Facts) error {
+	if hc.Spec.Virtualization.EvictionStrategy != nil || facts.Nodes == nil {
+		return nil
+	}
+	strategy := kvv1.EvictionStrategyNone
+	if facts.Nodes.InfrastructureHighlyAvailable() {
+		strategy = kvv1.EvictionStrategyLiveMigrate
+	}
+	orig := hc.DeepCopy()
+	hc.Spec.Virtualization.EvictionStrategy = &strategy
+	if err := r.client.Patch(ctx, hc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("store spec.virtualization.evictionStrategy %s in HyperConverged %s: %w", strategy, client.ObjectKeyFromObject(hc), err)
 	}
 	return nil
 }

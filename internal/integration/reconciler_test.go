@@ -106,6 +106,16 @@ func TestCreateGivesTheFourDefaultOperands(t *testing.T) {
 	assert.Equal(t, "SSPConditions", avail.Reason, "upstream's: the last component without conditions (SSP, after KubeVirt, CDI, NetworkAddonsConfig) names it")
 
 	assertEvent(t, hco.EventCreated, "Created KubeVirt kubevirt-kubevirt-hyperconverged")
+
+	// Upstream's HyperConverged carries the eviction strategy its webhook
+	// wrote into its operator's first update: here None (no Node, not highly
+	// available), stored once.
+	testenv.Eventually(t, "spec.evictionStrategy stored", func() error {
+		if got := getHC(t).Spec.EvictionStrategy; got == nil || *got != kvv1.EvictionStrategyNone {
+			return fmt.Errorf("spec.evictionStrategy %v", got)
+		}
+		return nil
+	})
 }
 
 // An unknown feature gate, which the CRD keeps, survives the operator's
