@@ -15,9 +15,13 @@
 //
 // # The serving certificate
 //
-// Upstream makes a cert-manager Certificate on plain Kubernetes (and uses
-// OpenShift's service CA there); hcokit needs neither. The certificate is
-// the same self-managed machinery as the hcokit webhook's: the install
+// On OpenShift, as upstream, the platform's service CA issues it: the
+// Service names SecretName in service.beta.openshift.io/serving-cert-secret-name
+// and the MutatingWebhookConfiguration carries
+// service.beta.openshift.io/inject-cabundle (UseServiceCA); the OpenShift
+// install ships no such Secret and its rotator leaves it alone. Elsewhere
+// upstream makes a cert-manager Certificate; hcokit needs none. The
+// certificate is the same self-managed machinery as the hcokit webhook's: the install
 // manifests (config/certs) create the Secret SecretName empty, and
 // `hco-operator webhook --manage-certs` runs a second cert-controller rotator
 // that fills it with a CA and a serving certificate for

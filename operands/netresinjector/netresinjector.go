@@ -131,14 +131,40 @@ func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Obje
 	if image == "" || !Enabled(hc) {
 		return nil, nil
 	}
+	svc, mwc := BuildService(hc, facts.Environment), BuildWebhookConfiguration(hc, facts.Environment)
+	if facts.Platform.OpenShift {
+		UseServiceCA(svc, mwc)
+	}
 	return []client.Object{
 		BuildClusterRoleBinding(hc, facts.Environment),
 		BuildServiceAccount(hc, facts.Environment),
-		BuildService(hc, facts.Environment),
+		svc,
 		BuildDeployment(hc, facts, image),
 		BuildPDB(hc, facts.Environment),
-		BuildWebhookConfiguration(hc, facts.Environment),
+		mwc,
 	}, nil
+}
+
+// OpenShift's service CA annotations, upstream's on OpenShift
+// (controllers/handlers/netresinjector at 03da3cf).
+const (
+	// ServingCertAnnotation on the Service: the service CA operator writes
+	// the serving certificate of <ServiceName>.<namespace>.svc into the
+	// Secret it names.
+	ServingCertAnnotation = "service.beta.openshift.io/serving-cert-secret-name"
+	// InjectCABundleAnnotation on the webhook configuration: the service CA
+	// operator writes its CA into each webhook's caBundle.
+	InjectCABundleAnnotation = "service.beta.openshift.io/inject-cabundle"
+)
+
+// UseServiceCA annotates svc and mwc as upstream does on OpenShift, so
+// that the platform's service CA issues the injector's serving certificate
+// into SecretName and injects its CA into mwc (the operator keeps the
+// caBundle as found). The OpenShift install then leaves that Secret to the
+// platform (config/overlays/openshift: no --injector-cert-secret).
+func UseServiceCA(svc *corev1.Service, mwc *admissionregistrationv1.MutatingWebhookConfiguration) {
+	svc.Annotations = map[string]string{ServingCertAnnotation: SecretName}
+	mwc.Annotations = map[string]string{InjectCABundleAnnotation: "true"}
 }
 
 // KeptFields implements hco.ContentKeeper: the caBundle the certificate
@@ -191,8 +217,7 @@ func BuildServiceAccount(hc *hcov1.HyperConverged, env hco.Environment) *corev1.
 }
 
 // BuildService returns the Service the webhook configuration calls: port
-// 443 to the pods' 6443. Upstream's OpenShift serving-cert annotation is
-// not set (see the package doc).
+// 443 to the pods' 6443 (on OpenShift annotated by UseServiceCA).
 func BuildService(hc *hcov1.HyperConverged, env hco.Environment) *corev1.Service {
 	return &corev1.Service{
 		TypeMeta:   serviceType,

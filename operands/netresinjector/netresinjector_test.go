@@ -286,3 +286,32 @@ func TestReady(t *testing.T) {
 	facts.Observed = observe(0, 0)
 	assert.False(t, netresinjector.Ready(facts), "no replicas wanted")
 }
+
+// On OpenShift the platform's service CA issues the certificate, as
+// upstream's: the Service names the Secret, the webhook configuration asks
+// for the CA; elsewhere neither annotation is set.
+func TestServiceCAOnOpenShift(t *testing.T) {
+	env := hco.Environment{Namespace: "kubevirt-hyperconverged", Images: map[string]string{netresinjector.ImageKey: "example.com/injector:1"}}
+	for _, openShift := range []bool{false, true} {
+		objs := desired(t, defaultHC(), hco.Facts{Environment: env, Platform: hco.Platform{OpenShift: openShift}})
+		var svc *corev1.Service
+		var mwc *admissionregistrationv1.MutatingWebhookConfiguration
+		for _, o := range objs {
+			switch o := o.(type) {
+			case *corev1.Service:
+				svc = o
+			case *admissionregistrationv1.MutatingWebhookConfiguration:
+				mwc = o
+			}
+		}
+		require.NotNil(t, svc)
+		require.NotNil(t, mwc)
+		if !openShift {
+			assert.Empty(t, svc.Annotations)
+			assert.Empty(t, mwc.Annotations)
+			continue
+		}
+		assert.Equal(t, map[string]string{"service.beta.openshift.io/serving-cert-secret-name": "virt-network-resources-injector-secret"}, svc.Annotations)
+		assert.Equal(t, map[string]string{"service.beta.openshift.io/inject-cabundle": "true"}, mwc.Annotations)
+	}
+}

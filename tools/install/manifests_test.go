@@ -509,9 +509,11 @@ func TestConfigIsDefault(t *testing.T) {
 // config/default renders it but the three the overlay patches (the one
 // Namespace, with the platform's monitoring label and node-selector
 // annotation besides config's labels; the webhook, which keeps ssp-operator's
-// certificate too; the Prometheus binding, to the platform's Prometheus),
-// and ssp-operator's, the virtctl download server's, config/openshift's and
-// config/prometheus's objects.
+// certificate too and not the network-resources-injector's, and its
+// rotator's Role, without that Secret; the Prometheus binding, to the
+// platform's Prometheus), but the injector's Secret, which the platform's
+// service CA makes there, and ssp-operator's, the virtctl download
+// server's, config/openshift's and config/prometheus's objects.
 func TestOpenShiftOverlay(t *testing.T) {
 	objs := render(t, "overlays/openshift", "")
 	byKey := map[string]*unstructured.Unstructured{}
@@ -523,9 +525,14 @@ func TestOpenShiftOverlay(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, namespaces, "one owner of the Namespace")
-	patched := map[string]bool{"Namespace//" + defaultNamespace: true, "Deployment/" + defaultNamespace + "/hco-webhook": true}
+	patched := map[string]bool{"Namespace//" + defaultNamespace: true, "Deployment/" + defaultNamespace + "/hco-webhook": true,
+		"Role/" + defaultNamespace + "/hco-webhook-certs": true}
 	for _, want := range render(t, "default", "") {
 		key := want.GetKind() + "/" + want.GetNamespace() + "/" + want.GetName()
+		if key == "Secret/"+defaultNamespace+"/virt-network-resources-injector-secret" {
+			assert.NotContains(t, byKey, key, "the service CA's on OpenShift")
+			continue
+		}
 		got, ok := byKey[key]
 		if !assert.True(t, ok, "%s of config/default is not in the OpenShift install", key) || patched[key] {
 			continue

@@ -27,6 +27,7 @@ import (
 	"github.com/hcokit/hcokit/operands/consoleplugin"
 	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/imagestream"
+	"github.com/hcokit/hcokit/operands/netresinjector"
 	"github.com/hcokit/hcokit/operands/quickstart"
 	"github.com/hcokit/hcokit/operands/virtiowin"
 	"github.com/hcokit/hcokit/operands/waspagent"
@@ -222,6 +223,23 @@ func TestOpenShiftInstall(t *testing.T) {
 		assert.NotEmpty(t, dashboards.Items, "the dashboards in %s", dashboard.Namespace)
 		expectConsolePlugins(t, ctx, "monitoring-plugin", consoleplugin.PluginName)
 		expectDownloadRoute(t, ctx, ns, true)
+
+		// The injector's certificate is the platform's service CA's, as
+		// upstream's: asked for on its Service and webhook configuration;
+		// the install ships no Secret for it and the webhook's rotator keeps
+		// none (the service CA operator makes and fills it).
+		svc := &corev1.Service{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: netresinjector.ServiceName}, svc))
+		assert.Equal(t, netresinjector.SecretName, svc.Annotations[netresinjector.ServingCertAnnotation])
+		mwc := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		require.NoError(t, env.Client.Get(ctx, client.ObjectKey{Name: netresinjector.WebhookConfigName}, mwc))
+		assert.Equal(t, "true", mwc.Annotations[netresinjector.InjectCABundleAnnotation])
+		overlay, err := install.Render(configRoot(), "overlays/openshift", install.Edit{})
+		require.NoError(t, err)
+		for _, o := range overlay {
+			assert.False(t, o.GetKind() == "Secret" && o.GetName() == netresinjector.SecretName, "the OpenShift install ships no injector Secret")
+		}
+		assert.Contains(t, wc.Args, "--injector-cert-secret=")
 	})
 
 	t.Run("it takes back what an admin edited", func(t *testing.T) {
