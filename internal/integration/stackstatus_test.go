@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	conditionsv1 "github.com/openshift/custom-resource-status/conditions/v1"
@@ -12,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	kvv1 "kubevirt.io/api/core/v1"
 	cdiv1beta1 "kubevirt.io/containerized-data-importer-api/pkg/apis/core/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -30,8 +32,9 @@ import (
 // `kubectl hco status` follows the stack through its states, as the
 // operator judges it: converging (the KubeVirt has reported nothing yet),
 // healthy, a component Degraded with its reason, its operator's Deployment
-// not ready, and a jsonpatch annotation tainting the configuration; each
-// time the first failing leaf and its reason.
+// not ready, a jsonpatch annotation tainting the configuration, and an
+// uninstall blocked by a component's finalizer; each time the first failing
+// leaf and its reason.
 func TestStatusViewFollowsTheStack(t *testing.T) {
 	env.Require(t)
 	ctx := context.Background()
@@ -101,6 +104,31 @@ func TestStatusViewFollowsTheStack(t *testing.T) {
 		hc.Annotations = map[string]string{hcov1.KubeVirtJSONPatchAnnotation: `[{"op":"add","path":"/spec/configuration/developerConfiguration/featureGates/-","value":"Sidecar"}]`}
 	})
 	leaf("HyperConverged kubevirt-hyperconverged: UnsupportedFeatureAnnotation (TaintedConfiguration=True): Unsupported feature was activated via an HCO annotation")
+
+	// An uninstall blocked: KubeVirt holds a finalizer, as virt-operator
+	// does while it tears down, past the operator's deletion timeout.
+	kv := get(t, kvKey, &kvv1.KubeVirt{})
+	kv.Finalizers = []string{"test/hold"}
+	require.NoError(t, k.Update(ctx, kv))
+	release := func() {
+		kv := &kvv1.KubeVirt{}
+		if err := k.Get(ctx, kvKey, kv); err == nil && len(kv.Finalizers) > 0 {
+			kv.Finalizers = nil
+			_ = k.Update(ctx, kv)
+		}
+	}
+	t.Cleanup(release)
+	require.NoError(t, k.Delete(ctx, getHC(t)))
+	testenv.Eventually(t, "the blocked uninstall is the leaf", func() error {
+		s := read()
+		if !s.HyperConverged.Deleting || s.FirstFailure == nil ||
+			!strings.HasPrefix(s.FirstFailure.String(), "HyperConverged kubevirt-hyperconverged: DeletionBlocked (ReconcileComplete=False)") ||
+			!strings.Contains(s.FirstFailure.Message, "KubeVirt kubevirt-kubevirt-hyperconverged (finalizers: test/hold)") {
+			return fmt.Errorf("deleting %v, first failure %v", s.HyperConverged.Deleting, s.FirstFailure)
+		}
+		return nil
+	})
+	release()
 }
 
 func operandsOf(s *stackstatus.Stack) []string {
