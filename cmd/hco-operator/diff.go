@@ -24,7 +24,6 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/hco"
-	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/preview"
 )
 
@@ -122,13 +121,9 @@ func runDiff(args []string, getenv func(string) string, stdin io.Reader, stdout,
 	}
 	restConfig = rest.CopyConfig(restConfig)
 	restConfig.WarningHandler = rest.NewWarningWriter(stderr, rest.WarningWriterOptions{Deduplicate: true})
-	scheme, err := hco.NewScheme(operands.AddToScheme)
+	k, err := clusterClient(restConfig)
 	if err != nil {
 		return err
-	}
-	k, err := client.New(restConfig, client.Options{Scheme: scheme})
-	if err != nil {
-		return fmt.Errorf("connect to the cluster: %w", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

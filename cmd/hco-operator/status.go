@@ -15,12 +15,9 @@ import (
 
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
-	"github.com/hcokit/hcokit/hco"
-	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/stackstatus"
 )
 
@@ -69,13 +66,9 @@ func runStatus(args []string, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	scheme, err := hco.NewScheme(operands.AddToScheme)
+	k, err := clusterClient(restConfig)
 	if err != nil {
 		return err
-	}
-	k, err := client.New(restConfig, client.Options{Scheme: scheme})
-	if err != nil {
-		return fmt.Errorf("connect to the cluster: %w", err)
 	}
 	// Every stock operand: whichever have objects are shown.
 	reg, err := stockRegistry(allOperands)

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/operands"
@@ -222,4 +223,19 @@ func requireMonitoring(reg *hco.Registry, env hco.Environment, cfg *rest.Config)
 		}
 	}
 	return nil
+}
+
+// clusterClient is a client of the cluster at cfg, straight to the API
+// server, that knows the HyperConverged and every stock operand kind: the
+// diff and status commands'.
+func clusterClient(cfg *rest.Config) (client.Client, error) {
+	scheme, err := hco.NewScheme(operands.AddToScheme)
+	if err != nil {
+		return nil, err
+	}
+	k, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("connect to the cluster: %w", err)
+	}
+	return k, nil
 }
