@@ -622,7 +622,9 @@ func liveBenchmarks(o options, s subject) (rows []row, f figures, err error) {
 			t0, cpu0 := time.Now(), cpuTime(pid)
 			hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
 			if mode.finalizer {
+				// What the mutating webhook stores with the create.
 				hc.Finalizers = []string{hco.FinalizerName}
+				hc.Labels = map[string]string{hco.LabelApp: hc.Name}
 			}
 			if err := c.Create(ctx, hc); err != nil {
 				return nil, f, err
