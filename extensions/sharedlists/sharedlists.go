@@ -49,12 +49,11 @@ var (
 func New() *Extension { return &Extension{} }
 
 // Cached implements hco.Extension: on OpenShift, the target objects the
-// cluster serves, by name. An invalid target is logged and the lists are
-// left alone (a distribution's operand: the operator runs on).
+// cluster serves, by name. With an invalid target (a distribution's
+// operand) it holds none, and Setup fails the manager with the error.
 func (e *Extension) Cached(in hco.Install) map[client.Object]cache.ByObject {
 	targets, err := ServedTargets(in)
 	if err != nil {
-		ctrl.Log.WithName("sharedlists").Error(err, "the shared lists are left alone")
 		return nil
 	}
 	e.targets = targets
@@ -67,8 +66,11 @@ func (e *Extension) Cached(in hco.Install) map[client.Object]cache.ByObject {
 }
 
 // Setup implements hco.Extension: a change of a target object reconciles
-// the HyperConverged.
+// the HyperConverged. An invalid target is the error, naming the operand.
 func (e *Extension) Setup(_ ctrl.Manager, in hco.Install, _ *hcometrics.Metrics) ([]hco.Watch, error) {
+	if _, err := ServedTargets(in); err != nil {
+		return nil, fmt.Errorf("shared lists: %w", err)
+	}
 	var out []hco.Watch
 	for _, t := range e.targets {
 		out = append(out, hco.Watch{Object: listObject(in.Scheme, t)})
