@@ -2,6 +2,7 @@ package hco
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -164,3 +165,36 @@ func (NoExtension) Before(context.Context, ExtensionState) (bool, error) { retur
 
 // Reconciled implements Extension: nothing.
 func (NoExtension) Reconciled(context.Context, ExtensionState) error { return nil }
+
+// beforeOperands runs the extensions' Before hooks (the upgrade's, say);
+// true when the reconcile stops there (an error, or a hook that changed the
+// HyperConverged, whose update brings the next reconcile).
+func (r *Reconciler) beforeOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, a *assessment) bool {
+	s := r.extensionState(hc, owner, a)
+	for _, ext := range r.extensions {
+		stop, err := ext.Before(ctx, s)
+		if !a.record(err) || stop {
+			return true
+		}
+	}
+	return false
+}
+
+// afterOperands runs the AfterOperands extensions' hooks (the shared
+// lists), each on the facts the operands were given; their errors joined.
+func (r *Reconciler) afterOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, a *assessment) error {
+	s := r.extensionState(hc, owner, a)
+	s.Facts = facts
+	var errs []error
+	for _, ext := range r.extensions {
+		if after, ok := ext.(AfterOperands); ok {
+			errs = append(errs, after.AfterOperands(ctx, s))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// extensionState is what the extensions are given for hc.
+func (r *Reconciler) extensionState(hc *hcov1.HyperConverged, owner Owner, a *assessment) ExtensionState {
+	return ExtensionState{HyperConverged: hc, Upgrading: a.Upgrading, Env: r.env, Reader: r.cache, Direct: r.reader, Client: r.client, r: r, owner: owner}
+}

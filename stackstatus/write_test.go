@@ -145,3 +145,22 @@ func TestOperatorDeploymentsAreTheInstalls(t *testing.T) {
 	}
 	assert.Equal(t, found, OperatorDeployments)
 }
+
+// An operand waiting for its API (a component's CRD not installed) leaves
+// the components shown healthy; the HyperConverged's Degraded condition,
+// which names the operand and the API, is the leaf.
+func TestAPIMissingIsTheLeaf(t *testing.T) {
+	s := degraded()
+	s.Components = s.Components[:1]
+	for i, c := range s.HyperConverged.Conditions {
+		if c.Type == "Degraded" {
+			s.HyperConverged.Conditions[i] = Condition{Type: "Degraded", Status: "True", Reason: "OperandAPINotServed",
+				Message: "operand hpp waits for its API: hostpathprovisioner.kubevirt.io/v1beta1 HostPathProvisioner is not served; install its CRD"}
+		}
+	}
+	f := firstFailure(s)
+	require.NotNil(t, f)
+	assert.Equal(t, []string{"HyperConverged kubevirt-hyperconverged"}, f.Path)
+	assert.Equal(t, "OperandAPINotServed (Degraded=True)", f.Reason)
+	assert.Contains(t, f.Message, "install its CRD")
+}
