@@ -280,13 +280,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return
 	}
 	facts, factsErr := r.facts(ctx, hc)
-	if !a.record(factsErr) || !a.record(r.storeEvictionStrategy(ctx, hc, facts)) {
+	if !a.record(factsErr) {
 		return
 	}
+	// Not a reason to stop: the KubeVirt gets the same value either way.
+	a.record(r.storeEvictionStrategy(ctx, hc, facts))
 	if facts.Platform.certificateUnusable() {
-		// No event comes when the Secret is fixed, or when OpenShift's
-		// ingress operator grants the route's consuming user access to it.
-		a.requeueAfter = certificateRecheck
+		a.requeueAfter = certificateRecheck // no event comes when the Secret is fixed or granted
 	}
 	ops := r.registry.Operands()
 	outcomes := r.reconcileOperands(ctx, hc, owner, facts, ops, r.touchedOperands())

@@ -34,8 +34,9 @@ type Extension struct {
 	hco.NoExtension
 	// targets are the ListMembers' targets the cluster serves, found when
 	// the cache is made (Cached), for the process: the one memory of this
-	// package.
+	// package; err, why they could not be (Setup returns it).
 	targets []hco.ListTarget
+	err     error
 }
 
 var (
@@ -52,13 +53,12 @@ func New() *Extension { return &Extension{} }
 // cluster serves, by name. With an invalid target (a distribution's
 // operand) it holds none, and Setup fails the manager with the error.
 func (e *Extension) Cached(in hco.Install) map[client.Object]cache.ByObject {
-	targets, err := ServedTargets(in)
-	if err != nil {
+	e.targets, e.err = ServedTargets(in)
+	if e.err != nil {
 		return nil
 	}
-	e.targets = targets
 	out := map[client.Object]cache.ByObject{}
-	for _, t := range targets {
+	for _, t := range e.targets {
 		out[listObject(in.Scheme, t)] = cache.ByObject{Label: labels.Everything(), Field: fields.OneTermEqualSelector("metadata.name", t.Name),
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: ptr.To(false)}
 	}
@@ -68,8 +68,8 @@ func (e *Extension) Cached(in hco.Install) map[client.Object]cache.ByObject {
 // Setup implements hco.Extension: a change of a target object reconciles
 // the HyperConverged. An invalid target is the error, naming the operand.
 func (e *Extension) Setup(_ ctrl.Manager, in hco.Install, _ *hcometrics.Metrics) ([]hco.Watch, error) {
-	if _, err := ServedTargets(in); err != nil {
-		return nil, fmt.Errorf("shared lists: %w", err)
+	if e.err != nil {
+		return nil, fmt.Errorf("shared lists: %w", e.err)
 	}
 	var out []hco.Watch
 	for _, t := range e.targets {
