@@ -2,26 +2,21 @@ package hco
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	"github.com/hcokit/hcokit/jsonpatch"
+	"github.com/hcokit/hcokit/wireform"
 )
 
 // FieldOwner is the field manager of every write the operator makes. The API
@@ -157,7 +152,7 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		wait()
 		err := a.client.Create(ctx, s.Send, strict)
 		if err == nil {
-			a.remember(key, s.Desired, content(s.Desired), s.Send, "")
+			a.remember(key, s.Desired, wireform.Content(s.Desired), s.Send, "")
 			return s.Send, ResultCreated, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
@@ -191,7 +186,7 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		if err := a.client.Create(ctx, s.Send, strict); err != nil {
 			return nil, "", fmt.Errorf("create %s %s again (its spec.selector cannot change): %w", s.GVK.Kind, displayName(s.Key), err)
 		}
-		a.remember(key, s.want, content(s.want), s.Send, "")
+		a.remember(key, s.want, wireform.Content(s.want), s.Send, "")
 		return s.Send, ResultUpdated, nil
 	case VerbLeave:
 		a.mu.Lock()
@@ -205,7 +200,7 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 	case VerbKeep:
 		switch {
 		case !s.recalled.fast:
-			a.remember(key, s.want, content(s.want), s.Live, "")
+			a.remember(key, s.want, wireform.Content(s.want), s.Live, "")
 		case s.recalled.rebuilt:
 			a.builtAgain(key, s.Desired)
 		}
@@ -220,8 +215,8 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		}
 		return s.Live, resultDeleted, nil
 	}
-	update, wantContent := s.Send, content(s.want)
-	if !s.recalled.known && within(wantContent, content(s.Live)) {
+	update, wantContent := s.Send, wireform.Content(s.want)
+	if !s.recalled.known && wireform.Within(wantContent, wireform.Content(s.Live)) {
 		wait()
 		inSync, err := a.storesAsIs(ctx, update, s.Live)
 		if err != nil {
@@ -284,7 +279,7 @@ func (a *applier) recall(key objectKey, built, want, live *unstructured.Unstruct
 	}
 	// The same object built (nothing kept into a copy, then and now) is the
 	// same content without comparing it.
-	r := recalled{known: true, sameDesired: (want == built && prev.built == built) || jsonEqual(prev.desired, content(want))}
+	r := recalled{known: true, sameDesired: (want == built && prev.built == built) || wireform.Equal(prev.desired, wireform.Content(want))}
 	if !r.sameDesired {
 		return r
 	}
@@ -297,7 +292,7 @@ func (a *applier) recall(key objectKey, built, want, live *unstructured.Unstruct
 	}
 	// In sync though the content differs from want's: the server holds what
 	// it stored from want, its defaults included.
-	r.inSync = jsonEqual(prev.stored, content(live))
+	r.inSync = wireform.Equal(prev.stored, wireform.Content(live))
 	return r
 }
 
@@ -309,26 +304,21 @@ func (a *applier) storesAsIs(ctx context.Context, update, observed *unstructured
 	if err := a.client.Update(ctx, dry, strict, client.DryRunAll); err != nil {
 		return false, err
 	}
-	return jsonEqual(content(dry), content(observed)), nil
+	return wireform.Equal(wireform.Content(dry), wireform.Content(observed)), nil
 }
 
-// within reports whether every value want holds is in have: maps member by
-// member (have may hold more), lists item by item (as many items), other
-// values equal. What have holds besides may be the server's defaults.
-func within(want, have any) bool { return jsonCompare(want, have, true) }
-
 // updateOf returns what the operator writes over observed to make it hold
-// want, whose kept values (keepObserved) are in place already, and whether
+// want, whose kept values (wireform.Keep) are in place already, and whether
 // it writes at all: not when observed's content is want's (or specInSync
 // says so) and observed carries want's labels and annotations and none the
 // operator set and no longer builds.
 func updateOf(observed, want *unstructured.Unstructured, specInSync bool) (*unstructured.Unstructured, bool) {
 	stale := staleMetadata(observed, want)
-	specInSync = specInSync || jsonEqual(content(observed), content(want))
-	if specInSync && len(stale.labels)+len(stale.annotations) == 0 && metadataHolds(observed, want) {
+	specInSync = specInSync || wireform.Equal(wireform.Content(observed), wireform.Content(want))
+	if specInSync && stale.Empty() && wireform.MetadataHolds(observed, want) {
 		return nil, false
 	}
-	return merged(observed, want, stale), true
+	return wireform.Merge(observed, want, stale), true
 }
 
 // displayName is an object's name, with its namespace when it has one.
@@ -343,7 +333,7 @@ func displayName(key types.NamespacedName) string {
 // was in sync with want (its content wantContent), after a write that
 // replaced the resourceVersion replaced (none: "").
 func (a *applier) remember(key objectKey, want *unstructured.Unstructured, wantContent map[string]any, stored *unstructured.Unstructured, replaced string) {
-	m := memo{built: want, desired: runtime.DeepCopyJSON(wantContent), stored: runtime.DeepCopyJSON(content(stored)), storedRV: stored.GetResourceVersion(),
+	m := memo{built: want, desired: runtime.DeepCopyJSON(wantContent), stored: runtime.DeepCopyJSON(wireform.Content(stored)), storedRV: stored.GetResourceVersion(),
 		labels: maps.Clone(want.GetLabels()), annotations: maps.Clone(want.GetAnnotations()), replaced: replaced}
 	a.mu.Lock()
 	a.memo[key] = m
@@ -441,7 +431,7 @@ func (a *applier) forgetKind(gvk schema.GroupVersionKind) {
 	a.mu.Unlock()
 }
 
-// typedForm is typedForm(u, s), converted once per resourceVersion of the
+// typedForm is wireform.Typed(u, s), converted once per resourceVersion of the
 // object. The operands share it between reconciles: read only.
 func (a *applier) typedForm(u *unstructured.Unstructured, s *runtime.Scheme) client.Object {
 	key := objectKey{gvk: u.GroupVersionKind(), key: client.ObjectKeyFromObject(u)}
@@ -452,157 +442,11 @@ func (a *applier) typedForm(u *unstructured.Unstructured, s *runtime.Scheme) cli
 	if ok && t.rv == rv && rv != "" {
 		return t.obj
 	}
-	obj := typedForm(u, s)
+	obj := wireform.Typed(u, s)
 	a.mu.Lock()
 	a.typed[key] = typedObject{rv: rv, obj: obj}
 	a.mu.Unlock()
 	return obj
-}
-
-// wireForm returns obj as the API server receives it, p applied (see
-// jsonpatch.Apply): its JSON, decoded as the API server's answers are (integers
-// are int64), with its kind, without status, resourceVersion and a null
-// creationTimestamp. It is the one form the operator compares and writes:
-// one JSON encoding of obj, two with a patch. s, if not nil, finds the kind
-// of a typed object without TypeMeta.
-func wireForm(obj client.Object, s *runtime.Scheme, p jsonPatch) (*unstructured.Unstructured, error) {
-	gvk := obj.GetObjectKind().GroupVersionKind()
-	if gvk.Kind == "" && s != nil {
-		var err error
-		if gvk, err = apiutil.GVKForObject(obj, s); err != nil {
-			return nil, fmt.Errorf("%T %q needs apiVersion and kind: %w", obj, obj.GetName(), err)
-		}
-	}
-	kind := gvk.Kind
-	if kind == "" {
-		kind = reflect.TypeOf(obj).Elem().Name()
-	}
-	data, err := json.Marshal(obj)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s %s: %w", kind, obj.GetName(), err)
-	}
-	u := &unstructured.Unstructured{}
-	if p.ops != nil {
-		u.Object, err = jsonpatch.Apply(p.annotation, p.ops, obj, kind, data)
-	} else if err = utiljson.Unmarshal(data, &u.Object); err != nil {
-		err = fmt.Errorf("decode %s %s: %w", kind, obj.GetName(), err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !gvk.Empty() {
-		u.SetGroupVersionKind(gvk)
-	}
-	delete(u.Object, "status")
-	if ts := u.GetCreationTimestamp(); ts.IsZero() {
-		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	}
-	u.SetResourceVersion("")
-	return u, nil
-}
-
-// content is what the operator owns of an object: its top-level members
-// but apiVersion, kind, metadata and status (the spec, or a ConfigMap's
-// data). It shares u's values.
-func content(u *unstructured.Unstructured) map[string]any {
-	out := make(map[string]any, len(u.Object))
-	for k, v := range u.Object {
-		if isContent(k) {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-// jsonEqual is equality.Semantic.DeepEqual for JSON values as unstructured
-// objects hold them (maps, lists, strings, int64, float64, bools, nil): an
-// empty map or list equals a nil one, numbers of different types differ
-// (TestJSONEqualIsSemanticDeepEqual holds it to the library's answers). It
-// is not the library's function because the operator compares each object
-// it holds on every reconcile: about 9 times faster and allocation-free
-// (BenchmarkJSONEqual: 7.7 µs against 70 µs and 681 allocations for a
-// 40-member object; a KubeVirt's content took 60 µs by reflection).
-func jsonEqual(a, b any) bool { return jsonCompare(a, b, false) }
-
-// jsonCompare is jsonEqual, or within when subset: a map of want's may then
-// have members have lacks on the other side.
-func jsonCompare(want, have any, subset bool) bool {
-	switch w := want.(type) {
-	case map[string]any:
-		h, ok := have.(map[string]any)
-		if !ok || (!subset && len(w) != len(h)) {
-			return false
-		}
-		for k, v := range w {
-			if hv, ok := h[k]; !ok || !jsonCompare(v, hv, subset) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		h, ok := have.([]any)
-		if !ok || len(w) != len(h) {
-			return false
-		}
-		for i := range w {
-			if !jsonCompare(w[i], h[i], subset) {
-				return false
-			}
-		}
-		return true
-	case string:
-		return same(w, have)
-	case int64:
-		return same(w, have)
-	case float64:
-		return same(w, have)
-	case bool:
-		return same(w, have)
-	case nil:
-		return have == nil
-	}
-	return equality.Semantic.DeepEqual(want, have)
-}
-
-// same reports whether have is a T equal to w.
-func same[T comparable](w T, have any) bool {
-	h, ok := have.(T)
-	return ok && w == h
-}
-
-func isContent(k string) bool {
-	switch k {
-	case "apiVersion", "kind", "metadata", "status":
-		return false
-	}
-	return true
-}
-
-// metadataHolds reports whether observed carries every label and annotation
-// of want.
-func metadataHolds(observed, want *unstructured.Unstructured) bool {
-	holds := func(want, have map[string]string) bool {
-		for k, v := range want {
-			if hv, ok := have[k]; !ok || hv != v {
-				return false
-			}
-		}
-		return true
-	}
-	return holds(want.GetLabels(), observed.GetLabels()) && holds(want.GetAnnotations(), observed.GetAnnotations())
-}
-
-// staleKeys are labels and annotations the operator set on an object and
-// no longer builds.
-type staleKeys struct{ labels, annotations []string }
-
-// staleMetadata finds the labels and annotations of observed that the API
-// server records as set by FieldOwner and that want does not build. A key
-// somebody else set since is theirs and stays, and so does the owner record
-// (set when written, never built: OwnedMetadata leaves it out).
-func staleMetadata(observed, want *unstructured.Unstructured) staleKeys {
-	labels, annotations := OwnedMetadata(observed)
-	return staleKeys{labels: without(labels, want.GetLabels()), annotations: without(annotations, want.GetAnnotations())}
 }
 
 // OwnedMetadata returns the keys of obj's labels and annotations that the
@@ -611,101 +455,15 @@ func staleMetadata(observed, want *unstructured.Unstructured) staleKeys {
 // owner record (OwnerAnnotation, OwnerUIDAnnotation) is not among them: it
 // is the operator's bookkeeping, set with every write, not built.
 func OwnedMetadata(obj *unstructured.Unstructured) (labels, annotations []string) {
-	for _, e := range obj.GetManagedFields() {
-		if e.Manager != FieldOwner || e.FieldsV1 == nil {
-			continue
-		}
-		// Only metadata's part of the record is decoded: the spec's, every
-		// field the operator sets, is most of it (a KubeVirt's: parsed
-		// whole, a third of the work of an update).
-		var f struct {
-			Metadata struct {
-				Labels      map[string]struct{} `json:"f:labels"`
-				Annotations map[string]struct{} `json:"f:annotations"`
-			} `json:"f:metadata"`
-		}
-		if err := json.Unmarshal(e.FieldsV1.Raw, &f); err != nil {
-			continue
-		}
-		labels = append(labels, ownedKeys(f.Metadata.Labels, obj.GetLabels())...)
-		annotations = append(annotations, ownedKeys(f.Metadata.Annotations, obj.GetAnnotations())...)
-	}
-	slices.Sort(labels)
-	slices.Sort(annotations)
-	return slices.Compact(labels), slices.Compact(slices.DeleteFunc(annotations, isRecordKey))
+	owned := wireform.Owned(obj, FieldOwner)
+	return owned.Labels, slices.DeleteFunc(owned.Annotations, isRecordKey)
 }
 
-// ownedKeys lists the keys of have that fields, the members of a map in a
-// FieldsV1 record ("f:<key>"), hold.
-func ownedKeys(fields map[string]struct{}, have map[string]string) []string {
-	var out []string
-	for k := range have {
-		if _, ok := fields["f:"+k]; ok {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// without returns the keys not in m.
-func without(keys []string, m map[string]string) []string {
-	var out []string
-	for _, k := range keys {
-		if _, ok := m[k]; !ok {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// merged returns observed with want's content in place of its own, want's
-// labels and annotations laid over observed's, and the stale ones removed.
-// Status, others' metadata and the resourceVersion (the update's
-// precondition) stay as observed. managedFields are left out, so that the
-// API server keeps its own record.
-func merged(observed, want *unstructured.Unstructured, stale staleKeys) *unstructured.Unstructured {
-	out := &unstructured.Unstructured{Object: make(map[string]any, len(observed.Object))}
-	for k, v := range observed.Object {
-		if !isContent(k) {
-			out.Object[k] = runtime.DeepCopyJSONValue(v)
-		}
-	}
-	for k, v := range want.Object {
-		if isContent(k) {
-			out.Object[k] = runtime.DeepCopyJSONValue(v)
-		}
-	}
-	out.SetLabels(overlay(observed.GetLabels(), want.GetLabels(), stale.labels))
-	out.SetAnnotations(overlay(observed.GetAnnotations(), want.GetAnnotations(), stale.annotations))
-	out.SetManagedFields(nil)
-	return out
-}
-
-func overlay(base, top map[string]string, drop []string) map[string]string {
-	out := make(map[string]string, len(base)+len(top))
-	maps.Copy(out, base)
-	for _, k := range drop {
-		delete(out, k)
-	}
-	maps.Copy(out, top)
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// typedForm converts an object read as unstructured into its Go type, for
-// the operands' Status and Adopt, which read typed objects. A kind the
-// scheme does not know stays unstructured, copied (u may be the cache's).
-func typedForm(u *unstructured.Unstructured, s *runtime.Scheme) client.Object {
-	obj, err := s.New(u.GroupVersionKind())
-	if err != nil {
-		return u.DeepCopy()
-	}
-	typed, ok := obj.(client.Object)
-	if !ok || runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed) != nil {
-		return u.DeepCopy()
-	}
-	typed.GetObjectKind().SetGroupVersionKind(u.GroupVersionKind())
-	return typed
+// staleMetadata finds the labels and annotations of observed that the API
+// server records as set by FieldOwner and that want does not build. A key
+// somebody else set since is theirs and stays, and so does the owner record
+// (set when written, never built: OwnedMetadata leaves it out).
+func staleMetadata(observed, want *unstructured.Unstructured) wireform.Keys {
+	labels, annotations := OwnedMetadata(observed)
+	return wireform.Stale(wireform.Keys{Labels: labels, Annotations: annotations}, want)
 }

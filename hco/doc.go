@@ -108,14 +108,14 @@
 //  5. desiredObjects calls the operand's Desired: kubevirt.Operand.Desired,
 //     kubevirt.Build, kubevirt.configuration, where
 //     [migration.ForKubeVirt] translates the field;
-//  6. wireForm turns the KubeVirt into its wire form, applying the jsonpatch
-//     ([jsonpatch.Apply]) when one is set;
+//  6. [wireform.Of] turns the KubeVirt into its wire form, applying the
+//     jsonpatch ([jsonpatch.Apply]) when one is set;
 //  7. planObjects plans the operand's objects over the cache (cacheView)
 //     and planObject plans the KubeVirt: applier.recall asks the memo, keeps
-//     what others fill in (keepObserved) and builds the update with updateOf
-//     (staleMetadata, merged);
+//     what others fill in ([wireform.Keep]) and builds the update with
+//     updateOf ([wireform.Merge]);
 //  8. applier.execute sends it (client.Update) and records what was stored
-//     (remember); typedForm gives the operand's Status its typed object;
+//     (remember); [wireform.Typed] gives the operand's Status its typed object;
 //  9. patchStatus (writeStatus, fullStatus) reports the outcome, once.
 //
 // Four changes of form: the HyperConverged (typed) → the KubeVirt (typed) →

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/wireform"
 
 	"github.com/hcokit/hcokit/hcostatus"
 )
@@ -92,21 +93,17 @@ type StatusContributor interface {
 // the object it built has none, instead of reverting them; a map the object
 // built has too is kept as found, with the members it lacks seeded from
 // what was built (upstream's editable ConfigMap); a path whose last element
-// is a member name prefixed with KeepNot names a member of such a kept map
+// is a member name prefixed with wireform.KeepNot names a member of such a kept map
 // that is the operator's all the same: its built value wins (upstream's
 // managed keys of an editable ConfigMap, e.g. {"data", "!version"}); "*" in
 // a path stands for every item of a list, matched by position (e.g.
-// {"webhooks", "*", "clientConfig", "caBundle"}), and ByKey(member) for
-// every item matched by that member's value (e.g. {"spec", "tags",
-// ByKey("name"), "annotations"}): so an element starting with "*" always
+// {"webhooks", "*", "clientConfig", "caBundle"}), and wireform.ByKey(member)
+// for every item matched by that member's value (e.g. {"spec", "tags",
+// wireform.ByKey("name"), "annotations"}): so an element starting with "*" always
 // walks a list, never names a member. Nil keeps nothing.
 type ContentKeeper interface {
 	KeptFields(gvk schema.GroupVersionKind, name string) [][]string
 }
-
-// KeepNot prefixes the last element of a ContentKeeper path that names a
-// member of a kept map the operator sets all the same.
-const KeepNot = "!"
 
 // SchemeAdder is an optional capability: an operand whose objects are of
 // types a scheme must register (its component's custom resources) adds
@@ -196,7 +193,7 @@ type DeletionOrderer interface {
 }
 
 // DesiredObjects returns op.Desired for a copy of hc and facts in the wire
-// form the reconciler compares and writes (see wireForm), the first object
+// form the reconciler compares and writes (see wireform.Of), the first object
 // patched when op is a JSONPatcher and hc carries its annotation (see
 // jsonpatch.Apply; a broken patch is a *jsonpatch.Error). The reconciler, Render
 // and the webhook's validation all build objects through it, so they agree.
@@ -230,7 +227,7 @@ func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPat
 				obj.GetObjectKind().SetGroupVersionKind(gvk)
 			}
 		}
-		if out[i], err = wireForm(obj, s, p); err != nil {
+		if out[i], err = wireform.Of(obj, s, p.annotation, p.ops); err != nil {
 			return nil, err
 		}
 		p = jsonPatch{} // the patch is the first object's

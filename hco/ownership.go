@@ -191,7 +191,7 @@ func (o Owner) record(u *unstructured.Unstructured) {
 
 // isRecordKey reports whether an annotation key is part of the owner
 // record, which an object adopted without one need not get by a write of
-// its own (see metadataHolds).
+// its own (see wireform.MetadataHolds).
 func isRecordKey(k string) bool { return k == OwnerAnnotation || k == OwnerUIDAnnotation }
 
 // ownedElsewhere is the error of an operand whose object belongs to

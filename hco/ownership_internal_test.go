@@ -124,5 +124,5 @@ func TestStaleMetadataKeepsTheOwnerRecord(t *testing.T) {
 	observed.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: FieldOwner, FieldsV1: &metav1.FieldsV1{
 		Raw: []byte(`{"f:metadata":{"f:annotations":{"f:hco.kubevirt.io/owner":{},"f:hco.kubevirt.io/owner-uid":{},"f:old":{}}}}`)}}})
 	stale := staleMetadata(observed, thing("", nil))
-	assert.Equal(t, []string{"old"}, stale.annotations)
+	assert.Equal(t, []string{"old"}, stale.Annotations)
 }

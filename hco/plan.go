@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/wireform"
 )
 
 // A Plan is what the operator does for a HyperConverged, decided without a
@@ -292,8 +293,8 @@ func planObject(op Operand, w, live *unstructured.Unstructured, view View, owner
 	if claimed, by := owner.Claims(live); !claimed {
 		return s, &ownedElsewhere{kind: s.GVK.Kind, name: displayName(s.Key), by: by}
 	}
-	if keep := keptFields(op, w); len(keep) > 0 {
-		if kept := w.DeepCopy(); keepObserved(kept, live, keep) {
+	if k, ok := op.(ContentKeeper); ok {
+		if kept := w.DeepCopy(); wireform.Keep(kept, live, k.KeptFields(w.GroupVersionKind(), w.GetName())) {
 			s.want = kept
 		}
 	}
@@ -391,5 +392,5 @@ func immutableChanged(gvk schema.GroupVersionKind, want, live *unstructured.Unst
 		return false
 	}
 	l, _, _ := unstructured.NestedFieldNoCopy(live.Object, "spec", "selector")
-	return !jsonEqual(w, l)
+	return !wireform.Equal(w, l)
 }

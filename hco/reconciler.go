@@ -35,6 +35,7 @@ import (
 	"github.com/hcokit/hcokit/hcometrics"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/nodefacts"
+	"github.com/hcokit/hcokit/wireform"
 )
 
 // Reconciler reconciles the HyperConverged singleton: it stores its
@@ -568,7 +569,7 @@ func (r *Reconciler) observeExisting(ctx context.Context, op Operand, owner Owne
 			continue
 		}
 		for i := range items {
-			objs = append(objs, typedForm(&items[i], r.scheme))
+			objs = append(objs, wireform.Typed(&items[i], r.scheme))
 			refs = append(refs, referenceTo(&items[i]))
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/operands/workload"
 	"github.com/hcokit/hcokit/tlsprofile"
+	"github.com/hcokit/hcokit/wireform"
 )
 
 // Name is the operand's registry name.
@@ -220,7 +221,7 @@ func (Operand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
 	if gvk.GroupKind() == (schema.GroupKind{Kind: "ConfigMap"}) {
 		return [][]string{{"data"}}
 	}
-	return hco.WorkloadKeptFields(gvk)
+	return wireform.WorkloadKeptFields(gvk)
 }
 
 // Status implements hco.Operand: available once the Deployment exists, as

@@ -16,6 +16,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
+	"github.com/hcokit/hcokit/wireform"
 )
 
 // Name is the operand's registry name.
@@ -291,11 +292,11 @@ func (Operand) KeptFields(gvk schema.GroupVersionKind, name string) [][]string {
 		case UserSettingsConfigMap:
 			return [][]string{{"data"}}
 		case FeaturesConfigMap:
-			return [][]string{{"data"}, {"data", hco.KeepNot + IPStackTypeKey}, {"data", hco.KeepNot + VersionKey}}
+			return [][]string{{"data"}, {"data", wireform.KeepNot + IPStackTypeKey}, {"data", wireform.KeepNot + VersionKey}}
 		}
 		return nil
 	}
-	return hco.WorkloadKeptFields(gvk)
+	return wireform.WorkloadKeptFields(gvk)
 }
 
 // ConsoleConfigKind is the kind of OpenShift's Console operator

@@ -13,6 +13,7 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
 	imagev1 "github.com/hcokit/hcokit/operands/imagestream/api/v1"
+	"github.com/hcokit/hcokit/wireform"
 )
 
 // Name is the operand's registry name.
@@ -102,11 +103,11 @@ func (Operand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
 	return [][]string{
 		{"spec", "lookupPolicy"},
 		{"spec", "dockerImageRepository"},
-		{"spec", "tags", hco.ByKey("name"), "annotations"},
-		{"spec", "tags", hco.ByKey("name"), "reference"},
-		{"spec", "tags", hco.ByKey("name"), "generation"},
-		{"spec", "tags", hco.ByKey("name"), "referencePolicy"},
-		{"spec", "tags", hco.ByKey("name"), "from", "namespace"},
+		{"spec", "tags", wireform.ByKey("name"), "annotations"},
+		{"spec", "tags", wireform.ByKey("name"), "reference"},
+		{"spec", "tags", wireform.ByKey("name"), "generation"},
+		{"spec", "tags", wireform.ByKey("name"), "referencePolicy"},
+		{"spec", "tags", wireform.ByKey("name"), "from", "namespace"},
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/hcokit/hcokit/nodefacts"
 	"github.com/hcokit/hcokit/operands/workload"
 	"github.com/hcokit/hcokit/tlsprofile"
+	"github.com/hcokit/hcokit/wireform"
 )
 
 // Name is the operand's registry name.
@@ -171,7 +172,7 @@ func UseServiceCA(svc *corev1.Service, mwc *admissionregistrationv1.MutatingWebh
 // rotator writes into the webhook configuration, and what a platform adds
 // to a ServiceAccount.
 func (Operand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
-	return hco.WorkloadKeptFields(gvk)
+	return wireform.WorkloadKeptFields(gvk)
 }
 
 func labels(hc *hcov1.HyperConverged, env hco.Environment) map[string]string {

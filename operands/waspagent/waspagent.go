@@ -19,6 +19,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
+	"github.com/hcokit/hcokit/wireform"
 )
 
 // Name is the operand's registry name.
@@ -277,7 +278,7 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 // KeptFields implements hco.ContentKeeper: the pull secrets a platform
 // adds to the ServiceAccount.
 func (Operand) KeptFields(gvk schema.GroupVersionKind, _ string) [][]string {
-	return hco.WorkloadKeptFields(gvk)
+	return wireform.WorkloadKeptFields(gvk)
 }
 
 // Images implements hco.Imager: upstream's variable WASP_AGENT_IMAGE.

@@ -1,4 +1,4 @@
-package hco
+package wireform_test
 
 import (
 	"encoding/json"
@@ -7,9 +7,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/hcokit/hcokit/wireform"
 )
 
-func TestKeepObserved(t *testing.T) {
+func TestKeep(t *testing.T) {
 	caBundle := []string{"webhooks", "*", "clientConfig", "caBundle"}
 	for _, tc := range []struct {
 		name           string
@@ -42,7 +44,7 @@ func TestKeepObserved(t *testing.T) {
 		name:     "the items of a list matched by a member (ByKey), whatever their order",
 		want:     `{"tags":[{"name":"latest","from":"a"},{"name":"9","from":"b"},{"from":"c"},{"name":"new"}]}`,
 		observed: `{"tags":[{"name":"theirs","annotations":{"x":"0"}},{"name":"9","annotations":{"x":"9"}},{"name":"latest","annotations":{"x":"l"}},{"annotations":{"x":"?"}}]}`,
-		paths:    [][]string{{"tags", ByKey("name"), "annotations"}},
+		paths:    [][]string{{"tags", wireform.ByKey("name"), "annotations"}},
 		result:   `{"tags":[{"name":"latest","from":"a","annotations":{"x":"l"}},{"name":"9","from":"b","annotations":{"x":"9"}},{"from":"c"},{"name":"new"}]}`,
 		copied:   true,
 	}, {
@@ -106,7 +108,7 @@ func TestKeepObserved(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			want, observed := fromJSON(t, tc.want), fromJSON(t, tc.observed)
 			before := observed.DeepCopy()
-			assert.Equal(t, tc.copied, keepObserved(want, observed, tc.paths))
+			assert.Equal(t, tc.copied, wireform.Keep(want, observed, tc.paths))
 			assert.Equal(t, fromJSON(t, tc.result).Object, want.Object)
 			assert.Equal(t, before.Object, observed.Object, "the observed object is not changed")
 			if tc.copied {

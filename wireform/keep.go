@@ -1,4 +1,4 @@
-package hco
+package wireform
 
 import (
 	"slices"
@@ -10,8 +10,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// KeepNot prefixes the last element of a Keep path that names a member of
+// a kept map the operator sets all the same: its built value wins (e.g.
+// {"data", "!version"} in an editable ConfigMap).
+const KeepNot = "!"
+
 // WorkloadKeptFields are the paths others fill in on the objects of a
-// workload an operand deploys, for ContentKeeper implementations: the
+// workload an operand deploys, for hco.ContentKeeper implementations: the
 // caBundles a certificate rotator injects into a webhook configuration, the
 // secrets a platform adds to a ServiceAccount. Nil for other kinds.
 func WorkloadKeptFields(gvk schema.GroupVersionKind) [][]string {
@@ -25,23 +30,16 @@ func WorkloadKeptFields(gvk schema.GroupVersionKind) [][]string {
 	return nil
 }
 
-// keptFields returns the paths op keeps of obj (ContentKeeper), nil when it
-// keeps none.
-func keptFields(op Operand, obj *unstructured.Unstructured) [][]string {
-	if k, ok := op.(ContentKeeper); ok {
-		return k.KeptFields(obj.GroupVersionKind(), obj.GetName())
-	}
-	return nil
-}
-
-// keepObserved copies into want, at each path, the value observed holds
+// Keep copies into want, at each path, the value observed holds
 // where want holds none (a missing member, not a null or empty one it sets),
 // creating the objects on the way; where both hold a map there, observed's
 // members replace want's, and want keeps only the members observed lacks;
 // "*" walks every item of a list present in both, matched by position, and
 // "*" followed by a member name (ByKey) the items matched by that member's
-// value. It reports whether it copied anything.
-func keepObserved(want, observed *unstructured.Unstructured, paths [][]string) bool {
+// value; a path whose last element starts with KeepNot names a member of a
+// kept map that stays as want holds it. It reports whether it copied
+// anything. observed is not changed.
+func Keep(want, observed *unstructured.Unstructured, paths [][]string) bool {
 	copied := false
 	for _, p := range paths {
 		if len(p) == 0 || strings.HasPrefix(p[len(p)-1], KeepNot) {
