@@ -51,9 +51,9 @@ func TestBuiltOncePerInput(t *testing.T) {
 	facts := Facts{Nodes: &nodefacts.Facts{Workers: 2}}
 	var b builtObjects
 
-	built, err := b.desiredObjects(op, hc, facts, jsonPatch{}, nil)
+	built, err := b.build(op, hc, facts, jsonPatch{})
 	require.NoError(t, err)
-	again, err := b.desiredObjects(op, hc.DeepCopy(), Facts{Nodes: &nodefacts.Facts{Workers: 2}}, jsonPatch{}, nil)
+	again, err := b.build(op, hc.DeepCopy(), Facts{Nodes: &nodefacts.Facts{Workers: 2}}, jsonPatch{})
 	require.NoError(t, err)
 	assert.Equal(t, 1, op.builds, "same version, equal facts: built once")
 	assert.Same(t, built[0], again[0])
@@ -62,7 +62,7 @@ func TestBuiltOncePerInput(t *testing.T) {
 	statusWritten.ResourceVersion = "2"
 	statusWritten.ManagedFields = []metav1.ManagedFieldsEntry{managedBy(FieldOwner, `{"f:status":{}}`)}
 	statusWritten.Status.Conditions = []metav1.Condition{{Type: hcov1.ConditionAvailable, Status: metav1.ConditionTrue}}
-	_, err = b.desiredObjects(op, statusWritten, facts, jsonPatch{}, nil)
+	_, err = b.build(op, statusWritten, facts, jsonPatch{})
 	require.NoError(t, err)
 	assert.Equal(t, 1, op.builds, "the operator's status write: nothing built again")
 
@@ -76,11 +76,11 @@ func TestBuiltOncePerInput(t *testing.T) {
 			hc, f := hc.DeepCopy(), facts
 			change(hc, &f)
 			before := op.builds
-			_, err := b.desiredObjects(op, hc, f, jsonPatch{}, nil)
+			_, err := b.build(op, hc, f, jsonPatch{})
 			require.NoError(t, err)
 			assert.Equal(t, before+1, op.builds)
 			// Back to the first input for the next case.
-			_, _ = b.desiredObjects(op, first(), facts, jsonPatch{}, nil)
+			_, _ = b.build(op, first(), facts, jsonPatch{})
 		})
 	}
 }
@@ -110,7 +110,7 @@ func TestBuiltAgainWhenAnObservedObjectChanges(t *testing.T) {
 	}}
 	var b builtObjects
 	build := func() {
-		_, err := b.desiredObjects(op, hc, facts, jsonPatch{}, nil)
+		_, err := b.build(op, hc, facts, jsonPatch{})
 		require.NoError(t, err)
 	}
 	build()
@@ -162,7 +162,7 @@ func TestOperandsBuildOneAtATimeInOrder(t *testing.T) {
 		want = append(want, name)
 		ops = append(ops, slowOperand{namedOperand: namedOperand(name), now: &now, most: &most, mu: &mu, order: &order})
 	}
-	r := &Reconciler{now: time.Now}
+	r := &Reconciler{now: time.Now, built: &builtObjects{}}
 	out := r.reconcileOperands(context.Background(), &hcov1.HyperConverged{}, Owner{}, Facts{}, ops, nil)
 	require.Len(t, out, len(ops))
 	assert.Equal(t, int32(1), most.Load())

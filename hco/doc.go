@@ -93,35 +93,35 @@
 // # Follow one field
 //
 // From spec.virtualization.liveMigrationConfig.parallelMigrationsPerCluster
-// to the API server, every function of ours on the way (a spec change's
-// reconcile; the goroutine is reconcileOperands' one per operand):
+// to the API server, every function of ours the value passes through on a
+// spec change's reconcile (eleven in the core and wireform, four in the
+// operand):
 //
-//  1. [Reconciler.Reconcile] reads the HyperConverged from the cache and
-//     defers patchStatus;
-//  2. Reconciler.facts gathers the [Facts] (the node index, the observed
-//     objects, the cluster's TLS profile);
-//  3. reconcileOperands starts each operand's reconcileOperand in turn, in
-//     registry order;
-//  4. reconcileOperand parses the jsonpatch annotation once (jsonPatchOf)
-//     and asks builtObjects.desiredObjects, which builds only when its input
-//     changed;
-//  5. desiredObjects calls the operand's Desired: kubevirt.Operand.Desired,
-//     kubevirt.Build, kubevirt.configuration, where
-//     [migration.ForKubeVirt] translates the field;
-//  6. [wireform.Of] turns the KubeVirt into its wire form, applying the
+//  1. [Reconciler.Reconcile] reads the HyperConverged from the cache (and
+//     defers patchStatus, the one status write);
+//  2. reconcileOperands gives each operand its turn, in registry order;
+//  3. reconcileOperand plans the operand and executes its steps;
+//  4. [PlanOperand] builds the operand's objects and plans each over the
+//     cache (cacheView);
+//  5. builtObjects.build builds only when the input changed, calling
+//  6. desiredObjects, which checks the labels and calls the operand's
+//     Desired: kubevirt.Operand.Desired, kubevirt.Build,
+//     kubevirt.configuration, where [migration.ForKubeVirt] translates the
+//     field (the operand's four);
+//  7. [wireform.Of] turns the KubeVirt into its wire form, applying the
 //     jsonpatch ([jsonpatch.Apply]) when one is set;
-//  7. planObjects plans the operand's objects over the cache (cacheView)
-//     and planObject plans the KubeVirt: applier.recall asks the memo, keeps
-//     what others fill in ([wireform.Keep]) and builds the update with
-//     updateOf ([wireform.Merge]);
-//  8. applier.execute sends it (client.Update) and records what was stored
-//     (remember); [wireform.Typed] gives the operand's Status its typed object;
-//  9. patchStatus (writeStatus, fullStatus) reports the outcome, once.
+//  8. planObject compares it with the stored KubeVirt (the applier's memo
+//     through recall, the values others fill in kept by [wireform.Keep]);
+//  9. updateOf builds the update: [wireform.Merge] lays the content over
+//     the stored object;
+//  10. applier.execute sends it (client.Update) and remembers what was
+//     stored.
 //
 // Four changes of form: the HyperConverged (typed) → the KubeVirt (typed) →
-// its wire form (unstructured, written) → the typed form for Status.
-// [ExamplePlanOperand] walks steps 4 to 7 through the public API: the
-// field set, the update planned over the stored KubeVirt.
+// its wire form (unstructured, written) → the typed form for the operand's
+// Status ([wireform.Typed]). [ExamplePlanOperand] walks steps 4 to 9
+// through the public API: the field set, the update planned over the
+// stored KubeVirt.
 //
 // # The plan
 //

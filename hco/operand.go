@@ -285,8 +285,10 @@ func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Obje
 // shared: read only. (The registry does not change while the reconciler
 // runs, so an operand's name is its identity.)
 type builtObjects struct {
-	mu    sync.Mutex
-	byKey map[string]built
+	// scheme finds the kind of a typed object without TypeMeta.
+	scheme *runtime.Scheme
+	mu     sync.Mutex
+	byKey  map[string]built
 }
 
 type built struct {
@@ -303,8 +305,9 @@ type built struct {
 	err      error
 }
 
-// desiredObjects is desiredObjects, once per operand and input.
-func (b *builtObjects) desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, s *runtime.Scheme) ([]*unstructured.Unstructured, error) {
+// build is desiredObjects, once per operand and input: the View's
+// buildMemory.
+func (b *builtObjects) build(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch) ([]*unstructured.Unstructured, error) {
 	b.mu.Lock()
 	prev, ok := b.byKey[op.Name()]
 	b.mu.Unlock()
@@ -323,7 +326,7 @@ func (b *builtObjects) desiredObjects(op Operand, hc *hcov1.HyperConverged, fact
 			return u, found
 		}
 	}
-	next.objs, next.err = desiredObjects(op, hc, reading, p, s)
+	next.objs, next.err = desiredObjects(op, hc, reading, p, b.scheme)
 	b.mu.Lock()
 	if b.byKey == nil {
 		b.byKey = map[string]built{}

@@ -230,8 +230,20 @@ func PlanOperand(ctx context.Context, op Operand, hc *hcov1.HyperConverged, fact
 	if missing := notServed(want, view.Served); len(missing) > 0 {
 		return nil, missing, nil
 	}
-	steps, err := planObjects(ctx, op, want, patch, view, owner)
-	return steps, nil, err
+	// One step per object, in order; the first object another install
+	// owns is the error, and then there are no steps.
+	steps := make([]Step, 0, len(want))
+	for i, w := range want {
+		s, err := planObject(op, w, view.Live(ctx, w.GroupVersionKind(), client.ObjectKeyFromObject(w)), view, owner)
+		if err != nil {
+			return nil, nil, err
+		}
+		if i == 0 && patch.set && patch.err == nil {
+			s.JSONPatch, s.JSONPatchOps = patch.annotation, len(patch.ops)
+		}
+		steps = append(steps, s)
+	}
+	return steps, nil, nil
 }
 
 // notServed names the kinds of objs that served says are not served
@@ -248,24 +260,6 @@ func notServed(objs []*unstructured.Unstructured, served func(schema.GroupVersio
 		}
 	}
 	return out
-}
-
-// planObjects plans op's objects want (built with patch, which names the
-// first): one step each, in order; the first object another install owns
-// is the error, and then there are no steps.
-func planObjects(ctx context.Context, op Operand, want []*unstructured.Unstructured, patch jsonPatch, view View, owner Owner) ([]Step, error) {
-	steps := make([]Step, 0, len(want))
-	for i, w := range want {
-		s, err := planObject(op, w, view.Live(ctx, w.GroupVersionKind(), client.ObjectKeyFromObject(w)), view, owner)
-		if err != nil {
-			return nil, err
-		}
-		if i == 0 && patch.set && patch.err == nil {
-			s.JSONPatch, s.JSONPatchOps = patch.annotation, len(patch.ops)
-		}
-		steps = append(steps, s)
-	}
-	return steps, nil
 }
 
 // planObject plans one object: w, built by op, over live (nil: the cluster

@@ -57,7 +57,7 @@ type Reconciler struct {
 	events   EventRecorder
 	metrics  *hcometrics.Metrics
 	applier  *applier
-	built    builtObjects
+	built    *builtObjects
 	kinds    []*operandKind
 	// controller is the HyperConverged controller, to watch a kind whose
 	// API appears while it runs.
@@ -113,6 +113,7 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *hc
 		events:          mgr.GetEventRecorder("hco-operator"),
 		metrics:         metrics,
 		applier:         newApplier(c, mgr.GetCache(), mgr.GetAPIReader()),
+		built:           &builtObjects{scheme: mgr.GetScheme()},
 		kinds:           kinds,
 		discovery:       dc,
 		nodes:           nodefacts.NewIndex(),
@@ -436,7 +437,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		o.status, o.refs = op.Status(objs), refs
 	}
 	o.patch = jsonPatchOf(op, hc)
-	v := &cacheView{r: r, owner: owner}
+	v := &cacheView{r: r, owner: owner, builtObjects: r.built}
 	steps, missing, err := PlanOperand(ctx, op, hc, facts, v, owner)
 	var invalid *invalidConfig
 	switch {
@@ -506,6 +507,8 @@ type cacheView struct {
 	r     *Reconciler
 	owner Owner
 	err   error
+	// builtObjects is the View's buildMemory: the reconciler's build memo.
+	*builtObjects
 }
 
 // Served: a kind no operand names among its Kinds is taken as served (the
@@ -539,11 +542,6 @@ func (v *cacheView) Managed(ctx context.Context, gvk schema.GroupVersionKind) ([
 		out[i] = &items[i]
 	}
 	return out, err
-}
-
-// build is buildMemory: the reconciler's build memo (builtObjects).
-func (v *cacheView) build(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch) ([]*unstructured.Unstructured, error) {
-	return v.r.built.desiredObjects(op, hc, facts, p, v.r.scheme)
 }
 
 func (v *cacheView) recall(key objectKey, built, want, live *unstructured.Unstructured) recalled {
