@@ -6,4 +6,11 @@
 //
 // It reads only the fs.FS it is given; the operand packages decode the
 // documents into their kinds (Load takes their decoder).
+//
+// Internal on purpose: the directory layout is upstream's, read by three
+// stock operands (quickstart, dashboard, imagestream), and each of them is
+// where a distribution changes it: their exported Load reads any fs.FS and
+// directory a distribution gives (its own manifests, embedded or on disk).
+// A distribution's own operand with manifests of its own builds them as
+// every operand does; nothing here would spare it code.
 package manifestdir
