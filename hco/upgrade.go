@@ -77,29 +77,27 @@ func (r *Reconciler) removeLeftover(ctx context.Context, hc *hcov1.HyperConverge
 }
 
 // versions returns the status.versions to record and whether every operand
-// reports the version the environment expects (so they can be recorded).
+// reports the version the environment expects (so that it can be
+// recorded): the operator's version only, as upstream records it
+// (UpdateVersion of "operator" at 03da3cf, once its components report
+// their expected versions); the components' own versions are their CRs'
+// (what `hco-operator status` shows).
 func (r *Reconciler) versions(a hcostatus.Assessment) ([]hcov1.Version, bool) {
 	if r.env.Version == "" || a.ProblemReason != "" || len(a.Failures) > 0 {
 		return nil, false
 	}
-	out := []hcov1.Version{{Name: OperatorVersionName, Version: r.env.Version}}
 	for _, op := range r.registry.Operands() {
 		want, ok := r.env.OperandVersions[op.Name()]
 		if !ok {
 			continue
 		}
-		got, reports := a.ObservedVersions[op.Name()]
-		if !reports {
-			// The operand wants nothing for this HyperConverged, so no
-			// component will report a version.
-			continue
-		}
-		if got != want {
+		// An operand that reports nothing wants nothing for this
+		// HyperConverged: no component will report a version.
+		if got, reports := a.ObservedVersions[op.Name()]; reports && got != want {
 			return nil, false
 		}
-		out = append(out, hcov1.Version{Name: op.Name(), Version: want})
 	}
-	return out, true
+	return []hcov1.Version{{Name: OperatorVersionName, Version: r.env.Version}}, true
 }
 
 // VersionOf is the version status.versions vs records for name; empty when
