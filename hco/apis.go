@@ -297,20 +297,29 @@ func (r *Reconciler) stopWatch(ctx context.Context, k *operandKind) {
 	r.applier.forgetKind(k.gvk)
 }
 
-// announceWaiting makes an Event and a log line when an operand is found
-// waiting for an API, once per kind until it is served again; for a
-// platform default skipped (Registry.OnlyWhereServed), a log line only.
+// announceWaiting makes an Event (msg) and a log line per kind when an
+// operand is found waiting for an API, once until the kind is served
+// again: a Warning; for a platform default skipped
+// (Registry.OnlyWhereServed), a Normal Event, the one place it is said
+// besides the log (its conditions are upstream's, which deploys nothing
+// there and says nothing).
 func (r *Reconciler) announceWaiting(ctx context.Context, hc *hcov1.HyperConverged, op Operand, msg string, skipped bool) {
+	announced := false
 	for _, k := range r.kinds {
 		if k.served.Load() || k.announced || !slices.Contains(k.operands, op.Name()) {
 			continue
 		}
-		k.announced = true
+		k.announced, announced = true, true
 		if skipped {
 			log.FromContext(ctx).Info("platform default skipped: its API is not served", "operand", op.Name(), "kind", k.gvk.String())
-			continue
+		} else {
+			log.FromContext(ctx).Info("operand waits for its API", "operand", op.Name(), "kind", k.gvk.String())
 		}
-		log.FromContext(ctx).Info("operand waits for its API", "operand", op.Name(), "kind", k.gvk.String())
+	}
+	switch {
+	case announced && skipped:
+		r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventOperandSkipped, "Reconcile", "%s", msg)
+	case announced:
 		r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventOperandAPINotServed, "Reconcile", "%s", msg)
 	}
 }

@@ -51,7 +51,6 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 			r.announceWaiting(ctx, hc, op, o.waiting, false)
 		}
 		if o.skipped != "" {
-			a.Skipped = append(a.Skipped, o.skipped)
 			r.announceWaiting(ctx, hc, op, o.skipped, true)
 		}
 		if o.err != nil || o.waiting != "" || o.skipped != "" {

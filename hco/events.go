@@ -21,6 +21,9 @@ const (
 	EventUpgradeCompleted = "UpgradeCompleted"
 	EventDeletionBlocked  = "DeletionBlocked"
 	EventOwnedElsewhere   = "OwnedByAnotherInstall"
+	// EventOperandSkipped: an operand on by default only where its API is
+	// served (Registry.OnlyWhereServed) is left out, its API not served.
+	EventOperandSkipped = "OperandSkipped"
 	// EventLeftAlone: somebody else's object holds the name of one an
 	// operand builds, which leaves it alone (Yielder).
 	EventLeftAlone = "LeftAlone"

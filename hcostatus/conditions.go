@@ -62,11 +62,6 @@ type Assessment struct {
 	// serve, one message each, naming the operand, the APIs and the fix.
 	// They make Degraded True, reason OperandAPINotServed, after Failures.
 	Waiting []string
-	// Skipped are the platform defaults left out because the API server
-	// does not serve their API (hco.Registry.OnlyWhereServed), one message
-	// each, naming the operand and its API. They degrade nothing; a
-	// completed reconcile's message names them.
-	Skipped []string
 	// OwnedElsewhere are the objects the operands want that belong to
 	// another install, one message each, naming the object and its owner.
 	// They make ReconcileComplete False and Degraded True, reason
@@ -106,11 +101,7 @@ func Conditions(a Assessment) []metav1.Condition {
 	case a.ProblemReason != "":
 		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionFalse, a.ProblemReason, a.ProblemMessage))
 	default:
-		msg := messageReconcileCompleted
-		if len(a.Skipped) > 0 {
-			msg += "; " + strings.Join(a.Skipped, "; ")
-		}
-		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionTrue, ReasonReconcileCompleted, msg))
+		out = append(out, cond(hcov1.ConditionReconcileComplete, metav1.ConditionTrue, ReasonReconcileCompleted, messageReconcileCompleted))
 	}
 
 	// As upstream's operand handlers at 03da3cf (handleComponentConditions

@@ -80,16 +80,6 @@ func TestConditions(t *testing.T) {
 			health: "error",
 		},
 		{
-			name: "a platform default skipped degrades nothing",
-			in: hcostatus.Assessment{Components: []hcostatus.Component{healthy("KubeVirt")},
-				Skipped: []string{"operand ssp skipped: its API is not served"}},
-			want: map[string]want{
-				"ReconcileComplete": {"True", "ReconcileCompleted"}, "Available": {"True", "ReconcileCompleted"},
-				"Degraded": {"False", "ReconcileCompleted"},
-			},
-			health: "healthy",
-		},
-		{
 			// Upstream's getConditionsForNewCr: a CR with no condition at all.
 			name: "nothing reported yet",
 			in:   hcostatus.Assessment{Components: []hcostatus.Component{hcostatus.FromConditions("KubeVirt", nil, "")}},
@@ -199,10 +189,4 @@ func TestMergeConditions(t *testing.T) {
 	assert.True(t, hcostatus.MergeConditions(&conds, second, t1))
 	assert.Equal(t, t1, meta.FindStatusCondition(conds, "Available").LastTransitionTime, "a status change moves the transition time")
 	assert.Nil(t, meta.FindStatusCondition(conds, "TaintedConfiguration"), "a condition no longer wanted is removed")
-}
-
-func TestSkippedPlatformDefaultIsNamedInReconcileComplete(t *testing.T) {
-	got := hcostatus.Conditions(hcostatus.Assessment{Skipped: []string{"operand ssp skipped: ssp.kubevirt.io/v1beta3 SSP not served"}})
-	c := meta.FindStatusCondition(got, hcov1.ConditionReconcileComplete)
-	assert.Equal(t, "Reconcile completed successfully; operand ssp skipped: ssp.kubevirt.io/v1beta3 SSP not served", c.Message)
 }
