@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/hcokit/hcokit/hco"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/stackstatus"
 )
 
 // TestOperandWaitsForItsAPIAndStartsWhenItAppears: without the SSP CRD the
@@ -63,6 +65,53 @@ func TestOperandWaitsForItsAPIAndStartsWhenItAppears(t *testing.T) {
 		return nil
 	}
 	testenv.Eventually(t, "Degraded names the SSP operand's API", waiting)
+	// What `hco-operator status` shows, once the other components report
+	// themselves healthy: not healthy, the HyperConverged's Degraded the
+	// first failing leaf, naming the API and the fix (no component of SSP:
+	// it has no object).
+	healthy := []any{
+		map[string]any{"type": "Available", "status": "True", "reason": "AsExpected", "message": "", "lastTransitionTime": "2026-08-21T00:00:00Z"},
+		map[string]any{"type": "Progressing", "status": "False", "reason": "AsExpected", "message": "", "lastTransitionTime": "2026-08-21T00:00:00Z"},
+		map[string]any{"type": "Degraded", "status": "False", "reason": "AsExpected", "message": "", "lastTransitionTime": "2026-08-21T00:00:00Z"},
+	}
+	for _, obj := range []*unstructured.Unstructured{
+		object("kubevirt.io/v1", "KubeVirt", ns, "kubevirt-kubevirt-hyperconverged"),
+		object("cdi.kubevirt.io/v1beta1", "CDI", "", "cdi-kubevirt-hyperconverged"),
+		object("networkaddonsoperator.network.kubevirt.io/v1", "NetworkAddonsConfig", "", "cluster"),
+	} {
+		testenv.Eventually(t, obj.GetKind()+" reports itself healthy", func() error {
+			if err := k.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+				return err
+			}
+			if err := unstructured.SetNestedSlice(obj.Object, healthy, "status", "conditions"); err != nil {
+				return err
+			}
+			return k.Status().Update(ctx, obj)
+		})
+	}
+	var s *stackstatus.Stack
+	testenv.Eventually(t, "the status view's components healthy", func() error {
+		var err error
+		if s, err = stackstatus.Read(ctx, k, operatorRegistry, ns); err != nil {
+			return err
+		}
+		if s.FirstFailure != nil && len(s.FirstFailure.Path) > 1 {
+			return fmt.Errorf("first failure %+v", s.FirstFailure)
+		}
+		return nil
+	})
+	if s.Healthy || s.FirstFailure == nil {
+		t.Fatalf("the status view says healthy: %+v", s)
+	}
+	if f := s.FirstFailure; !slices.Equal(f.Path, []string{"HyperConverged " + hcov1.HyperConvergedName}) ||
+		f.Reason != hcostatus.ReasonOperandAPINotServed+" (Degraded=True)" || !strings.Contains(f.Message, "operand ssp waits for its API") {
+		t.Errorf("the status view's first failure is %+v, want the HyperConverged's Degraded naming the SSP operand's API", f)
+	}
+	for _, c := range s.Components {
+		if c.Operand == "ssp" {
+			t.Errorf("the status view shows an SSP component, which cannot exist: %+v", c)
+		}
+	}
 	testenv.Eventually(t, "an Event says the SSP operand waits", func() error {
 		events := &corev1.EventList{}
 		if err := k.List(ctx, events, client.InNamespace(ns)); err != nil {

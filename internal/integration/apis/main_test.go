@@ -57,6 +57,9 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// operatorRegistry is the package operator's registry.
+var operatorRegistry *hco.Registry
+
 // startOperator runs the kubevirt, cdi, cnao and ssp operands in a manager
 // for the whole package, with a transport that counts its requests.
 func startOperator() error {
@@ -68,6 +71,7 @@ func startOperator() error {
 	if err != nil {
 		return err
 	}
+	operatorRegistry = reg
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
