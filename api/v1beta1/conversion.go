@@ -61,8 +61,8 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 	dst.SetGroupVersionKind(hcov1.GroupVersion.WithKind("HyperConverged"))
 	d := hcov1.HyperConvergedSpec{Observability: v1Only.Observability}
 
-	var multiArch *bool
-	d.FeatureGates, multiArch = featureGatesToV1(s.FeatureGates, v1Only.FeatureGates, v1Only.MultiArchEnabled)
+	var gates gateFields
+	d.FeatureGates, gates = featureGatesToV1(s.FeatureGates, v1Only.FeatureGates)
 
 	v := &d.Virtualization
 	v.LiveMigrationConfig = hcov1.LiveMigrationConfigurations(*s.LiveMigrationConfig.DeepCopy())
@@ -83,6 +83,12 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 		if usesDeprecatedMediatedSpelling(m) {
 			kept.MediatedDevicesConfiguration = m.DeepCopy()
 		}
+	}
+	if e := v1Only.MDevConfigEnable; e != nil && (v.MediatedDevicesConfiguration == nil || v.MediatedDevicesConfiguration.Enabled == nil) {
+		if v.MediatedDevicesConfiguration == nil {
+			v.MediatedDevicesConfiguration = &hcov1.MediatedDevicesConfiguration{}
+		}
+		v.MediatedDevicesConfiguration.Enabled = clonePtr(e)
 	}
 	v.WorkloadUpdateStrategy = hcov1.HyperConvergedWorkloadUpdateStrategy(*s.WorkloadUpdateStrategy.DeepCopy())
 	if s.ObsoleteCPUs != nil {
@@ -134,6 +140,9 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 	storage.VMStateStorageClass = clonePtr(s.VMStateStorageClass)
 	storage.FilesystemOverhead = s.FilesystemOverhead.DeepCopy()
 	storage.PersistentReservationConfiguration = s.PersistentReservationConfiguration.DeepCopy()
+	if e := v1Only.PersistentReservationEnabled; e != nil && storage.PersistentReservationConfiguration == nil {
+		storage.PersistentReservationConfiguration = &hcov1.PersistentReservationConfiguration{Enabled: clonePtr(e)}
+	}
 	if storage != (hcov1.StorageConfig{}) {
 		d.Storage = &storage
 	}
@@ -153,7 +162,7 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 		DataImportCronTemplates:        cloneDeep(s.DataImportCronTemplates),
 		InstancetypeConfig:             s.InstancetypeConfig.DeepCopy(),
 		CommonInstancetypesDeployment:  s.CommonInstancetypesDeployment.DeepCopy(),
-		EnableMultiArchBootImageImport: multiArch,
+		EnableMultiArchBootImageImport: clonePtr(v1Only.MultiArchEnabled),
 	}
 	d.Security.TLSSecurityProfile = s.TLSSecurityProfile.DeepCopy()
 
@@ -172,6 +181,9 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 	dep.DeployVMConsoleProxy = clonePtr(s.DeployVMConsoleProxy)
 	dep.LogVerbosityConfig = s.LogVerbosityConfig.DeepCopy()
 	dep.DeployNetworkResourcesInjector = clonePtr(s.DeployNetworkResourcesInjector)
+	if dep.DeployNetworkResourcesInjector == nil {
+		dep.DeployNetworkResourcesInjector = clonePtr(v1Only.DeployNetworkResourcesInjector)
+	}
 	if s.ApplicationAwareConfig != nil || s.EnableApplicationAwareQuota != nil {
 		dep.ApplicationAwareConfig = &hcov1.ApplicationAwareConfigurations{Enable: clonePtr(s.EnableApplicationAwareQuota)}
 		if a := s.ApplicationAwareConfig; a != nil {
@@ -180,6 +192,9 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 			dep.ApplicationAwareConfig.AllowApplicationAwareClusterResourceQuota = clonePtr(a.AllowApplicationAwareClusterResourceQuota)
 		}
 	}
+	// The deprecated gates that v1 made fields win over those fields, as
+	// upstream's conversion sets them last.
+	gates.applyTo(&d)
 	dst.Spec = d
 
 	if err := setKept(&dst.ObjectMeta.Annotations, kept); err != nil {
@@ -208,7 +223,7 @@ func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
 	dst.SetGroupVersionKind(GroupVersion.WithKind("HyperConverged"))
 	d := HyperConvergedSpec{}
 
-	d.FeatureGates = featureGatesFromV1(s.FeatureGates, s.WorkloadSources.EnableMultiArchBootImageImport)
+	d.FeatureGates = featureGatesFromV1(s.FeatureGates, gateFieldsOfV1(s))
 
 	v := &s.Virtualization
 	d.LiveMigrationConfig = LiveMigrationConfigurations(*v.LiveMigrationConfig.DeepCopy())

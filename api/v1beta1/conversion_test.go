@@ -197,7 +197,9 @@ func TestFeatureGatesJSON(t *testing.T) {
 
 // FuzzConversionRoundTrip: for any object the API server could hold
 // (defaults filled in), v1beta1 -> v1 -> v1beta1 and v1 -> v1beta1 -> v1
-// are the identity on the wire. `make fuzz` runs it.
+// are the identity on the wire, once a v1beta1 object states both its forms
+// of a field v1 made of a deprecated gate (canonicalV1beta1). `make fuzz`
+// runs it.
 func FuzzConversionRoundTrip(f *testing.F) {
 	for seed := range int64(20) {
 		f.Add(seed)
@@ -282,11 +284,33 @@ func filler(seed int64) *randfill.Filler {
 }
 
 // canonicalV1beta1 returns hc as the API server would hand it to the
-// conversion: through JSON, with selectors unique as a device list needs.
+// conversion: through JSON, with selectors unique as a device list needs;
+// and with both v1beta1 forms of a field v1 made of a deprecated gate
+// stated, as ConvertFrom writes them: upstream's gate
+// (disableMDevConfiguration, persistentReservation) and hcokit's field
+// (mediatedDevicesConfiguration.enabled, persistentReservationConfiguration),
+// the field following the gate where both are set (ConvertTo's rule, as
+// upstream's conversion sets the gate last).
 func canonicalV1beta1(t *testing.T, hc *v1beta1.HyperConverged) v1beta1.HyperConverged {
 	t.Helper()
 	var out v1beta1.HyperConverged
 	require.NoError(t, json.Unmarshal([]byte(wire(t, hc)), &out))
+	s := &out.Spec
+	switch m := s.MediatedDevicesConfiguration; {
+	case s.FeatureGates.DisableMDevConfiguration != nil:
+		if m == nil {
+			s.MediatedDevicesConfiguration = &v1beta1.MediatedDevicesConfiguration{}
+		}
+		s.MediatedDevicesConfiguration.Enabled = ptr(!*s.FeatureGates.DisableMDevConfiguration)
+	case m != nil && m.Enabled != nil:
+		s.FeatureGates.DisableMDevConfiguration = ptr(!*m.Enabled)
+	}
+	switch p := s.PersistentReservationConfiguration; {
+	case s.FeatureGates.PersistentReservation != nil:
+		s.PersistentReservationConfiguration = &hcov1.PersistentReservationConfiguration{Enabled: ptr(*s.FeatureGates.PersistentReservation)}
+	case p != nil && p.Enabled != nil:
+		s.FeatureGates.PersistentReservation = ptr(*p.Enabled)
+	}
 	if p := out.Spec.PermittedHostDevices; p != nil {
 		seen := map[string]bool{}
 		p.PciHostDevices = slices.DeleteFunc(p.PciHostDevices, func(d v1beta1.PciHostDevice) bool {

@@ -22,21 +22,82 @@ const V1OnlyFieldsAnnotation = "hco.kubevirt.io/v1-only-fields"
 
 // v1OnlyFields is the content of V1OnlyFieldsAnnotation.
 type v1OnlyFields struct {
-	MultiArchEnabled *bool                      `json:"multiArchEnabled,omitempty"`
-	FeatureGates     hcov1.FeatureGates         `json:"featureGates,omitempty"`
-	Observability    *hcov1.ObservabilityConfig `json:"observability,omitempty"`
+	FeatureGates  hcov1.FeatureGates         `json:"featureGates,omitempty"`
+	Observability *hcov1.ObservabilityConfig `json:"observability,omitempty"`
+	// Upstream's members for the v1 fields hcokit's v1beta1 carries as
+	// fields (or, multiArchEnabled, as its gate): read, when the v1beta1
+	// object does not state them, and never written.
+	MultiArchEnabled               *bool `json:"multiArchEnabled,omitempty"`
+	MDevConfigEnable               *bool `json:"mdevConfigEnable,omitempty"`
+	PersistentReservationEnabled   *bool `json:"persistentReservationEnabled,omitempty"`
+	DeployNetworkResourcesInjector *bool `json:"deployNetworkResourcesInjector,omitempty"`
 }
 
 func (f v1OnlyFields) empty() bool {
-	return f.MultiArchEnabled == nil && len(f.FeatureGates) == 0 && f.Observability == nil
+	return len(f.FeatureGates) == 0 && f.Observability == nil
 }
 
-// MultiArchEnabled is read (upstream writes it) and never written: v1beta1's
-// enableMultiArchBootImageImport gate carries the field.
+// The deprecated v1beta1 gates that v1 made fields, as upstream's
+// conversion at 03da3cf moves them (convertMultiArchV1beta1FGToV1,
+// convertMDevEnabledV1beta1ToV1, convertPersistentReservationV1beta1ToV1
+// and back): each converts to and from its field, never to an entry of
+// v1's list; an entry v1 lists anyway is set to the gate's value.
+const (
+	// gateMultiArch is v1's spec.workloadSources.enableMultiArchBootImageImport.
+	gateMultiArch = "enableMultiArchBootImageImport"
+	// gateDisableMDev is the negation of v1's
+	// spec.virtualization.mediatedDevicesConfiguration.enabled.
+	gateDisableMDev = "disableMDevConfiguration"
+	// gatePersistentReservation is v1's
+	// spec.storage.persistentReservationConfiguration.enabled.
+	gatePersistentReservation = "persistentReservation"
+)
 
-// gateMultiArch is the deprecated gate that converts to and from v1's
-// spec.workloadSources.enableMultiArchBootImageImport.
-const gateMultiArch = "enableMultiArchBootImageImport"
+// fieldGates are those gates.
+var fieldGates = []string{gateMultiArch, gateDisableMDev, gatePersistentReservation}
+
+// gateFields are the values of the fieldGates (by name; absent: unset).
+type gateFields map[string]bool
+
+// gateFieldsOfV1 states v1's fields as the fieldGates' values.
+func gateFieldsOfV1(s *hcov1.HyperConvergedSpec) gateFields {
+	out := gateFields{}
+	if v := s.WorkloadSources.EnableMultiArchBootImageImport; v != nil {
+		out[gateMultiArch] = *v
+	}
+	if m := s.Virtualization.MediatedDevicesConfiguration; m != nil && m.Enabled != nil {
+		out[gateDisableMDev] = !*m.Enabled
+	}
+	if st := s.Storage; st != nil && st.PersistentReservationConfiguration != nil && st.PersistentReservationConfiguration.Enabled != nil {
+		out[gatePersistentReservation] = *st.PersistentReservationConfiguration.Enabled
+	}
+	return out
+}
+
+// applyTo sets v1's fields from the gates v1beta1 states (a gate not set
+// leaves its field as it is).
+func (g gateFields) applyTo(s *hcov1.HyperConvergedSpec) {
+	if v, ok := g[gateMultiArch]; ok {
+		s.WorkloadSources.EnableMultiArchBootImageImport = &v
+	}
+	if v, ok := g[gateDisableMDev]; ok {
+		if s.Virtualization.MediatedDevicesConfiguration == nil {
+			s.Virtualization.MediatedDevicesConfiguration = &hcov1.MediatedDevicesConfiguration{}
+		}
+		s.Virtualization.MediatedDevicesConfiguration.Enabled = ptrTo(!v)
+	}
+	if v, ok := g[gatePersistentReservation]; ok {
+		if s.Storage == nil {
+			s.Storage = &hcov1.StorageConfig{}
+		}
+		if s.Storage.PersistentReservationConfiguration == nil {
+			s.Storage.PersistentReservationConfiguration = &hcov1.PersistentReservationConfiguration{}
+		}
+		s.Storage.PersistentReservationConfiguration.Enabled = &v
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 // setExplicitly reports whether v1beta1 states the gate called name even
 // when v1 does not list it, as upstream's conversion does: every alpha and
@@ -50,8 +111,9 @@ func setExplicitly(name string) bool {
 }
 
 // featureGatesFromV1 states v1's gates as v1beta1's booleans: a named gate
-// in its field, any other listed gate in Others.
-func featureGatesFromV1(gs hcov1.FeatureGates, multiArch *bool) HyperConvergedFeatureGates {
+// in its field, any other listed gate in Others, and the fieldGates from
+// v1's fields (fields), whatever v1 lists for them.
+func featureGatesFromV1(gs hcov1.FeatureGates, fields gateFields) HyperConvergedFeatureGates {
 	values := map[string]bool{}
 	var others map[string]bool
 	named := NamedFeatureGates()
@@ -70,9 +132,11 @@ func featureGatesFromV1(gs hcov1.FeatureGates, multiArch *bool) HyperConvergedFe
 			values[name] = gs.Enabled(name)
 		}
 	}
-	delete(values, gateMultiArch)
-	if multiArch != nil {
-		values[gateMultiArch] = *multiArch
+	for _, name := range fieldGates {
+		delete(values, name)
+		if v, ok := fields[name]; ok {
+			values[name] = v
+		}
 	}
 	raw, _ := json.Marshal(values)
 	var out namedFeatureGates
@@ -87,9 +151,10 @@ func featureGatesFromV1(gs hcov1.FeatureGates, multiArch *bool) HyperConvergedFe
 // named gate that v1beta1 leaves unset is removed, one whose value differs
 // from its entry is set, and one that is not listed is added when its value
 // differs from the gate's default, or, for a gate v1beta1 states only when
-// listed (see setExplicitly), whenever it is set. multiArch is v1's
-// enableMultiArchBootImageImport field as kept; it is returned updated.
-func featureGatesToV1(g HyperConvergedFeatureGates, kept hcov1.FeatureGates, multiArch *bool) (hcov1.FeatureGates, *bool) {
+// listed (see setExplicitly), whenever it is set. The fieldGates set are
+// returned, for their v1 fields, and not listed; an entry the kept list
+// has for one follows its value.
+func featureGatesToV1(g HyperConvergedFeatureGates, kept hcov1.FeatureGates) (hcov1.FeatureGates, gateFields) {
 	out := slices.Clone(kept)
 	raw, _ := json.Marshal(namedFeatureGates(g)) // a struct of *bool always encodes
 	var values map[string]bool
@@ -107,7 +172,7 @@ func featureGatesToV1(g HyperConvergedFeatureGates, kept hcov1.FeatureGates, mul
 		}
 	}
 	for _, name := range namedGates() {
-		if name == gateMultiArch {
+		if slices.Contains(fieldGates, name) {
 			continue
 		}
 		value, set := values[name]
@@ -128,16 +193,21 @@ func featureGatesToV1(g HyperConvergedFeatureGates, kept hcov1.FeatureGates, mul
 		apply(name, g.Others[name])
 	}
 
-	if value, set := values[gateMultiArch]; set {
-		multiArch = &value
-		if on, listed := out.Lookup(gateMultiArch); listed && on != value {
-			out.Set(gateMultiArch, value)
+	fields := gateFields{}
+	for _, name := range fieldGates {
+		value, set := values[name]
+		if !set {
+			continue
+		}
+		fields[name] = value
+		if on, listed := out.Lookup(name); listed && on != value {
+			out.Set(name, value)
 		}
 	}
 	if len(out) == 0 {
 		out = nil
 	}
-	return out, multiArch
+	return out, fields
 }
 
 // keepV1Only stores in the v1beta1 object's annotations what v1 said that
@@ -149,7 +219,7 @@ func featureGatesToV1(g HyperConvergedFeatureGates, kept hcov1.FeatureGates, mul
 // enableMultiArchBootImageImport travels in v1beta1's gate of that name.
 func keepV1Only(annotations *map[string]string, s *hcov1.HyperConvergedSpec, gates HyperConvergedFeatureGates) error {
 	f := v1OnlyFields{Observability: s.Observability.DeepCopy()}
-	if rebuilt, _ := featureGatesToV1(gates, nil, nil); !equality.Semantic.DeepEqual(rebuilt, s.FeatureGates) {
+	if rebuilt, _ := featureGatesToV1(gates, nil); !equality.Semantic.DeepEqual(rebuilt, s.FeatureGates) {
 		f.FeatureGates = slices.Clone(s.FeatureGates)
 	}
 	return setAnnotation(annotations, V1OnlyFieldsAnnotation, f, f.empty())
