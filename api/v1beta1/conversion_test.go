@@ -406,11 +406,7 @@ func pruneEmpty(v any) any {
 
 func featureGatesJSON(t *testing.T, g v1beta1.HyperConvergedFeatureGates) map[string]any {
 	t.Helper()
-	raw, err := json.Marshal(g)
-	require.NoError(t, err)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(raw, &m))
-	return m
+	return asJSON(t, g)
 }
 
 var corev1ResourceRequirements = corev1.ResourceRequirements{
