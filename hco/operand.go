@@ -14,9 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
-	"github.com/hcokit/hcokit/wireform"
-
 	"github.com/hcokit/hcokit/hcostatus"
+	"github.com/hcokit/hcokit/wireform"
 )
 
 // Operand turns a HyperConverged into the desired objects of one component
@@ -90,17 +89,18 @@ type StatusContributor interface {
 // pull secrets a platform adds to a ServiceAccount, a ConfigMap an admin
 // edits). KeptFields names, for the desired object of a kind and name, the
 // paths of JSON member names whose values the operator keeps as found where
-// the object it built has none, instead of reverting them; a map the object
-// built has too is kept as found, with the members it lacks seeded from
-// what was built (upstream's editable ConfigMap); a path whose last element
-// is a member name prefixed with wireform.KeepNot names a member of such a kept map
-// that is the operator's all the same: its built value wins (upstream's
-// managed keys of an editable ConfigMap, e.g. {"data", "!version"}); "*" in
-// a path stands for every item of a list, matched by position (e.g.
-// {"webhooks", "*", "clientConfig", "caBundle"}), and wireform.ByKey(member)
-// for every item matched by that member's value (e.g. {"spec", "tags",
-// wireform.ByKey("name"), "annotations"}): so an element starting with "*" always
-// walks a list, never names a member. Nil keeps nothing.
+// the object it built has none, instead of reverting them (wireform.Keep
+// reads them): a map the object built has too is kept as found, with the
+// members it lacks seeded from what was built (upstream's editable
+// ConfigMap); a path whose last element is a member name prefixed with
+// wireform.KeepNot names a member of such a kept map that is the operator's
+// all the same: its built value wins (upstream's managed keys of an
+// editable ConfigMap, e.g. {"data", "!version"}); "*" in a path stands for
+// every item of a list, matched by position (e.g. {"webhooks", "*",
+// "clientConfig", "caBundle"}), and wireform.ByKey(member) for every item
+// matched by that member's value (e.g. {"spec", "tags",
+// wireform.ByKey("name"), "annotations"}): so an element starting with "*"
+// always walks a list, never names a member. Nil keeps nothing.
 type ContentKeeper interface {
 	KeptFields(gvk schema.GroupVersionKind, name string) [][]string
 }
