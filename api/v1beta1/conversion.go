@@ -36,12 +36,16 @@ type v1beta1Fields struct {
 	VddkInitImage            *string `json:"vddkInitImage,omitempty"`
 	TektonPipelinesNamespace *string `json:"tektonPipelinesNamespace,omitempty"`
 	TektonTasksNamespace     *string `json:"tektonTasksNamespace,omitempty"`
+	// DiscontinuedGates are the values of the gates upstream's table no
+	// longer has (ignored; upstream's v1 drops them too).
+	DiscontinuedGates map[string]bool `json:"discontinuedGates,omitempty"`
 }
 
 // empty reports whether nothing is kept.
 func (k v1beta1Fields) empty() bool {
 	return k.MinCPUModel == "" && len(k.PCIVendorSelectors) == 0 && k.MediatedDevicesConfiguration == nil &&
-		k.LocalStorageClassName == "" && k.VddkInitImage == nil && k.TektonPipelinesNamespace == nil && k.TektonTasksNamespace == nil
+		k.LocalStorageClassName == "" && k.VddkInitImage == nil && k.TektonPipelinesNamespace == nil && k.TektonTasksNamespace == nil &&
+		len(k.DiscontinuedGates) == 0
 }
 
 var _ conversion.Convertible = &HyperConverged{}
@@ -63,6 +67,7 @@ func (src *HyperConverged) ConvertTo(dstRaw conversion.Hub) error {
 
 	var gates gateFields
 	d.FeatureGates, gates = featureGatesToV1(s.FeatureGates, v1Only.FeatureGates)
+	kept.DiscontinuedGates = gates.discontinuedOnly()
 
 	v := &d.Virtualization
 	v.LiveMigrationConfig = hcov1.LiveMigrationConfigurations(*s.LiveMigrationConfig.DeepCopy())
@@ -223,7 +228,9 @@ func (dst *HyperConverged) ConvertFrom(srcRaw conversion.Hub) error {
 	dst.SetGroupVersionKind(GroupVersion.WithKind("HyperConverged"))
 	d := HyperConvergedSpec{}
 
-	d.FeatureGates = featureGatesFromV1(s.FeatureGates, gateFieldsOfV1(s))
+	fields := gateFieldsOfV1(s)
+	maps.Copy(fields, kept.DiscontinuedGates)
+	d.FeatureGates = featureGatesFromV1(s.FeatureGates, fields)
 
 	v := &s.Virtualization
 	d.LiveMigrationConfig = LiveMigrationConfigurations(*v.LiveMigrationConfig.DeepCopy())

@@ -56,8 +56,35 @@ const (
 // fieldGates are those gates.
 var fieldGates = []string{gateMultiArch, gateDisableMDev, gatePersistentReservation}
 
-// gateFields are the values of the fieldGates (by name; absent: unset).
+// discontinued reports whether the v1beta1 gate called name is one
+// upstream's table no longer has (its v1beta1 fields marked
+// +hco:fgphase:discontinued at 03da3cf: videoConfig, nonRoot,
+// autoResourceLimits and the others): upstream's conversion leaves them out
+// of v1, and so does this one; hcokit keeps a value set on the v1 object
+// (FieldsAnnotation) for v1beta1 readers. withHostPassthroughCPU is not
+// one: the seed keeps it a gate.
+func discontinued(name string) bool {
+	_, known := hcov1.PhaseOf(name)
+	return !known
+}
+
+// gateFields are the values of the fieldGates, and of the discontinued
+// gates (by name; absent: unset).
 type gateFields map[string]bool
+
+// discontinuedOnly returns the discontinued gates of g (nil when none).
+func (g gateFields) discontinuedOnly() map[string]bool {
+	var out map[string]bool
+	for name, v := range g {
+		if discontinued(name) {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[name] = v
+		}
+	}
+	return out
+}
 
 // gateFieldsOfV1 states v1's fields as the fieldGates' values.
 func gateFieldsOfV1(s *hcov1.HyperConvergedSpec) gateFields {
@@ -111,8 +138,9 @@ func setExplicitly(name string) bool {
 }
 
 // featureGatesFromV1 states v1's gates as v1beta1's booleans: a named gate
-// in its field, any other listed gate in Others, and the fieldGates from
-// v1's fields (fields), whatever v1 lists for them.
+// in its field, any other listed gate in Others, and the fieldGates and
+// the discontinued gates from fields (v1's fields, and what was kept),
+// whatever v1 lists for them.
 func featureGatesFromV1(gs hcov1.FeatureGates, fields gateFields) HyperConvergedFeatureGates {
 	values := map[string]bool{}
 	var others map[string]bool
@@ -132,7 +160,10 @@ func featureGatesFromV1(gs hcov1.FeatureGates, fields gateFields) HyperConverged
 			values[name] = gs.Enabled(name)
 		}
 	}
-	for _, name := range fieldGates {
+	for name := range named {
+		if !slices.Contains(fieldGates, name) && !discontinued(name) {
+			continue
+		}
 		delete(values, name)
 		if v, ok := fields[name]; ok {
 			values[name] = v
@@ -153,7 +184,8 @@ func featureGatesFromV1(gs hcov1.FeatureGates, fields gateFields) HyperConverged
 // differs from the gate's default, or, for a gate v1beta1 states only when
 // listed (see setExplicitly), whenever it is set. The fieldGates set are
 // returned, for their v1 fields, and not listed; an entry the kept list
-// has for one follows its value.
+// has for one follows its value. The discontinued gates set are returned
+// too, and neither listed nor changed in the list.
 func featureGatesToV1(g HyperConvergedFeatureGates, kept hcov1.FeatureGates) (hcov1.FeatureGates, gateFields) {
 	out := slices.Clone(kept)
 	raw, _ := json.Marshal(namedFeatureGates(g)) // a struct of *bool always encodes
@@ -171,8 +203,15 @@ func featureGatesToV1(g HyperConvergedFeatureGates, kept hcov1.FeatureGates) (hc
 			out.Set(name, value)
 		}
 	}
+	fields := gateFields{}
 	for _, name := range namedGates() {
 		if slices.Contains(fieldGates, name) {
+			continue
+		}
+		if discontinued(name) {
+			if value, set := values[name]; set {
+				fields[name] = value
+			}
 			continue
 		}
 		value, set := values[name]
@@ -193,7 +232,6 @@ func featureGatesToV1(g HyperConvergedFeatureGates, kept hcov1.FeatureGates) (hc
 		apply(name, g.Others[name])
 	}
 
-	fields := gateFields{}
 	for _, name := range fieldGates {
 		value, set := values[name]
 		if !set {

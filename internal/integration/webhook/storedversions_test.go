@@ -32,24 +32,7 @@ func TestStoredVersionsMigrated(t *testing.T) {
 	const other = "stored-v1beta1"
 	testenv.EnsureNamespace(t, k, other)
 
-	editCRD := func(edit func(*apiextensionsv1.CustomResourceDefinition)) {
-		t.Helper()
-		require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := k.Get(ctx, client.ObjectKey{Name: storedversions.HyperConvergedCRDName}, crd); err != nil {
-				return err
-			}
-			edit(crd)
-			return k.Update(ctx, crd)
-		}))
-	}
-	storeAs := func(version string) func(*apiextensionsv1.CustomResourceDefinition) {
-		return func(crd *apiextensionsv1.CustomResourceDefinition) {
-			for i := range crd.Spec.Versions {
-				crd.Spec.Versions[i].Storage = crd.Spec.Versions[i].Name == version
-			}
-		}
-	}
+	editCRD := func(edit func(*apiextensionsv1.CustomResourceDefinition)) { t.Helper(); editHyperConvergedCRD(t, edit) }
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	require.NoError(t, k.Get(ctx, client.ObjectKey{Name: storedversions.HyperConvergedCRDName}, crd))
 	conversion := crd.Spec.Conversion.DeepCopy()
@@ -71,20 +54,9 @@ func TestStoredVersionsMigrated(t *testing.T) {
 	// meanwhile (the mutating one sets nothing on them).
 	vwc := restoreValidationAtEnd(t)
 	require.NoError(t, k.Delete(ctx, vwc))
-	// Written while v1beta1 is stored (the API server takes up the CRD's
-	// change shortly after it): each try is a HyperConverged of its own.
-	editCRD(storeAs("v1beta1"))
-	var name string
-	for i := 0; ; i++ {
-		hc := &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("hc-%d", i), Namespace: other}}
-		testenv.CreateForTest(t, k, hc)
-		if stored(hc.Name) == "hco.kubevirt.io/v1beta1" {
-			name = hc.Name
-			break
-		}
-		require.Less(t, i, 50, "the API server never stored the HyperConverged as v1beta1")
-	}
-	editCRD(storeAs("v1"))
+	name := createStoredAsV1beta1(t, other, func(name string) client.Object {
+		return &v1beta1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: other}}
+	})
 	testenv.Eventually(t, "storedVersions lists both", func() error {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := k.Get(ctx, client.ObjectKey{Name: storedversions.HyperConvergedCRDName}, crd); err != nil {
@@ -127,4 +99,49 @@ func TestStoredVersionsMigrated(t *testing.T) {
 		return nil
 	})
 	assert.NoError(t, k.Get(ctx, key, &hcov1.HyperConverged{}), "read as v1, as stored")
+}
+
+// editHyperConvergedCRD applies edit to the HyperConverged CRD, retrying
+// on conflicts.
+func editHyperConvergedCRD(t *testing.T, edit func(*apiextensionsv1.CustomResourceDefinition)) {
+	t.Helper()
+	require.NoError(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := k.Get(context.Background(), client.ObjectKey{Name: storedversions.HyperConvergedCRDName}, crd); err != nil {
+			return err
+		}
+		edit(crd)
+		return k.Update(context.Background(), crd)
+	}))
+}
+
+// storeAs makes version the CRD's storage version.
+func storeAs(version string) func(*apiextensionsv1.CustomResourceDefinition) {
+	return func(crd *apiextensionsv1.CustomResourceDefinition) {
+		for i := range crd.Spec.Versions {
+			crd.Spec.Versions[i].Storage = crd.Spec.Versions[i].Name == version
+		}
+	}
+}
+
+// createStoredAsV1beta1 creates, in namespace ns, the object newHC makes
+// for a name, while the CRD stores v1beta1 (the API server takes up the
+// CRD's change shortly after it: each try is a HyperConverged of its own,
+// deleted at the end of the test), until etcd holds one as v1beta1; it
+// returns that one's name, the CRD storing v1 again. The validating
+// webhook must be off (a HyperConverged outside the operator's namespace).
+func createStoredAsV1beta1(t *testing.T, ns string, newHC func(name string) client.Object) string {
+	t.Helper()
+	editHyperConvergedCRD(t, storeAs("v1beta1"))
+	defer editHyperConvergedCRD(t, storeAs("v1"))
+	for i := 0; ; i++ {
+		hc := newHC(fmt.Sprintf("hc-%d", i))
+		testenv.CreateForTest(t, k, hc)
+		v, err := env.StoredAPIVersion("hco.kubevirt.io", "hyperconvergeds", ns, hc.GetName())
+		require.NoError(t, err)
+		if v == "hco.kubevirt.io/v1beta1" {
+			return hc.GetName()
+		}
+		require.Less(t, i, 50, "the API server never stored the HyperConverged as v1beta1")
+	}
 }
