@@ -50,10 +50,13 @@ func (d Decoded) FieldPaths(message string) string {
 }
 
 // Warnings are the object's admission warnings, naming the fields of the
-// version written: validation.Warnings, and for v1beta1
+// version written: validation.Warnings, and for v1beta1 first the gates v1
+// dropped (validation.V1beta1GateWarnings: v1beta1 names its gates in field
+// order, the ones v1 has no field for last) and last
 // validation.V1beta1Warnings.
 func (d Decoded) Warnings() []string {
-	warnings := append(validation.Warnings(d.HC), validation.V1beta1Warnings(d.Written)...)
+	warnings := append(validation.V1beta1GateWarnings(d.Written), validation.Warnings(d.HC)...)
+	warnings = append(warnings, validation.V1beta1Warnings(d.Written)...)
 	for i := range warnings {
 		warnings[i] = d.FieldPaths(warnings[i])
 	}

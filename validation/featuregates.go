@@ -42,6 +42,23 @@ func FeatureGateWarnings(gates hcov1.FeatureGates) []string {
 	return warnings
 }
 
+// V1beta1GateWarnings returns, for a v1beta1 HyperConverged, one warning
+// for each gate it sets that upstream's table discontinued (videoConfig,
+// nonRoot, ...), in field order, worded as FeatureGateWarnings words a
+// deprecated v1 gate: the v1 conversion leaves them out of v1's list, as
+// upstream's does, so the v1 object's warnings cannot name them. A nil
+// object gives none.
+func V1beta1GateWarnings(old *v1beta1.HyperConverged) []string {
+	if old == nil {
+		return nil
+	}
+	var out []string
+	for _, name := range v1beta1.DiscontinuedGatesSet(old.Spec.FeatureGates) {
+		out = append(out, fmt.Sprintf("spec.featureGates %q is deprecated and ignored; remove it", name))
+	}
+	return out
+}
+
 // V1beta1Warnings returns the warnings for what a v1beta1 HyperConverged
 // sets that v1 has no field for and nothing acts on (upstream HCO ignores
 // them too); the v1 conversion keeps them, in the annotation

@@ -68,6 +68,22 @@ func discontinued(name string) bool {
 	return !known
 }
 
+// DiscontinuedGatesSet returns the names of the gates of g that upstream's
+// table discontinued and g sets, in field order: the v1 conversion leaves
+// them out of v1's list (see discontinued).
+func DiscontinuedGatesSet(g HyperConvergedFeatureGates) []string {
+	raw, _ := json.Marshal(namedFeatureGates(g))
+	var values map[string]bool
+	_ = json.Unmarshal(raw, &values)
+	var out []string
+	for _, name := range namedGates() {
+		if _, set := values[name]; set && discontinued(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // gateFields are the values of the fieldGates, and of the discontinued
 // gates (by name; absent: unset).
 type gateFields map[string]bool
