@@ -27,6 +27,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/internal/upstreamtest"
 )
 
 // TestConvertExamples: every v1beta1 example of the repository (the seeds'
@@ -406,7 +407,7 @@ func pruneEmpty(v any) any {
 
 func featureGatesJSON(t *testing.T, g v1beta1.HyperConvergedFeatureGates) map[string]any {
 	t.Helper()
-	return asJSON(t, g)
+	return upstreamtest.JSON(t, g)
 }
 
 var corev1ResourceRequirements = corev1.ResourceRequirements{

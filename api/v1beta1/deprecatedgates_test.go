@@ -11,6 +11,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
+	"github.com/hcokit/hcokit/internal/upstreamtest"
 )
 
 // deprecatedGatePaths are where the deprecated v1beta1 gates that v1 made
@@ -75,22 +76,13 @@ func TestConvertDeprecatedGatesAsUpstream(t *testing.T) {
 			// it as written, upstream's round trip writes the state out.
 			to := map[string]string{"v1": "v1beta1", "v1beta1": "v1"}[c.From]
 			for _, p := range deprecatedGatePaths[to] {
-				assert.Equal(t, at(c.Converted, p), at(asJSON(t, converted), p), "converted to %s: %s", to, p)
+				assert.Equal(t, at(c.Converted, p), at(upstreamtest.JSON(t, converted), p), "converted to %s: %s", to, p)
 			}
 			for _, p := range deprecatedGatePaths[c.From] {
-				assert.Equal(t, at(c.Back, p), at(asJSON(t, back), p), "and back to %s: %s", c.From, p)
+				assert.Equal(t, at(c.Back, p), at(upstreamtest.JSON(t, back), p), "and back to %s: %s", c.From, p)
 			}
 		})
 	}
-}
-
-func asJSON(t *testing.T, obj any) map[string]any {
-	t.Helper()
-	raw, err := json.Marshal(obj)
-	require.NoError(t, err)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(raw, &m))
-	return m
 }
 
 // at is the value at a dotted path of m; nil where there is none (null and

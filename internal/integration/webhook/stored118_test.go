@@ -15,6 +15,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/internal/testenv"
+	"github.com/hcokit/hcokit/internal/upstreamtest"
 )
 
 // A HyperConverged stored as v1beta1 by upstream 1.18.1 (its
@@ -81,8 +82,8 @@ func TestStoredByUpstream118ReadsAsUpstream120(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(raw, &want))
 	hcov1.Default(&want)
-	wantSpec := jsonOf(t, want.Spec)
-	gotSpec := jsonOf(t, got)
+	wantSpec := withoutNulls(upstreamtest.JSON(t, want.Spec)).(map[string]any)
+	gotSpec := withoutNulls(upstreamtest.JSON(t, got)).(map[string]any)
 	for path := range v1Differences {
 		keys := strings.Split(path, ".")
 		assert.NotEqual(t, at(wantSpec, keys...), at(gotSpec, keys...), "listed difference %s no longer differs: remove it", path)
@@ -96,16 +97,6 @@ func TestStoredByUpstream118ReadsAsUpstream120(t *testing.T) {
 // object differs from upstream 1.20's, with the reason.
 var v1Differences = map[string]string{
 	"virtualization.ksmConfiguration": "{} written by the mutating webhook at create (hcokit's here, which wrote the object; upstream's writes the same at creation)",
-}
-
-// jsonOf is v as JSON decodes it, nulls left out.
-func jsonOf(t *testing.T, v any) map[string]any {
-	t.Helper()
-	raw, err := json.Marshal(v)
-	require.NoError(t, err)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(raw, &m))
-	return withoutNulls(m).(map[string]any)
 }
 
 // at is the value at a path of m (nil where there is none).
