@@ -16,17 +16,11 @@ import (
 	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/extensions/olm"
 	"github.com/hcokit/hcokit/hco"
-	"github.com/hcokit/hcokit/operands/aaq"
-	"github.com/hcokit/hcokit/operands/cdi"
-	"github.com/hcokit/hcokit/operands/cnao"
 	"github.com/hcokit/hcokit/operands/dashboard"
-	"github.com/hcokit/hcokit/operands/filerestore"
-	"github.com/hcokit/hcokit/operands/hpp"
 	"github.com/hcokit/hcokit/operands/imagestream"
 	"github.com/hcokit/hcokit/operands/kubevirt"
-	"github.com/hcokit/hcokit/operands/migcontroller"
 	"github.com/hcokit/hcokit/operands/quickstart"
-	"github.com/hcokit/hcokit/operands/ssp"
+	"github.com/hcokit/hcokit/operands/stock"
 )
 
 func main() {
@@ -142,11 +136,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 	if err := readKubeVirtEnvironment(&c.env, getenv); err != nil {
 		return c, nil, nil, err
 	}
-	for name, variable := range map[string]string{
-		kubevirt.Name: "KUBEVIRT_VERSION", cdi.Name: "CDI_VERSION", cnao.Name: "NETWORK_ADDONS_VERSION",
-		ssp.Name: "SSP_VERSION", hpp.Name: "HPPO_VERSION", migcontroller.Name: "MIGRATION_OPERATOR_VERSION",
-		filerestore.Name: "VM_FILE_RESTORE_OPERATOR_VERSION", aaq.Name: "AAQ_VERSION",
-	} {
+	for name, variable := range stock.VersionVariables() {
 		if v := getenv(variable); v != "" {
 			c.env.OperandVersions[name] = v
 		}

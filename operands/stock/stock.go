@@ -108,6 +108,18 @@ func Operands() []hco.Operand {
 		perses.New(), namespacepolicy.New()}
 }
 
+// VersionVariables names, per stock operand whose component operator
+// reports a version, the environment variable of upstream's operator
+// Deployment (deploy/operator.yaml at 03da3cf) that gives the version it
+// must reach (hco.Environment.OperandVersions); the stock binary reads them.
+func VersionVariables() map[string]string {
+	return map[string]string{
+		kubevirt.Name: "KUBEVIRT_VERSION", cdi.Name: "CDI_VERSION", cnao.Name: "NETWORK_ADDONS_VERSION",
+		ssp.Name: "SSP_VERSION", hpp.Name: "HPPO_VERSION", migcontroller.Name: "MIGRATION_OPERATOR_VERSION",
+		filerestore.Name: "VM_FILE_RESTORE_OPERATOR_VERSION", aaq.Name: "AAQ_VERSION",
+	}
+}
+
 // Registry returns a registry of every stock operand in which only those
 // named are enabled; without names, those of Default. An unknown name is
 // an error that lists the known ones.

@@ -39,6 +39,27 @@ const captures = "internal/upstreamtest/testdata/upstream-03da3cf/status"
 // every component Available; KubeVirt degraded.
 var States = []string{"new", "available", "kubevirt-degraded"}
 
+// UpgradeStates are the states captured on a HyperConverged that upstream
+// 1.18.1 left (status.versions operator 1.18.1), played after States: the
+// component CRs Available at their old versions, then at the versions the
+// operator's environment expects. Captured on Kubernetes only: on
+// upstream's OpenShift mock its upgrade does not complete (the capture's
+// fake OLM objects fail it), so there is nothing to compare.
+var UpgradeStates = []string{"upgrading", "upgraded"}
+
+// versionFields are where each component CR reports its version, and the
+// variable of the operator's environment that gives the version expected
+// (stock.VersionVariables' values).
+var versionFields = map[string][2]string{
+	"KubeVirt":            {"observedKubeVirtVersion", "KUBEVIRT_VERSION"},
+	"CDI":                 {"observedVersion", "CDI_VERSION"},
+	"NetworkAddonsConfig": {"observedVersion", "NETWORK_ADDONS_VERSION"},
+	"SSP":                 {"observedVersion", "SSP_VERSION"},
+	"MigController":       {"observedVersion", "MIGRATION_OPERATOR_VERSION"},
+	"FileRestoreOperator": {"observedVersion", "VM_FILE_RESTORE_OPERATOR_VERSION"},
+	"AAQ":                 {"observedVersion", "AAQ_VERSION"},
+}
+
 // conditionKinds are the kinds of the component CRs whose conditions
 // upstream's aggregation reads (its operands' GetConditions at 03da3cf).
 var conditionKinds = []schema.GroupVersionKind{
@@ -94,13 +115,19 @@ func captured(root, name string, into any) error {
 // environment is the operator's environment as upstream's
 // deploy/operator.yaml gives it to its own operator (operator-env.json):
 // its namespace and version, and each stock operand's image by the
-// variable both read.
+// variable both read, and the versions its components must reach.
 func environment(root string) (hco.Environment, error) {
 	var vars map[string]string
 	if err := captured(root, "operator-env.json", &vars); err != nil {
 		return hco.Environment{}, err
 	}
-	env := hco.Environment{Namespace: vars["OPERATOR_NAMESPACE"], Version: vars["HCO_KV_IO_VERSION"], Images: map[string]string{}}
+	env := hco.Environment{Namespace: vars["OPERATOR_NAMESPACE"], Version: vars["HCO_KV_IO_VERSION"], Images: map[string]string{},
+		OperandVersions: map[string]string{}}
+	for operand, variable := range stock.VersionVariables() {
+		if v := vars[variable]; v != "" {
+			env.OperandVersions[operand] = v
+		}
+	}
 	for _, op := range stock.Operands() {
 		if im, ok := op.(hco.Imager); ok {
 			for _, img := range im.Images() {
@@ -192,39 +219,80 @@ func Run(t *testing.T, c client.Client, platform string) {
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
 	testenv.CreateForTest(t, c, hc)
 
+	var vars map[string]string
+	if err := captured(root, "operator-env.json", &vars); err != nil {
+		t.Fatal(err)
+	}
+	compare := func(t *testing.T, state string) {
+		t.Helper()
+		var want struct {
+			Labels     map[string]string `json:"labels"`
+			Finalizers []string          `json:"finalizers"`
+			Status     map[string]any    `json:"status"`
+		}
+		if err := captured(root, filepath.Join(platform, state+".json"), &want); err != nil {
+			t.Fatal(err)
+		}
+		got := &hcov1.HyperConverged{}
+		testenv.Eventually(t, "the HyperConverged's conditions upstream's", func() error {
+			if err := c.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
+				return err
+			}
+			return sameConditions(want.Status["conditions"], got.Status.Conditions)
+		})
+		if !equality.Semantic.DeepEqual(want.Labels, got.Labels) {
+			t.Errorf("labels: upstream %v, hcokit %v", want.Labels, got.Labels)
+		}
+		if !slices.Equal(want.Finalizers, got.Finalizers) {
+			t.Errorf("finalizers: upstream %v, hcokit %v", want.Finalizers, got.Finalizers)
+		}
+		for _, d := range statusDifferences(t, want.Status, got.Status) {
+			t.Error(d)
+		}
+	}
 	for _, state := range States {
 		t.Run(state, func(t *testing.T) {
-			var want struct {
-				Labels     map[string]string `json:"labels"`
-				Finalizers []string          `json:"finalizers"`
-				Status     map[string]any    `json:"status"`
+			play(t, ctx, c, func(kind string) []any { return conditions(state, kind) }, nil)
+			compare(t, state)
+		})
+	}
+	if platform != "kubernetes" {
+		return
+	}
+	// As upstream 1.18.1 left it: its version recorded; an annotation edit
+	// brings the reconcile (the operator filters out status-only events).
+	testenv.Eventually(t, "the HyperConverged as 1.18.1 left it", func() error {
+		if err := c.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
+			return err
+		}
+		hc.Status.Versions = []hcov1.Version{{Name: hco.OperatorVersionName, Version: "1.18.1"}}
+		return c.Status().Update(ctx, hc)
+	})
+	for _, state := range UpgradeStates {
+		t.Run(state, func(t *testing.T) {
+			versions := map[string]string{}
+			for kind, f := range versionFields {
+				versions[kind] = "v0.0.0-old"
+				if state == "upgraded" {
+					versions[kind] = vars[f[1]]
+				}
 			}
-			if err := captured(root, filepath.Join(platform, state+".json"), &want); err != nil {
-				t.Fatal(err)
-			}
-			play(t, ctx, c, state)
-			got := &hcov1.HyperConverged{}
-			testenv.Eventually(t, "the HyperConverged's conditions upstream's", func() error {
-				if err := c.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
+			play(t, ctx, c, func(kind string) []any { return conditions("available", kind) }, versions)
+			testenv.Eventually(t, "an annotation edited", func() error {
+				if err := c.Get(ctx, client.ObjectKeyFromObject(hc), hc); err != nil {
 					return err
 				}
-				return sameConditions(want.Status["conditions"], got.Status.Conditions)
+				metav1.SetMetaDataAnnotation(&hc.ObjectMeta, "example.com/upstreamstatus", state)
+				return c.Update(ctx, hc)
 			})
-			if !equality.Semantic.DeepEqual(want.Labels, got.Labels) {
-				t.Errorf("labels: upstream %v, hcokit %v", want.Labels, got.Labels)
-			}
-			if !slices.Equal(want.Finalizers, got.Finalizers) {
-				t.Errorf("finalizers: upstream %v, hcokit %v", want.Finalizers, got.Finalizers)
-			}
-			for _, d := range statusDifferences(t, want.Status, got.Status) {
-				t.Error(d)
-			}
+			compare(t, state)
 		})
 	}
 }
 
-// play sets the conditions of every component CR of the state.
-func play(t *testing.T, ctx context.Context, c client.Client, state string) {
+// play sets on every component CR the conditions conds gives for its
+// kind, and, when versions is not nil, the version it reports (by kind).
+func play(t *testing.T, ctx context.Context, c client.Client, conds func(kind string) []any, versions map[string]string) {
 	t.Helper()
 	for _, gvk := range conditionKinds {
 		list := &unstructured.UnstructuredList{}
@@ -238,8 +306,13 @@ func play(t *testing.T, ctx context.Context, c client.Client, state string) {
 			}
 			for i := range list.Items {
 				u := &list.Items[i]
-				if err := unstructured.SetNestedSlice(u.Object, conditions(state, gvk.Kind), "status", "conditions"); err != nil {
+				if err := unstructured.SetNestedSlice(u.Object, conds(gvk.Kind), "status", "conditions"); err != nil {
 					return err
+				}
+				if v, ok := versions[gvk.Kind]; ok {
+					if err := unstructured.SetNestedField(u.Object, v, "status", versionFields[gvk.Kind][0]); err != nil {
+						return err
+					}
 				}
 				if err := c.Status().Update(ctx, u); err != nil {
 					return err
