@@ -175,37 +175,3 @@ func TestOperandsBuildOneAtATimeInOrder(t *testing.T) {
 	assert.Equal(t, int32(1), most.Load())
 	assert.Equal(t, []string{"op3", "op5", "op0", "op1", "op2", "op4", "op6", "op7"}, order)
 }
-
-// An event of an operand object marks its kind; the next reconcile takes the
-// kind's operands, once.
-func TestTouchedOperands(t *testing.T) {
-	cm := &operandKind{gvk: corev1.SchemeGroupVersion.WithKind("ConfigMap"), operands: []string{"a", "b"}}
-	svc := &operandKind{gvk: corev1.SchemeGroupVersion.WithKind("Service"), operands: []string{"c"}}
-	r := &Reconciler{kinds: []*operandKind{cm, svc}}
-	assert.Nil(t, r.touchedOperands())
-	cm.touched.Store(true)
-	assert.Equal(t, map[string]bool{"a": true, "b": true}, r.touchedOperands())
-	assert.Nil(t, r.touchedOperands(), "taken")
-}
-
-// bareOperand builds a ConfigMap without apiVersion and kind.
-type bareOperand struct{ namedOperand }
-
-func (bareOperand) Kinds() []client.Object {
-	return []client.Object{&corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}}}
-}
-
-func (bareOperand) Desired(hc *hcov1.HyperConverged, _ Facts) ([]client.Object, error) {
-	return []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: hc.Namespace, Labels: Labels(hc, Environment{}, "test")}}}, nil
-}
-
-// A typed object built without apiVersion and kind gets them from the
-// operand's Kinds, by its Go type.
-func TestKindFromKinds(t *testing.T) {
-	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: "ns"}}
-	objs, err := DesiredObjects(bareOperand{namedOperand: "bare"}, hc, Facts{})
-	require.NoError(t, err)
-	require.Len(t, objs, 1)
-	assert.Equal(t, "v1", objs[0].GetAPIVersion())
-	assert.Equal(t, "ConfigMap", objs[0].GetKind())
-}

@@ -2,8 +2,7 @@ package hco
 
 import (
 	"fmt"
-	"sync/atomic"
-
+	
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/served"
 )
 
 // ManagedSelector selects the objects the operator manages.
@@ -67,7 +67,7 @@ func CacheOptions(s *runtime.Scheme, namespace string, scope CacheScope) cache.O
 	byObject := map[client.Object]cache.ByObject{
 		&hcov1.HyperConverged{}: {Label: everything, Namespaces: map[string]cache.Config{cache.AllNamespaces: {}},
 			Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied},
-		CRDMetadata(): {Label: everything, Transform: keepCRDName, UnsafeDisableDeepCopy: copied},
+		CRDMetadata(): {Label: everything, Transform: served.KeepCRDName, UnsafeDisableDeepCopy: copied},
 	}
 	if scope.ClusterTLS {
 		byObject[&ocpconfigv1.APIServer{}] = cache.ByObject{Label: everything, Transform: cache.TransformStripManagedFields(), UnsafeDisableDeepCopy: copied}
@@ -147,46 +147,11 @@ func keepOwnEntries(obj map[string]any) {
 	md["managedFields"] = own
 }
 
-type operandKind struct {
-	gvk schema.GroupVersionKind
-	// operands that return this kind, by name, in registry order.
-	operands []string
-	// served is whether the API server serves the kind: only then is it
-	// watched, cached, read and written (see notServed).
-	served atomic.Bool
-	// touched is set by an event of one of the kind's objects, and taken by
-	// the next reconcile, whose operands of the kind go first.
-	touched atomic.Bool
-	// announced is true once an operand was reported waiting for the kind,
-	// until it is served again. Only the reconcile reads and writes it.
-	announced bool
-	// namespaced is the kind's scope, learnt with its API (the REST
-	// mapping) once, not looked up on every list.
-	namespaced bool
-	// others are the namespaces besides the operator's where operands put
-	// objects of the (namespaced) kind (OtherNamespacer), set at setup.
-	others []string
-}
-
-// newObject returns an empty object of the kind, as the cache holds it.
-func (k *operandKind) newObject() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(k.gvk)
-	return u
-}
-
-// newList returns an empty list of the kind.
-func (k *operandKind) newList() *unstructured.UnstructuredList {
-	l := &unstructured.UnstructuredList{}
-	l.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
-	return l
-}
-
 // operandKinds lists the kinds of the enabled operands, once each, in
 // registry order.
-func operandKinds(reg *Registry, s *runtime.Scheme) ([]*operandKind, error) {
-	var out []*operandKind
-	index := map[schema.GroupVersionKind]*operandKind{}
+func operandKinds(reg *Registry, s *runtime.Scheme) ([]*served.Kind, error) {
+	var out []*served.Kind
+	index := map[schema.GroupVersionKind]*served.Kind{}
 	for _, op := range reg.Operands() {
 		for _, obj := range op.Kinds() {
 			gvk, err := apiutil.GVKForObject(obj, s)
@@ -195,35 +160,14 @@ func operandKinds(reg *Registry, s *runtime.Scheme) ([]*operandKind, error) {
 			}
 			k := index[gvk]
 			if k == nil {
-				k = &operandKind{gvk: gvk}
+				k = &served.Kind{GVK: gvk}
 				index[gvk] = k
 				out = append(out, k)
 			}
-			k.operands = append(k.operands, op.Name())
+			k.Operands = append(k.Operands, op.Name())
 		}
 	}
 	return out, nil
-}
-
-// kind returns the operand kind of gvk, or nil.
-func (r *Reconciler) kind(gvk schema.GroupVersionKind) *operandKind {
-	for _, k := range r.kinds {
-		if k.gvk == gvk {
-			return k
-		}
-	}
-	return nil
-}
-
-// servedKinds returns the operand kinds the API server serves.
-func (r *Reconciler) servedKinds() []*operandKind {
-	out := make([]*operandKind, 0, len(r.kinds))
-	for _, k := range r.kinds {
-		if k.served.Load() {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // gvkOf is obj's kind, from the object or else from the scheme.

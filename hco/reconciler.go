@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/served"
 	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hcometrics"
 	"github.com/hcokit/hcokit/hcostatus"
@@ -58,12 +59,10 @@ type Reconciler struct {
 	metrics  *hcometrics.Metrics
 	applier  *applier
 	built    *builtObjects
-	kinds    []*operandKind
+	kinds    *served.Kinds
 	// controller is the HyperConverged controller, to watch a kind whose
 	// API appears while it runs.
 	controller controller.Controller
-	discovery  discovery.DiscoveryInterface
-	apiGroups  apiGroups
 	// nodes is what the operator keeps of the Nodes, filled by the node
 	// source SetupWithManager adds.
 	nodes *nodefacts.Index
@@ -114,8 +113,7 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *hc
 		metrics:         metrics,
 		applier:         newApplier(c, mgr.GetCache(), mgr.GetAPIReader()),
 		built:           &builtObjects{scheme: mgr.GetScheme()},
-		kinds:           kinds,
-		discovery:       dc,
+		kinds:           &served.Kinds{All: kinds, Discovery: dc, Now: time.Now},
 		nodes:           nodefacts.NewIndex(),
 		now:             time.Now,
 		DeletionTimeout: 5 * time.Minute,
@@ -169,19 +167,19 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 	}
 	others := r.registry.OtherNamespaces(r.env.Namespace, r.openShift)
-	for _, k := range r.kinds {
-		k.others = others[k.gvk]
-		served, namespaced, err := KindServed(mgr.GetRESTMapper(), k.gvk)
+	for _, k := range r.kinds.All {
+		k.Others = others[k.GVK]
+		served, namespaced, err := KindServed(mgr.GetRESTMapper(), k.GVK)
 		if err != nil {
 			return err
 		}
-		k.served.Store(served)
-		k.namespaced = namespaced
+		k.Served.Store(served)
+		k.Namespaced = namespaced
 		if !served {
-			mgr.GetLogger().Info("operand API not served: its operands wait for it", "kind", k.gvk.String(), "operands", k.operands)
+			mgr.GetLogger().Info("operand API not served: its operands wait for it", "kind", k.GVK.String(), "operands", k.Operands)
 			continue
 		}
-		b = b.Watches(k.newObject(), r.operandEvents(k.gvk))
+		b = b.Watches(k.NewObject(), r.operandEvents(k.GVK))
 	}
 	b = b.Watches(CRDMetadata(), r.crdHandler())
 	r.controller, err = b.Build(r)
@@ -196,10 +194,10 @@ func (r *Reconciler) operandEvents(gvk schema.GroupVersionKind) handler.EventHan
 	echo := func(obj client.Object) bool {
 		return r.applier.inSyncAt(objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)}, obj.GetResourceVersion())
 	}
-	k := r.kind(gvk)
+	k := r.kinds.Find(gvk)
 	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 		if k != nil {
-			k.touched.Store(true)
+			k.Touched.Store(true)
 		}
 		q.Add(reconcile.Request{NamespacedName: r.singleton()})
 	}
@@ -243,7 +241,7 @@ func (r *Reconciler) singleton() types.NamespacedName {
 // every path (when it changed): a step that fails is reported in the
 // conditions, naming its object, and its error requeues.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, err error) {
-	apisAgain, apisErr := r.refreshAPIs(ctx)
+	apisAgain, apisErr := r.kinds.Refresh(ctx, r.startWatch, r.stopWatch)
 	hc := &hcov1.HyperConverged{}
 	if err := r.client.Get(ctx, req.NamespacedName, hc); err != nil {
 		if apierrors.IsNotFound(err) && req.NamespacedName == r.singleton() {
@@ -291,7 +289,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		a.requeueAfter = certificateRecheck // no event comes when the Secret is fixed or granted
 	}
 	ops := r.registry.Operands()
-	outcomes := r.reconcileOperands(ctx, hc, owner, facts, ops, r.touchedOperands())
+	outcomes := r.reconcileOperands(ctx, hc, owner, facts, ops, r.kinds.TakeTouched())
 	if storedFinalizer && r.deletedMeanwhile(ctx, hc, outcomes, a) {
 		return
 	}
@@ -359,7 +357,7 @@ type written struct {
 // build. (Builds side by side, one per core, delayed the first write by up
 // to 2 ms where the API server shares the cores: docs/performance.md.)
 // The operands of a kind whose object changed since the last reconcile (an
-// edit to revert, a deletion) take their turns first (see touchedOperands):
+// edit to revert, a deletion) take their turns first (served.Kinds.TakeTouched):
 // the write that reaction waits for waits behind no other build. Outcomes
 // are in the operands' order.
 func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, ops []Operand, first map[string]bool) []operandOutcome {
@@ -401,24 +399,6 @@ func turnOrder(ops []Operand, first map[string]bool) []int {
 		}
 	}
 	return order
-}
-
-// touchedOperands returns the operands of the kinds whose objects an event
-// touched since it was last called, and forgets them.
-func (r *Reconciler) touchedOperands() map[string]bool {
-	var out map[string]bool
-	for _, k := range r.kinds {
-		if !k.touched.Swap(false) {
-			continue
-		}
-		if out == nil {
-			out = map[string]bool{}
-		}
-		for _, name := range k.operands {
-			out[name] = true
-		}
-	}
-	return out
 }
 
 // invalidConfig marks an operand error caused by the HyperConverged's content.
@@ -514,8 +494,8 @@ type cacheView struct {
 // Served: a kind no operand names among its Kinds is taken as served (the
 // cache watches it when first read).
 func (v *cacheView) Served(gvk schema.GroupVersionKind) bool {
-	k := v.r.kind(gvk)
-	return k == nil || k.served.Load()
+	k := v.r.kinds.Find(gvk)
+	return k == nil || k.Served.Load()
 }
 
 func (v *cacheView) Live(ctx context.Context, gvk schema.GroupVersionKind, key client.ObjectKey) *unstructured.Unstructured {
@@ -532,7 +512,7 @@ func (v *cacheView) Live(ctx context.Context, gvk schema.GroupVersionKind, key c
 }
 
 func (v *cacheView) Managed(ctx context.Context, gvk schema.GroupVersionKind) ([]*unstructured.Unstructured, error) {
-	k := v.r.kind(gvk)
+	k := v.r.kinds.Find(gvk)
 	if k == nil {
 		return nil, nil
 	}
@@ -558,8 +538,8 @@ func (v *cacheView) leftAlone(key objectKey, built *unstructured.Unstructured) *
 func (r *Reconciler) observeExisting(ctx context.Context, op Operand, owner Owner) ([]client.Object, []corev1.ObjectReference) {
 	var objs []client.Object
 	var refs []corev1.ObjectReference
-	for _, k := range r.servedKinds() {
-		if !slices.Contains(k.operands, op.Name()) {
+	for _, k := range r.kinds.Served() {
+		if !slices.Contains(k.Operands, op.Name()) {
 			continue
 		}
 		items, err := r.listOwned(ctx, r.cache, k, owner)
@@ -616,13 +596,13 @@ func ListNamespaces(namespaced bool, namespace string, others []string) []string
 // kind that carry the operator's labels for owner's HyperConverged and that
 // owner claims (see Owner): another install's are left out. Those from the
 // cache are shared with it: read only.
-func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *operandKind, owner Owner) ([]unstructured.Unstructured, error) {
+func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *served.Kind, owner Owner) ([]unstructured.Unstructured, error) {
 	labels := client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: owner.Name}
 	var items []unstructured.Unstructured
-	for _, ns := range ListNamespaces(k.namespaced, owner.Namespace, k.others) {
-		list := k.newList()
+	for _, ns := range ListNamespaces(k.Namespaced, owner.Namespace, k.Others) {
+		list := k.NewList()
 		if err := reader.List(ctx, list, labels, client.InNamespace(ns)); err != nil {
-			return nil, fmt.Errorf("list %s: %w", k.gvk.Kind, err)
+			return nil, fmt.Errorf("list %s: %w", k.GVK.Kind, err)
 		}
 		if items == nil {
 			items = list.Items[:0] // filtered in place
@@ -634,9 +614,9 @@ func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *ope
 			item := list.Items[i]
 			// The cache's objects are shared (CacheOptions): set the kind on a
 			// copy, should one lack it.
-			if item.GroupVersionKind() != k.gvk {
+			if item.GroupVersionKind() != k.GVK {
 				item = *item.DeepCopy()
-				item.SetGroupVersionKind(k.gvk)
+				item.SetGroupVersionKind(k.GVK)
 			}
 			items = append(items, item)
 		}
@@ -651,11 +631,11 @@ func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *ope
 // served (so watched) is read, so no read starts an informer.
 func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind, client.ObjectKey) (*unstructured.Unstructured, bool) {
 	return func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
-		k := r.kind(gvk)
-		if k == nil || !k.served.Load() {
+		k := r.kinds.Find(gvk)
+		if k == nil || !k.Served.Load() {
 			return nil, false
 		}
-		u := k.newObject()
+		u := k.NewObject()
 		if err := r.cache.Get(ctx, key, u); err != nil {
 			return nil, false
 		}

@@ -121,8 +121,8 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 	for _, group := range r.deletionGroups() {
 		var remaining []client.Object
 		for _, op := range group {
-			for _, k := range r.servedKinds() {
-				if !slices.Contains(k.operands, op.Name()) {
+			for _, k := range r.kinds.Served() {
+				if !slices.Contains(k.Operands, op.Name()) {
 					continue
 				}
 				// Past the cache: an object the cache has not caught up
@@ -141,14 +141,14 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 					if !obj.GetDeletionTimestamp().IsZero() {
 						continue
 					}
-					gone, err := r.applier.deleteSame(ctx, k.gvk, obj)
+					gone, err := r.applier.deleteSame(ctx, k.GVK, obj)
 					if err != nil {
-						return nil, fmt.Errorf("delete %s %s: %w", k.gvk.Kind, displayName(client.ObjectKeyFromObject(obj)), err)
+						return nil, fmt.Errorf("delete %s %s: %w", k.GVK.Kind, displayName(client.ObjectKeyFromObject(obj)), err)
 					}
 					if gone == replaced {
 						continue // not the object listed
 					}
-					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", k.gvk.Kind, obj.GetName(), why)
+					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", k.GVK.Kind, obj.GetName(), why)
 				}
 			}
 		}
