@@ -103,7 +103,7 @@ func (r *Reconciler) startWatch(ctx context.Context, k *served.Kind) error {
 // its list forever, and forgets what the write path remembers of its objects.
 func (r *Reconciler) stopWatch(ctx context.Context, k *served.Kind) {
 	_ = r.cache.RemoveInformer(ctx, k.NewObject())
-	r.applier.forgetKind(k.GVK)
+	r.applier.ForgetKind(k.GVK)
 }
 
 // announceWaiting makes an Event (msg) and a log line per kind when an

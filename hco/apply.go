@@ -3,19 +3,17 @@ package hco
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/hcokit/hcokit/hco/internal/memo"
 	"github.com/hcokit/hcokit/wireform"
 )
 
@@ -70,56 +68,13 @@ type applier struct {
 	// managed-by label was removed).
 	reader client.Reader
 
-	mu   sync.Mutex
-	memo map[objectKey]memo
-	// left are the objects operands leave alone (Yielder), by key: the
-	// object found, and the object built then (see leftAlone).
-	left map[objectKey]leftObject
-	// typed is the typed form of each object (typedForm) at the
-	// resourceVersion it was converted from: the operands' Status reads
-	// typed objects, and converting the unchanged ones again on every
-	// reconcile cost as much as the rest of a reconcile with nothing to do.
-	// Derived from the cache, not a memory of the server.
-	typed map[objectKey]typedObject
+	// memo is what it remembers of what the API server stored (see
+	// package memo, and hco/doc.go's count).
+	*memo.Memo
 }
 
-type typedObject struct {
-	rv  string
-	obj client.Object
-}
-
-type objectKey struct {
-	gvk schema.GroupVersionKind
-	key types.NamespacedName
-}
-
-// memo is the operator's memory of the server, per object, in this
-// process only (hco/doc.go counts the memories). Why: the API server adds defaults to what it is sent, and
-// only it knows them. desired is the content (see content) of the wire form
-// built, stored the content the server then held: the same desired again
-// while the server holds stored means "in sync", no request. replaced is the
-// resourceVersion the last write replaced: a cache still showing it is
-// behind that write, whose event is on its way. For the HyperConverged,
-// status is set: replaced is the version its last status write replaced
-// (a reconcile that starts before that write's event would otherwise send
-// a status patch the API server refuses). Contents are copies, compared
-// with equality.Semantic: all
-// are decoded by k8s.io/apimachinery's json (integers are int64). Empty
-// after a restart: at most one update per object, which stores nothing.
-type memo struct {
-	// built is the object desired came from: the operands' objects are
-	// built once per input (builtObjects), so the same pointer is the same
-	// content.
-	built           *unstructured.Unstructured
-	desired, stored map[string]any
-	// storedRV is stored's resourceVersion, and labels and annotations
-	// those built with desired: the same again at the same resourceVersion
-	// is in sync without comparing the object.
-	storedRV            string
-	labels, annotations map[string]string
-	status              bool
-	replaced            string
-}
+// objectKey names an object.
+type objectKey = memo.Key
 
 // strict makes the API server refuse a field the operand's CRD does not
 // know rather than drop it silently: a jsonpatch that sets one is reported
@@ -127,7 +82,7 @@ type memo struct {
 const strict = client.FieldValidation(metav1.FieldValidationStrict)
 
 func newApplier(c client.Client, cache, reader client.Reader) *applier {
-	return &applier{client: c, cache: cache, reader: reader, memo: map[objectKey]memo{}, typed: map[objectKey]typedObject{}, left: map[objectKey]leftObject{}}
+	return &applier{client: c, cache: cache, reader: reader, Memo: memo.New()}
 }
 
 // execute carries out s, a step of an operand's plan (planObject over the
@@ -146,13 +101,13 @@ func newApplier(c client.Client, cache, reader client.Reader) *applier {
 //     (conflict) or gone is not an error.
 //   - replace: that delete, then the create.
 func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructured.Unstructured, ApplyResult, error) {
-	key := objectKey{gvk: s.GVK, key: s.Key}
+	key := objectKey{GVK: s.GVK, Name: s.Key}
 	switch s.Verb {
 	case VerbCreate:
 		wait()
 		err := a.client.Create(ctx, s.Send, strict)
 		if err == nil {
-			a.remember(key, s.Desired, wireform.Content(s.Desired), s.Send, "")
+			a.Remember(key, s.Desired, wireform.Content(s.Desired), s.Send, "")
 			return s.Send, ResultCreated, nil
 		}
 		if !apierrors.IsAlreadyExists(err) {
@@ -186,23 +141,19 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		if err := a.client.Create(ctx, s.Send, strict); err != nil {
 			return nil, "", fmt.Errorf("create %s %s again (its spec.selector cannot change): %w", s.GVK.Kind, displayName(s.Key), err)
 		}
-		a.remember(key, s.want, wireform.Content(s.want), s.Send, "")
+		a.Remember(key, s.want, wireform.Content(s.want), s.Send, "")
 		return s.Send, ResultUpdated, nil
 	case VerbLeave:
-		a.mu.Lock()
-		prev, known := a.left[key]
-		a.left[key] = leftObject{built: s.Desired, live: s.Live}
-		a.mu.Unlock()
-		if known && prev.live.GetUID() == s.Live.GetUID() {
+		if a.Leave(key, s.Desired, s.Live) {
 			return s.Live, ResultUnchanged, nil
 		}
 		return s.Live, ResultLeftAlone, nil
 	case VerbKeep:
 		switch {
-		case !s.recalled.fast:
-			a.remember(key, s.want, wireform.Content(s.want), s.Live, "")
-		case s.recalled.rebuilt:
-			a.builtAgain(key, s.Desired)
+		case !s.recalled.Fast:
+			a.Remember(key, s.want, wireform.Content(s.want), s.Live, "")
+		case s.recalled.Rebuilt:
+			a.BuiltAgain(key, s.Desired)
 		}
 		return s.Live, ResultUnchanged, nil
 	case VerbDelete:
@@ -216,7 +167,7 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		return s.Live, resultDeleted, nil
 	}
 	update, wantContent := s.Send, wireform.Content(s.want)
-	if !s.recalled.known && wireform.Within(wantContent, wireform.Content(s.Live)) {
+	if !s.recalled.Known && wireform.Within(wantContent, wireform.Content(s.Live)) {
 		wait()
 		inSync, err := a.storesAsIs(ctx, update, s.Live)
 		if err != nil {
@@ -225,7 +176,7 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 		if inSync {
 			var write bool
 			if update, write = updateOf(s.Live, s.want, true); !write {
-				a.remember(key, s.want, wantContent, s.Live, "")
+				a.Remember(key, s.want, wantContent, s.Live, "")
 				return s.Live, ResultUnchanged, nil
 			}
 			s.owner.record(update)
@@ -235,65 +186,18 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 	if err := a.client.Update(ctx, update, strict); err != nil {
 		return nil, "", fmt.Errorf("update %s %s: %w", s.GVK.Kind, displayName(s.Key), err)
 	}
-	a.remember(key, s.want, wantContent, update, s.Live.GetResourceVersion())
+	a.Remember(key, s.want, wantContent, update, s.Live.GetResourceVersion())
 	switch {
 	case update.GetResourceVersion() == s.Live.GetResourceVersion():
 		// The server stored nothing new: what differed was only its own
 		// defaults, which the memory now knows (after a restart, say).
 		return update, ResultUnchanged, nil
-	case s.recalled.sameDesired:
+	case s.recalled.SameDesired:
 		// The desired state did not change since it was last in sync, so
 		// somebody else changed the object.
 		return update, ResultOverwritten, nil
 	}
 	return update, ResultUpdated, nil
-}
-
-// leftObject is an object an operand leaves alone (Yielder), as found, and
-// the object the operand had built then.
-type leftObject struct {
-	built, live *unstructured.Unstructured
-}
-
-// leftAlone is the applier's leaveMemory: the object left alone at key
-// while the operand builds the same object (the same build: see
-// builtObjects), nil otherwise; a new build tries the create again.
-func (a *applier) leftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if l, ok := a.left[key]; ok && l.built == built {
-		return l.live
-	}
-	return nil
-}
-
-// recall is the applier's memory for planObject (see memory): what it
-// remembers of the object at key, built as built (want with the values
-// kept, built itself when none), against live.
-func (a *applier) recall(key objectKey, built, want, live *unstructured.Unstructured) recalled {
-	a.mu.Lock()
-	prev, known := a.memo[key]
-	a.mu.Unlock()
-	if !known || prev.status {
-		return recalled{}
-	}
-	// The same object built (nothing kept into a copy, then and now) is the
-	// same content without comparing it.
-	r := recalled{known: true, sameDesired: (want == built && prev.built == built) || wireform.Equal(prev.desired, wireform.Content(want))}
-	if !r.sameDesired {
-		return r
-	}
-	if rv := live.GetResourceVersion(); rv == prev.replaced ||
-		(rv == prev.storedRV && maps.Equal(prev.labels, want.GetLabels()) && maps.Equal(prev.annotations, want.GetAnnotations())) {
-		// The cache has not caught up with our own update yet, or nothing
-		// moved on either side since the object was last in sync.
-		r.fast, r.rebuilt = true, want == built && prev.built != built
-		return r
-	}
-	// In sync though the content differs from want's: the server holds what
-	// it stored from want, its defaults included.
-	r.inSync = wireform.Equal(prev.stored, wireform.Content(live))
-	return r
 }
 
 // storesAsIs reports whether the API server, sent update (observed with the
@@ -329,60 +233,6 @@ func displayName(key types.NamespacedName) string {
 	return key.String()
 }
 
-// remember that the object stored (its content, at its resourceVersion)
-// was in sync with want (its content wantContent), after a write that
-// replaced the resourceVersion replaced (none: "").
-func (a *applier) remember(key objectKey, want *unstructured.Unstructured, wantContent map[string]any, stored *unstructured.Unstructured, replaced string) {
-	m := memo{built: want, desired: runtime.DeepCopyJSON(wantContent), stored: runtime.DeepCopyJSON(wireform.Content(stored)), storedRV: stored.GetResourceVersion(),
-		labels: maps.Clone(want.GetLabels()), annotations: maps.Clone(want.GetAnnotations()), replaced: replaced}
-	a.mu.Lock()
-	a.memo[key] = m
-	a.mu.Unlock()
-}
-
-// builtAgain records that built, built anew, has the content remembered.
-func (a *applier) builtAgain(key objectKey, built *unstructured.Unstructured) {
-	a.mu.Lock()
-	if m, ok := a.memo[key]; ok {
-		m.built = built
-		a.memo[key] = m
-	}
-	a.mu.Unlock()
-}
-
-// statusWritten remembers that the HyperConverged's status was written over
-// its version replaced.
-func (a *applier) statusWritten(key objectKey, replaced string) {
-	a.mu.Lock()
-	a.memo[key] = memo{status: true, replaced: replaced}
-	a.mu.Unlock()
-}
-
-// statusBehind reports whether rv is the version the HyperConverged's last
-// status write replaced: a cache showing it is behind that write.
-func (a *applier) statusBehind(key objectKey, rv string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	m, ok := a.memo[key]
-	return ok && m.status && m.replaced == rv
-}
-
-// inSyncAt reports whether the memo holds key's object as stored, in sync,
-// at resourceVersion rv.
-func (a *applier) inSyncAt(key objectKey, rv string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	m, ok := a.memo[key]
-	return ok && rv != "" && m.storedRV == rv
-}
-
-func (a *applier) forget(gvk schema.GroupVersionKind, key types.NamespacedName) {
-	a.mu.Lock()
-	delete(a.memo, objectKey{gvk: gvk, key: key})
-	delete(a.typed, objectKey{gvk: gvk, key: key})
-	a.mu.Unlock()
-}
-
 // deleteOutcome is what deleteSame found.
 type deleteOutcome int
 
@@ -406,47 +256,13 @@ func (a *applier) deleteSame(ctx context.Context, gvk schema.GroupVersionKind, o
 	case apierrors.IsConflict(err):
 		return replaced, nil
 	case apierrors.IsNotFound(err):
-		a.forget(gvk, client.ObjectKeyFromObject(obj))
+		a.Forget(objectKey{GVK: gvk, Name: client.ObjectKeyFromObject(obj)})
 		return alreadyGone, nil
 	case err != nil:
 		return 0, err
 	}
-	a.forget(gvk, client.ObjectKeyFromObject(obj))
+	a.Forget(objectKey{GVK: gvk, Name: client.ObjectKeyFromObject(obj)})
 	return deletedNow, nil
-}
-
-// forgetKind forgets every object of a kind (its API is gone).
-func (a *applier) forgetKind(gvk schema.GroupVersionKind) {
-	a.mu.Lock()
-	for k := range a.memo {
-		if k.gvk == gvk {
-			delete(a.memo, k)
-		}
-	}
-	for k := range a.typed {
-		if k.gvk == gvk {
-			delete(a.typed, k)
-		}
-	}
-	a.mu.Unlock()
-}
-
-// typedForm is wireform.Typed(u, s), converted once per resourceVersion of the
-// object. The operands share it between reconciles: read only.
-func (a *applier) typedForm(u *unstructured.Unstructured, s *runtime.Scheme) client.Object {
-	key := objectKey{gvk: u.GroupVersionKind(), key: client.ObjectKeyFromObject(u)}
-	rv := u.GetResourceVersion()
-	a.mu.Lock()
-	t, ok := a.typed[key]
-	a.mu.Unlock()
-	if ok && t.rv == rv && rv != "" {
-		return t.obj
-	}
-	obj := wireform.Typed(u, s)
-	a.mu.Lock()
-	a.typed[key] = typedObject{rv: rv, obj: obj}
-	a.mu.Unlock()
-	return obj
 }
 
 // OwnedMetadata returns the keys of obj's labels and annotations that the

@@ -221,8 +221,8 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 			return false, err
 		}
 	}
-	key := objectKey{gvk: hcov1.GroupVersion.WithKind("HyperConverged"), key: client.ObjectKeyFromObject(hc)}
-	if r.applier.statusBehind(key, hc.ResourceVersion) {
+	key := objectKey{GVK: hcov1.GroupVersion.WithKind("HyperConverged"), Name: client.ObjectKeyFromObject(hc)}
+	if r.applier.StatusBehind(key, hc.ResourceVersion) {
 		return true, nil
 	}
 	if equality.Semantic.DeepEqual(hc.Status, next.Status) {
@@ -235,7 +235,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	case err != nil:
 		return false, client.IgnoreNotFound(fmt.Errorf("write status of HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	}
-	r.applier.statusWritten(key, hc.ResourceVersion)
+	r.applier.StatusWritten(key, hc.ResourceVersion)
 	if upgraded {
 		r.events.Eventf(hc, nil, corev1.EventTypeNormal, EventUpgradeCompleted, "Upgrade", "Upgraded to version %s", r.env.Version)
 	}

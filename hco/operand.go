@@ -322,7 +322,7 @@ func (b *builtObjects) build(op Operand, hc *hcov1.HyperConverged, facts Facts, 
 		next.observed = map[objectKey]string{}
 		reading.Observed = func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
 			u, found := facts.Observed(gvk, key)
-			next.observed[objectKey{gvk: gvk, key: key}] = observedVersion(u, found)
+			next.observed[objectKey{GVK: gvk, Name: key}] = observedVersion(u, found)
 			return u, found
 		}
 	}
@@ -353,7 +353,7 @@ func (b built) sameInput(facts Facts) bool {
 		return false
 	}
 	for k, rv := range b.observed {
-		if observedVersion(facts.Observed(k.gvk, k.key)) != rv {
+		if observedVersion(facts.Observed(k.GVK, k.Name)) != rv {
 			return false
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/memo"
 	"github.com/hcokit/hcokit/wireform"
 )
 
@@ -71,7 +72,7 @@ type Step struct {
 	want     *unstructured.Unstructured
 	op       Operand
 	owner    Owner
-	recalled recalled
+	recalled memo.Recalled
 }
 
 // View is what a plan reads of the cluster, as the operator sees it.
@@ -128,7 +129,7 @@ func NewPlan(ctx context.Context, reg *Registry, hc *hcov1.HyperConverged, facts
 			continue
 		}
 		for _, s := range steps {
-			desired[objectKey{gvk: s.GVK, key: s.Key}] = true
+			desired[objectKey{GVK: s.GVK, Name: s.Key}] = true
 		}
 		p.Steps = append(p.Steps, steps...)
 	}
@@ -171,7 +172,7 @@ func (s Step) RefusedPatch(err error) error {
 // object of another install keeps what exists.
 func protect(keep map[objectKey]bool, op Operand) {
 	for _, k := range op.Kinds() {
-		keep[objectKey{gvk: k.GetObjectKind().GroupVersionKind()}] = true
+		keep[objectKey{GVK: k.GetObjectKind().GroupVersionKind()}] = true
 	}
 }
 
@@ -189,7 +190,7 @@ func deletions(ctx context.Context, ops []Operand, view View, owner Owner, keep 
 				continue
 			}
 			seen[gvk] = true
-			if keep(objectKey{gvk: gvk}) || !view.Served(gvk) {
+			if keep(objectKey{GVK: gvk}) || !view.Served(gvk) {
 				continue
 			}
 			managed, err := view.Managed(ctx, gvk)
@@ -198,7 +199,7 @@ func deletions(ctx context.Context, ops []Operand, view View, owner Owner, keep 
 			}
 			for _, live := range managed {
 				key := client.ObjectKeyFromObject(live)
-				if keep(objectKey{gvk: gvk, key: key}) || !live.GetDeletionTimestamp().IsZero() {
+				if keep(objectKey{GVK: gvk, Name: key}) || !live.GetDeletionTimestamp().IsZero() {
 					continue
 				}
 				if !owner.deletable(op, live) {
@@ -271,7 +272,7 @@ func planObject(op Operand, w, live *unstructured.Unstructured, view View, owner
 	s := Step{Operand: op.Name(), GVK: w.GroupVersionKind(), Key: client.ObjectKeyFromObject(w), Desired: w, Live: live, want: w, op: op, owner: owner}
 	if live == nil {
 		if m, ok := view.(leaveMemory); ok {
-			if left := m.leftAlone(objectKey{gvk: s.GVK, key: s.Key}, w); left != nil {
+			if left := m.LeftAlone(objectKey{GVK: s.GVK, Name: s.Key}, w); left != nil {
 				s.Verb, s.Live = VerbLeave, left
 				return s, nil
 			}
@@ -298,13 +299,13 @@ func planObject(op Operand, w, live *unstructured.Unstructured, view View, owner
 		return s, nil
 	}
 	if m, ok := view.(memory); ok {
-		s.recalled = m.recall(objectKey{gvk: s.GVK, key: s.Key}, w, s.want, live)
-		if s.recalled.fast {
+		s.recalled = m.Recall(objectKey{GVK: s.GVK, Name: s.Key}, w, s.want, live)
+		if s.recalled.Fast {
 			s.Verb = VerbKeep
 			return s, nil
 		}
 	}
-	update, write := updateOf(live, s.want, s.recalled.inSync)
+	update, write := updateOf(live, s.want, s.recalled.InSync)
 	if !write {
 		s.Verb = VerbKeep
 		return s, nil
@@ -339,7 +340,7 @@ func yieldsTo(op Operand, live *unstructured.Unstructured, owner Owner) bool {
 // or nil. The cache does not hold such an object (it lacks the label the
 // cache selects by), so without it every reconcile would try the create.
 type leaveMemory interface {
-	leftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured
+	LeftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured
 }
 
 // buildMemory is a View that remembers the objects it saw built (the
@@ -351,26 +352,7 @@ type buildMemory interface {
 // memory is what a View may know besides the cluster: the reconciler's,
 // the applier's memo of what the API server stored from what it was sent.
 type memory interface {
-	recall(key objectKey, built, want, live *unstructured.Unstructured) recalled
-}
-
-// recalled is what a memory says of an object built as built, want with
-// kept values (built itself when none), and live, as the cluster holds it.
-type recalled struct {
-	// known: the memory holds the object (else the first update of an
-	// object whose content differs only by what want does not set is a
-	// dry run first: the difference may be the API server's defaults).
-	known bool
-	// sameDesired: want is what was desired when last in sync.
-	sameDesired bool
-	// fast: live holds want with no comparison: nothing moved on either
-	// side since last in sync, or the cache is behind the operator's own
-	// write.
-	fast bool
-	// rebuilt: fast, and built is a new build of the content remembered.
-	rebuilt bool
-	// inSync: live's content is what the API server stored from want.
-	inSync bool
+	Recall(key objectKey, built, want, live *unstructured.Unstructured) memo.Recalled
 }
 
 // immutableChanged reports whether want sets a field of live's that the

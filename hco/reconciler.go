@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/memo"
 	"github.com/hcokit/hcokit/hco/internal/served"
 	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hcometrics"
@@ -192,7 +193,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // operator's own write coming back, which has nothing to reconcile).
 func (r *Reconciler) operandEvents(gvk schema.GroupVersionKind) handler.EventHandler {
 	echo := func(obj client.Object) bool {
-		return r.applier.inSyncAt(objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)}, obj.GetResourceVersion())
+		return r.applier.InSyncAt(objectKey{GVK: gvk, Name: client.ObjectKeyFromObject(obj)}, obj.GetResourceVersion())
 	}
 	k := r.kinds.Find(gvk)
 	enqueue := func(q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
@@ -450,9 +451,9 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 			break
 		}
 		gvk := obj.GroupVersionKind()
-		o.keys = append(o.keys, objectKey{gvk: gvk, key: client.ObjectKeyFromObject(obj)})
+		o.keys = append(o.keys, objectKey{GVK: gvk, Name: client.ObjectKeyFromObject(obj)})
 		o.refs = append(o.refs, referenceTo(obj))
-		observed = append(observed, r.applier.typedForm(obj, r.scheme))
+		observed = append(observed, r.applier.Typed(obj, r.scheme))
 		if res != ResultUnchanged {
 			o.writes = append(o.writes, written{kind: gvk.Kind, obj: obj, result: res})
 			result = res
@@ -524,12 +525,12 @@ func (v *cacheView) Managed(ctx context.Context, gvk schema.GroupVersionKind) ([
 	return out, err
 }
 
-func (v *cacheView) recall(key objectKey, built, want, live *unstructured.Unstructured) recalled {
-	return v.r.applier.recall(key, built, want, live)
+func (v *cacheView) Recall(key objectKey, built, want, live *unstructured.Unstructured) memo.Recalled {
+	return v.r.applier.Recall(key, built, want, live)
 }
 
-func (v *cacheView) leftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured {
-	return v.r.applier.leftAlone(key, built)
+func (v *cacheView) LeftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured {
+	return v.r.applier.LeftAlone(key, built)
 }
 
 // observeExisting returns the operand's objects of owner as they are, typed

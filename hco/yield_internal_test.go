@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/memo"
 )
 
 // yieldingOperand is planOperand that leaves others' objects alone.
@@ -22,14 +23,7 @@ func (yieldingOperand) YieldsToUnlabelled() bool { return true }
 // reconciler's applier does.
 type leftView struct {
 	fakeView
-	left map[objectKey]leftObject
-}
-
-func (v leftView) leftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured {
-	if l, ok := v.left[key]; ok && l.built == built {
-		return l.live
-	}
-	return nil
+	*memo.Memo
 }
 
 // A Yielder leaves alone an object at its name that is neither labelled as
@@ -77,9 +71,10 @@ func TestYielderLeavesOthersObjectsAlone(t *testing.T) {
 		}
 	}
 
-	key := objectKey{gvk: configMapKind, key: client.ObjectKeyFromObject(w)}
+	key := objectKey{GVK: configMapKind, Name: client.ObjectKeyFromObject(w)}
 	theirs := found(nil, nil)
-	v := leftView{left: map[objectKey]leftObject{key: {built: w, live: theirs}}}
+	v := leftView{Memo: memo.New()}
+	v.Leave(key, w, theirs)
 	s, err := planObject(op, w, nil, v, owner)
 	require.NoError(t, err)
 	assert.Equal(t, VerbLeave, s.Verb, "remembered: no create while the same object is built")
@@ -99,14 +94,14 @@ func TestApplierRemembersWhatItLeavesAlone(t *testing.T) {
 	w.SetNamespace("ns")
 	theirs := w.DeepCopy()
 	theirs.SetUID("theirs")
-	key := objectKey{gvk: configMapKind, key: client.ObjectKeyFromObject(w)}
-	step := Step{Verb: VerbLeave, GVK: configMapKind, Key: key.key, Desired: w, Live: theirs}
+	key := objectKey{GVK: configMapKind, Name: client.ObjectKeyFromObject(w)}
+	step := Step{Verb: VerbLeave, GVK: configMapKind, Key: key.Name, Desired: w, Live: theirs}
 	obj, res, err := a.execute(t.Context(), step, func() { t.Fatal("no request") })
 	require.NoError(t, err)
 	assert.Equal(t, ResultLeftAlone, res)
 	assert.Same(t, theirs, obj)
-	assert.Same(t, theirs, a.leftAlone(key, w))
-	assert.Nil(t, a.leftAlone(key, w.DeepCopy()), "another build")
+	assert.Same(t, theirs, a.LeftAlone(key, w))
+	assert.Nil(t, a.LeftAlone(key, w.DeepCopy()), "another build")
 	_, res, err = a.execute(t.Context(), step, func() { t.Fatal("no request") })
 	require.NoError(t, err)
 	assert.Equal(t, ResultUnchanged, res, "announced once")
