@@ -174,11 +174,12 @@ func (a *applier) execute(ctx context.Context, s Step, wait func()) (*unstructur
 			return nil, "", fmt.Errorf("update %s %s (dry run): %w", s.GVK.Kind, displayName(s.Key), err)
 		}
 		if inSync {
-			var write bool
-			if update, write = updateOf(s.Live, s.want, true); !write {
+			stale := staleMetadata(s.Live, s.want)
+			if stale.Empty() && wireform.MetadataHolds(s.Live, s.want) {
 				a.Remember(key, s.want, wantContent, s.Live, "")
 				return s.Live, ResultUnchanged, nil
 			}
+			update = wireform.Merge(s.Live, s.want, stale)
 			s.owner.record(update)
 		}
 	}
@@ -209,20 +210,6 @@ func (a *applier) storesAsIs(ctx context.Context, update, observed *unstructured
 		return false, err
 	}
 	return wireform.Equal(wireform.Content(dry), wireform.Content(observed)), nil
-}
-
-// updateOf returns what the operator writes over observed to make it hold
-// want, whose kept values (wireform.Keep) are in place already, and whether
-// it writes at all: not when observed's content is want's (or specInSync
-// says so) and observed carries want's labels and annotations and none the
-// operator set and no longer builds.
-func updateOf(observed, want *unstructured.Unstructured, specInSync bool) (*unstructured.Unstructured, bool) {
-	stale := staleMetadata(observed, want)
-	specInSync = specInSync || wireform.Equal(wireform.Content(observed), wireform.Content(want))
-	if specInSync && stale.Empty() && wireform.MetadataHolds(observed, want) {
-		return nil, false
-	}
-	return wireform.Merge(observed, want, stale), true
 }
 
 // displayName is an object's name, with its namespace when it has one.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -26,30 +25,6 @@ func object(t *testing.T, obj map[string]any) *unstructured.Unstructured {
 func managedBy(manager, fieldsJSON string) metav1.ManagedFieldsEntry {
 	return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1",
 		FieldsV1: &metav1.FieldsV1{Raw: []byte(fieldsJSON)}}
-}
-
-func TestKeepOwnManagedFieldsTrimsTheCachedObject(t *testing.T) {
-	obj := object(t, map[string]any{"metadata": map[string]any{"name": "a"}})
-	obj.SetManagedFields([]metav1.ManagedFieldsEntry{managedBy("virt-operator", `{}`), managedBy(FieldOwner, `{"f:spec":{}}`)})
-	out, err := keepOwnManagedFields(obj)
-	require.NoError(t, err)
-	fields := out.(*unstructured.Unstructured).GetManagedFields()
-	require.Len(t, fields, 1)
-	assert.Equal(t, FieldOwner, fields[0].Manager)
-	assert.JSONEq(t, `{"f:spec":{}}`, string(fields[0].FieldsV1.Raw), "the entry is kept as it was")
-
-	others := object(t, map[string]any{"metadata": map[string]any{"name": "b"}})
-	others.SetManagedFields([]metav1.ManagedFieldsEntry{managedBy("virt-operator", `{}`)})
-	out, err = keepOwnManagedFields(others)
-	require.NoError(t, err)
-	assert.NotContains(t, out.(*unstructured.Unstructured).Object["metadata"], "managedFields", "none of the operator's: none left")
-
-	typed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", ManagedFields: []metav1.ManagedFieldsEntry{
-		managedBy("kubectl", `{}`), managedBy(FieldOwner, `{"f:data":{}}`)}}}
-	out, err = keepOwnManagedFields(typed)
-	require.NoError(t, err)
-	require.Len(t, out.(*corev1.ConfigMap).ManagedFields, 1)
-	assert.Equal(t, FieldOwner, out.(*corev1.ConfigMap).ManagedFields[0].Manager)
 }
 
 func TestVersionsWaitOnlyForReportingOperands(t *testing.T) {

@@ -51,9 +51,9 @@ func TestBuiltOncePerInput(t *testing.T) {
 	facts := Facts{Nodes: &nodefacts.Facts{Workers: 2}}
 	var b builtObjects
 
-	built, err := b.build(op, hc, facts, jsonPatch{})
+	built, err := desiredObjects(op, hc, facts, jsonPatch{}, &b)
 	require.NoError(t, err)
-	again, err := b.build(op, hc.DeepCopy(), Facts{Nodes: &nodefacts.Facts{Workers: 2}}, jsonPatch{})
+	again, err := desiredObjects(op, hc.DeepCopy(), Facts{Nodes: &nodefacts.Facts{Workers: 2}}, jsonPatch{}, &b)
 	require.NoError(t, err)
 	assert.Equal(t, 1, op.builds, "same version, equal facts: built once")
 	assert.Same(t, built[0], again[0])
@@ -62,7 +62,7 @@ func TestBuiltOncePerInput(t *testing.T) {
 	statusWritten.ResourceVersion = "2"
 	statusWritten.ManagedFields = []metav1.ManagedFieldsEntry{managedBy(FieldOwner, `{"f:status":{}}`)}
 	statusWritten.Status.Conditions = []metav1.Condition{{Type: hcov1.ConditionAvailable, Status: metav1.ConditionTrue}}
-	_, err = b.build(op, statusWritten, facts, jsonPatch{})
+	_, err = desiredObjects(op, statusWritten, facts, jsonPatch{}, &b)
 	require.NoError(t, err)
 	assert.Equal(t, 1, op.builds, "the operator's status write: nothing built again")
 
@@ -76,11 +76,11 @@ func TestBuiltOncePerInput(t *testing.T) {
 			hc, f := hc.DeepCopy(), facts
 			change(hc, &f)
 			before := op.builds
-			_, err := b.build(op, hc, f, jsonPatch{})
+			_, err := desiredObjects(op, hc, f, jsonPatch{}, &b)
 			require.NoError(t, err)
 			assert.Equal(t, before+1, op.builds)
 			// Back to the first input for the next case.
-			_, _ = b.build(op, first(), facts, jsonPatch{})
+			_, _ = desiredObjects(op, first(), facts, jsonPatch{}, &b)
 		})
 	}
 }
@@ -110,7 +110,7 @@ func TestBuiltAgainWhenAnObservedObjectChanges(t *testing.T) {
 	}}
 	var b builtObjects
 	build := func() {
-		_, err := b.build(op, hc, facts, jsonPatch{})
+		_, err := desiredObjects(op, hc, facts, jsonPatch{}, &b)
 		require.NoError(t, err)
 	}
 	build()
@@ -163,14 +163,17 @@ func TestOperandsBuildOneAtATimeInOrder(t *testing.T) {
 		ops = append(ops, slowOperand{namedOperand: namedOperand(name), now: &now, most: &most, mu: &mu, order: &order})
 	}
 	r := &Reconciler{now: time.Now, built: &builtObjects{}}
-	out := r.reconcileOperands(context.Background(), &hcov1.HyperConverged{}, Owner{}, Facts{}, ops, nil)
+	reconcile := func(op Operand, yield func()) (operandOutcome, ApplyResult) {
+		return r.reconcileOperand(context.Background(), &hcov1.HyperConverged{}, Owner{}, Facts{}, op, yield)
+	}
+	out := r.inTurns(ops, nil, reconcile)
 	require.Len(t, out, len(ops))
 	assert.Equal(t, int32(1), most.Load())
 	assert.Equal(t, want, order)
 
 	// An event touched op5's and op3's kinds: they go first.
 	order = nil
-	out = r.reconcileOperands(context.Background(), &hcov1.HyperConverged{}, Owner{}, Facts{}, ops, map[string]bool{"op5": true, "op3": true})
+	out = r.inTurns(ops, map[string]bool{"op5": true, "op3": true}, reconcile)
 	require.Len(t, out, len(ops))
 	assert.Equal(t, int32(1), most.Load())
 	assert.Equal(t, []string{"op3", "op5", "op0", "op1", "op2", "op4", "op6", "op7"}, order)

@@ -201,8 +201,15 @@ func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]*unstr
 	return desiredObjects(op, hc, facts, jsonPatchOf(op, hc), nil)
 }
 
-// desiredObjects is DesiredObjects with op's jsonpatch annotation parsed.
-func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, s *runtime.Scheme) ([]*unstructured.Unstructured, error) {
+// desiredObjects is DesiredObjects with op's jsonpatch annotation parsed,
+// built once per input when b is set (the reconciler's build memo; nil:
+// every time).
+func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, b *builtObjects) (out []*unstructured.Unstructured, err error) {
+	if prev, ok := b.last(op, hc, facts); ok {
+		return prev.objs, prev.err
+	}
+	next, facts := b.next(hc, facts)
+	defer func() { b.store(op, next, out, err) }()
 	objs, err := op.Desired(withoutStatus(hc), facts)
 	if err != nil || len(objs) == 0 {
 		return nil, err
@@ -220,14 +227,14 @@ func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPat
 		return nil, p.err
 	}
 	kinds := kindsByType(op)
-	out := make([]*unstructured.Unstructured, len(objs))
+	out = make([]*unstructured.Unstructured, len(objs))
 	for i, obj := range objs {
 		if obj.GetObjectKind().GroupVersionKind().Empty() {
 			if gvk, ok := kinds[reflect.TypeOf(obj)]; ok {
 				obj.GetObjectKind().SetGroupVersionKind(gvk)
 			}
 		}
-		if out[i], err = wireform.Of(obj, s, p.annotation, p.ops); err != nil {
+		if out[i], err = wireform.Of(obj, b.schemeOrNil(), p.annotation, p.ops); err != nil {
 			return nil, err
 		}
 		p = jsonPatch{} // the patch is the first object's
@@ -305,35 +312,55 @@ type built struct {
 	err      error
 }
 
-// build is desiredObjects, once per operand and input: the View's
-// buildMemory.
-func (b *builtObjects) build(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch) ([]*unstructured.Unstructured, error) {
+// last is what op built last when hc and facts are that build's input.
+func (b *builtObjects) last(op Operand, hc *hcov1.HyperConverged, facts Facts) (built, bool) {
+	if b == nil || hc.Generation == 0 {
+		return built{}, false
+	}
 	b.mu.Lock()
 	prev, ok := b.byKey[op.Name()]
 	b.mu.Unlock()
-	meta := buildMetadata(hc)
-	if ok && hc.Generation != 0 && prev.uid == hc.UID && prev.generation == hc.Generation &&
-		equality.Semantic.DeepEqual(prev.meta, meta) && prev.sameInput(facts) {
-		return prev.objs, prev.err
+	return prev, ok && prev.uid == hc.UID && prev.generation == hc.Generation &&
+		equality.Semantic.DeepEqual(prev.meta, buildMetadata(hc)) && prev.sameInput(facts)
+}
+
+// next starts the record of a build from hc and facts: the facts to build
+// from, which record the objects read through Observed.
+func (b *builtObjects) next(hc *hcov1.HyperConverged, facts Facts) (*built, Facts) {
+	if b == nil {
+		return nil, facts
 	}
-	next := built{uid: hc.UID, generation: hc.Generation, meta: meta, facts: facts}
-	reading := facts
-	if facts.Observed != nil {
+	next := &built{uid: hc.UID, generation: hc.Generation, meta: buildMetadata(hc), facts: facts}
+	if observe := facts.Observed; observe != nil {
 		next.observed = map[objectKey]string{}
-		reading.Observed = func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
-			u, found := facts.Observed(gvk, key)
+		facts.Observed = func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
+			u, found := observe(gvk, key)
 			next.observed[objectKey{GVK: gvk, Name: key}] = observedVersion(u, found)
 			return u, found
 		}
 	}
-	next.objs, next.err = desiredObjects(op, hc, reading, p, b.scheme)
+	return next, facts
+}
+
+// store records the build next made for op.
+func (b *builtObjects) store(op Operand, next *built, objs []*unstructured.Unstructured, err error) {
+	if b == nil {
+		return
+	}
+	next.objs, next.err = objs, err
 	b.mu.Lock()
 	if b.byKey == nil {
 		b.byKey = map[string]built{}
 	}
-	b.byKey[op.Name()] = next
+	b.byKey[op.Name()] = *next
 	b.mu.Unlock()
-	return next.objs, next.err
+}
+
+func (b *builtObjects) schemeOrNil() *runtime.Scheme {
+	if b == nil {
+		return nil
+	}
+	return b.scheme
 }
 
 // buildMetadata is what a build may read of hc's metadata (the generation

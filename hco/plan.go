@@ -218,13 +218,11 @@ func deletions(ctx context.Context, ops []Operand, view View, owner Owner, keep 
 // asks view for the operand's kinds and objects only, never for a list.
 func PlanOperand(ctx context.Context, op Operand, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) ([]Step, []string, error) {
 	patch := jsonPatchOf(op, hc)
-	var want []*unstructured.Unstructured
-	var err error
+	var builds *builtObjects
 	if m, ok := view.(buildMemory); ok {
-		want, err = m.build(op, hc, facts, patch)
-	} else {
-		want, err = desiredObjects(op, hc, facts, patch, nil)
+		builds = m.builds()
 	}
+	want, err := desiredObjects(op, hc, facts, patch, builds)
 	if err != nil {
 		return nil, nil, &invalidConfig{err: err}
 	}
@@ -305,13 +303,16 @@ func planObject(op Operand, w, live *unstructured.Unstructured, view View, owner
 			return s, nil
 		}
 	}
-	update, write := updateOf(live, s.want, s.recalled.InSync)
-	if !write {
+	// The update: the content laid over live, stale metadata removed; none
+	// when live holds the content (or the memory says the API server
+	// stored it from want) and the metadata.
+	stale := staleMetadata(live, s.want)
+	if (s.recalled.InSync || wireform.Equal(wireform.Content(live), wireform.Content(s.want))) && stale.Empty() && wireform.MetadataHolds(live, s.want) {
 		s.Verb = VerbKeep
 		return s, nil
 	}
-	owner.record(update)
-	s.Verb, s.Send = VerbUpdate, update
+	s.Verb, s.Send = VerbUpdate, wireform.Merge(live, s.want, stale)
+	owner.record(s.Send)
 	return s, nil
 }
 
@@ -346,7 +347,7 @@ type leaveMemory interface {
 // buildMemory is a View that remembers the objects it saw built (the
 // reconciler's: an operand is built again only when its input changed).
 type buildMemory interface {
-	build(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch) ([]*unstructured.Unstructured, error)
+	builds() *builtObjects
 }
 
 // memory is what a View may know besides the cluster: the reconciler's,

@@ -31,9 +31,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hco/internal/memo"
 	"github.com/hcokit/hcokit/hco/internal/served"
-	"github.com/hcokit/hcokit/clustertls"
 	"github.com/hcokit/hcokit/hcometrics"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/nodefacts"
@@ -280,17 +280,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 	if r.beforeOperands(ctx, hc, owner, a) {
 		return
 	}
-	facts, factsErr := r.facts(ctx, hc)
-	if !a.record(factsErr) {
+	facts, ok := r.gatherFacts(ctx, hc, a)
+	if !ok {
 		return
 	}
-	// Not a reason to stop: the KubeVirt gets the same value either way.
-	a.record(r.storeEvictionStrategy(ctx, hc, facts))
-	if facts.Platform.certificateUnusable() {
-		a.requeueAfter = certificateRecheck // no event comes when the Secret is fixed or granted
-	}
 	ops := r.registry.Operands()
-	outcomes := r.reconcileOperands(ctx, hc, owner, facts, ops, r.kinds.TakeTouched())
+	outcomes := r.inTurns(ops, r.kinds.TakeTouched(), func(op Operand, yield func()) (operandOutcome, ApplyResult) {
+		return r.reconcileOperand(ctx, hc, owner, facts, op, yield)
+	})
 	if storedFinalizer && r.deletedMeanwhile(ctx, hc, outcomes, a) {
 		return
 	}
@@ -350,7 +347,7 @@ type written struct {
 	result ApplyResult
 }
 
-// reconcileOperands reconciles the operands, their writes concurrently: a
+// inTurns runs reconcile for each operand, their writes concurrently: a
 // create or update of each costs about one round trip in all, not one per
 // operand. One operand builds and compares at a time, in registry order,
 // and gives the turn to the next as soon as it waits on the API server, so
@@ -361,7 +358,7 @@ type written struct {
 // edit to revert, a deletion) take their turns first (served.Kinds.TakeTouched):
 // the write that reaction waits for waits behind no other build. Outcomes
 // are in the operands' order.
-func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, ops []Operand, first map[string]bool) []operandOutcome {
+func (r *Reconciler) inTurns(ops []Operand, first map[string]bool, reconcile func(op Operand, yield func()) (operandOutcome, ApplyResult)) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
 	turn := make(chan struct{}, 1)
@@ -381,7 +378,7 @@ func (r *Reconciler) reconcileOperands(ctx context.Context, hc *hcov1.HyperConve
 				}
 				r.observe(op.Name(), result, start)
 			}()
-			out[i], result = r.reconcileOperand(ctx, hc, owner, facts, op, yield)
+			out[i], result = reconcile(op, yield)
 		})
 	}
 	wg.Wait()
@@ -410,7 +407,7 @@ func (e *invalidConfig) Error() string { return e.err.Error() }
 // reconcileOperand applies one operand's desired objects and reads its
 // status. On an error, the status is read from the operand's objects as
 // they are.
-// yield gives the operand's turn back (see reconcileOperands).
+// yield gives the operand's turn back (see inTurns).
 func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, op Operand, yield func()) (operandOutcome, ApplyResult) {
 	var o operandOutcome
 	existing := func() {
@@ -418,7 +415,7 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 		o.status, o.refs = op.Status(objs), refs
 	}
 	o.patch = jsonPatchOf(op, hc)
-	v := &cacheView{r: r, owner: owner, builtObjects: r.built}
+	v := &cacheView{r: r, owner: owner}
 	steps, missing, err := PlanOperand(ctx, op, hc, facts, v, owner)
 	var invalid *invalidConfig
 	switch {
@@ -488,9 +485,10 @@ type cacheView struct {
 	r     *Reconciler
 	owner Owner
 	err   error
-	// builtObjects is the View's buildMemory: the reconciler's build memo.
-	*builtObjects
 }
+
+// builds is the View's buildMemory: the reconciler's build memo.
+func (v *cacheView) builds() *builtObjects { return v.r.built }
 
 // Served: a kind no operand names among its Kinds is taken as served (the
 // cache watches it when first read).
@@ -625,9 +623,6 @@ func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *ser
 	return items, nil
 }
 
-// facts gathers what the operands are given besides hc: the environment,
-// the node facts from the node index, and, on OpenShift, the platform facts
-// and the cluster's TLS profile (from the cache).
 // observed is Facts.Observed for the operator's cache: only a kind that is
 // served (so watched) is read, so no read starts an informer.
 func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind, client.ObjectKey) (*unstructured.Unstructured, bool) {
@@ -644,8 +639,24 @@ func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind,
 	}
 }
 
-func (r *Reconciler) facts(ctx context.Context, hc *hcov1.HyperConverged) (Facts, error) {
-	return GatherFacts(ctx, hc, FactSources{Env: r.env, Reader: r.client, Direct: r.reader, OpenShift: r.openShift, ClusterTLS: r.clusterTLS,
+// gatherFacts gathers hc's facts (GatherFacts: the environment, the node
+// facts from the node index, the operand objects and platform
+// configurations from the cache, the extensions'; false: a failure,
+// recorded in a), and
+// what follows from them before the operands: the eviction strategy stored
+// (a failure is recorded, not a reason to stop: the KubeVirt gets the same
+// value either way), and a recheck of a route certificate that cannot be
+// used (no event comes when its Secret is fixed or granted).
+func (r *Reconciler) gatherFacts(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (Facts, bool) {
+	facts, err := GatherFacts(ctx, hc, FactSources{Env: r.env, Reader: r.client, Direct: r.reader, OpenShift: r.openShift, ClusterTLS: r.clusterTLS,
 		Observed: r.observed(ctx), Extensions: r.extensions,
 		Nodes: func(workload *hcov1.NodePlacement) (nodefacts.Facts, error) { return r.nodes.Facts(workload), nil }})
+	if !a.record(err) {
+		return facts, false
+	}
+	a.record(r.storeEvictionStrategy(ctx, hc, facts))
+	if facts.Platform.certificateUnusable() {
+		a.requeueAfter = certificateRecheck
+	}
+	return facts, true
 }

@@ -160,3 +160,28 @@ func BenchmarkEqual(b *testing.B) {
 		}
 	})
 }
+
+func TestOwnManagedFieldsTrimsTheCachedObject(t *testing.T) {
+	keep := wireform.OwnManagedFields(manager)
+	obj := object(t, map[string]any{"metadata": map[string]any{"name": "a"}})
+	obj.SetManagedFields([]metav1.ManagedFieldsEntry{managedBy("virt-operator", `{}`), managedBy(manager, `{"f:spec":{}}`)})
+	out, err := keep(obj)
+	require.NoError(t, err)
+	fields := out.(*unstructured.Unstructured).GetManagedFields()
+	require.Len(t, fields, 1)
+	assert.Equal(t, manager, fields[0].Manager)
+	assert.JSONEq(t, `{"f:spec":{}}`, string(fields[0].FieldsV1.Raw), "the entry is kept as it was")
+
+	others := object(t, map[string]any{"metadata": map[string]any{"name": "b"}})
+	others.SetManagedFields([]metav1.ManagedFieldsEntry{managedBy("virt-operator", `{}`)})
+	out, err = keep(others)
+	require.NoError(t, err)
+	assert.NotContains(t, out.(*unstructured.Unstructured).Object["metadata"], "managedFields", "none of the operator's: none left")
+
+	typed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", ManagedFields: []metav1.ManagedFieldsEntry{
+		managedBy("kubectl", `{}`), managedBy(manager, `{"f:data":{}}`)}}}
+	out, err = keep(typed)
+	require.NoError(t, err)
+	require.Len(t, out.(*corev1.ConfigMap).ManagedFields, 1)
+	assert.Equal(t, manager, out.(*corev1.ConfigMap).ManagedFields[0].Manager)
+}

@@ -71,23 +71,19 @@ func (Operand) Kinds() []client.Object {
 	return []client.Object{&kvv1.KubeVirt{TypeMeta: metav1.TypeMeta{APIVersion: kvv1.GroupVersion.String(), Kind: "KubeVirt"}}}
 }
 
-// Desired implements hco.Operand.
+// Desired implements hco.Operand: the KubeVirt CR for hc. The jsonpatch
+// annotation is applied by the library (hco.DesiredObjects), not here.
 func (Operand) Desired(hc *hcov1.HyperConverged, facts hco.Facts) ([]client.Object, error) {
-	kv, err := Build(hc, facts)
+	spec := &hc.Spec
+	migrations, err := migration.ForKubeVirt(spec.Virtualization.LiveMigrationConfig)
 	if err != nil {
 		return nil, err
 	}
-	return []client.Object{kv}, nil
-}
-
-// Build returns the KubeVirt CR for hc. The jsonpatch annotation is applied by
-// the library (hco.DesiredObjects), not here.
-func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirt, error) {
-	spec := &hc.Spec
 	config, err := configuration(hc, facts)
 	if err != nil {
 		return nil, err
 	}
+	config.MigrationConfiguration = migrations
 	infra, workloads := placement.ForKubeVirt(spec.InfraPlacement(), spec.WorkloadPlacement())
 	infra = InfraForControlPlane(infra, facts.Nodes)
 
@@ -112,7 +108,16 @@ func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirt, error) {
 			ServiceMonitorNamespace: hc.Namespace,
 		},
 	}
-	return kv, nil
+	return []client.Object{kv}, nil
+}
+
+// Build returns the KubeVirt CR for hc, typed: Desired's one object.
+func Build(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirt, error) {
+	objs, err := Operand{}.Desired(hc, facts)
+	if err != nil {
+		return nil, err
+	}
+	return objs[0].(*kvv1.KubeVirt), nil
 }
 
 // annotations are the KubeVirt CR's annotations: alignCPUs also asks
@@ -124,13 +129,11 @@ func annotations(spec *hcov1.HyperConvergedSpec) map[string]string {
 	return map[string]string{kvv1.EmulatorThreadCompleteToEvenParity: ""}
 }
 
+// configuration is the KubeVirt configuration for hc but its migrations
+// (Desired sets them).
 func configuration(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirtConfiguration, error) {
 	spec := &hc.Spec
 	virt := &spec.Virtualization
-	migrations, err := migration.ForKubeVirt(virt.LiveMigrationConfig)
-	if err != nil {
-		return nil, err
-	}
 	devices, err := hostdevices.ForKubeVirt(virt.PermittedHostDevices)
 	if err != nil {
 		return nil, err
@@ -162,7 +165,6 @@ func configuration(hc *hcov1.HyperConverged, facts hco.Facts) (*kvv1.KubeVirtCon
 			NetworkInterface: string(kvv1.MasqueradeInterface),
 			Binding:          NetworkBindings(spec.Networking),
 		},
-		MigrationConfiguration:             migrations,
 		PermittedHostDevices:               devices,
 		MediatedDevicesConfiguration:       mediatedDevices(spec),
 		ObsoleteCPUModels:                  obsoleteCPUs(virt.ObsoleteCPUModels),
