@@ -39,37 +39,17 @@ const (
 // resultDeleted: a step deleted its object.
 const resultDeleted ApplyResult = "deleted"
 
-// applier is the one path that creates and updates operand objects. It
-// works on their wire form (unstructured), so that no field is lost because
-// a Go type lacks it, and reads from the manager's cache, so that a
-// reconcile with nothing to do makes no request at all.
-//
-// The contract it keeps for each object: everything but apiVersion, kind,
-// metadata and status (the spec) is what the operator built, plus what the
-// API server defaults; any other change is reverted by an update that
-// replaces it. The labels and annotations the operator builds are enforced,
-// one it set before and builds no more is removed (the API server's
-// managedFields say which it set), and others' stay. Status and the rest of
-// the metadata are never written.
-//
-// Why updates of the wire form and not server-side apply: apply leaves a
-// field set by another manager in place, and the contract reverts it, as
-// upstream HCO does. Why it remembers (see memo): only the API server knows
-// the defaults it adds to what was sent. An object it holds no memory of
-// (another manager made it, or this process has not written it yet) whose
-// content differs only by what want does not set is asked about once, with
-// a server-side dry run of the update: no write when nothing would change,
-// whoever created the object.
+// applier is the one path that writes operand objects (hco/doc.go: the
+// write path). An object it holds no memory of (another manager made it,
+// or this process has not written it yet) whose content differs only by
+// what the operator does not set is asked about once, with a server-side
+// dry run of the update: no write when nothing would change.
 type applier struct {
 	client client.Client
-	// cache holds the operand objects the operator manages, unstructured.
-	cache client.Reader
 	// reader reads past the cache, for an object the cache cannot see (its
 	// managed-by label was removed).
 	reader client.Reader
 
-	// memo is what it remembers of what the API server stored (see
-	// package memo, and hco/doc.go's count).
 	*memo.Memo
 }
 
@@ -81,8 +61,8 @@ type objectKey = memo.Key
 // (InvalidConfiguration, naming the annotation), not lost.
 const strict = client.FieldValidation(metav1.FieldValidationStrict)
 
-func newApplier(c client.Client, cache, reader client.Reader) *applier {
-	return &applier{client: c, cache: cache, reader: reader, Memo: memo.New()}
+func newApplier(c client.Client, reader client.Reader) *applier {
+	return &applier{client: c, reader: reader, Memo: memo.New()}
 }
 
 // execute carries out s, a step of an operand's plan (planObject over the

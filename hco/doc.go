@@ -1,181 +1,147 @@
-// Package hco is the core of the hcokit SDK: the [Operand] interface that
-// each component module implements, the [Registry] a distribution assembles
-// its operands in, the [Environment] read once in main and passed down, and
-// the labels every operand sets.
+// Package hco is the core of the hcokit SDK: the [Operand] interface each
+// component module implements, the [Registry] a distribution assembles its
+// operands in, the [Environment] read once in main, the labels every
+// operand sets, the [Plan], and the [Reconciler] that carries it out.
 //
-// Operands only compute: a HyperConverged plus [Facts] (the Environment and
-// what is known of the cluster) in, desired objects out; observed objects
-// in, an [hcostatus.Component] out (package hcostatus aggregates those into
-// the HyperConverged's conditions). The reconciler owns the one path that reads,
-// creates, updates and deletes.
+// Operands only compute: a HyperConverged plus [Facts] in, desired objects
+// out; observed objects in, an [hcostatus.Component] out (package hcostatus
+// aggregates those into the HyperConverged's conditions). The reconciler
+// owns the one path that reads, creates, updates and deletes.
 //
 // # The write path
 //
 // The HyperConverged owns each operand CR's spec, as upstream HCO: the spec
 // is what the operator built (jsonpatch annotation applied, see
-// [DesiredObjects]) plus what the CRD defaults, and any other spec edit is
-// reverted. Labels and annotations the operator sets are enforced, one it no
-// longer sets is removed, others' stay; status is never written.
+// [DesiredObjects]) plus what the CRD defaults; any other spec edit is
+// reverted. Labels and annotations the operator sets are enforced, one it
+// no longer sets is removed, others' stay; status is never written.
 //
-// Why whole-object updates of the wire form and not server-side apply:
-// apply keeps a spec field another manager set, and the contract reverts
-// it, as upstream does; an update that replaces the spec does exactly that,
-// and the API server defaults it again. The objects are cached, compared and
-// written unstructured, so a field our Go types (the cnao and hpp mirrors)
-// lack is never dropped. Two platform records answer the remaining
-// questions: the managedFields of field manager [FieldOwner] say which
-// labels and annotations the operator set (the cache keeps only those
-// entries), and strict field validation makes the API server refuse a field
-// its CRD does not know instead of pruning it.
+// Whole-object updates of the wire form, not server-side apply: apply keeps
+// a spec field another manager set, and the contract reverts it, as
+// upstream does. Objects are cached, compared and written unstructured, so
+// a field our Go types (the cnao and hpp mirrors) lack is never dropped.
+// The managedFields of field manager [FieldOwner] say which labels and
+// annotations the operator set, and strict field validation makes the API
+// server refuse a field its CRD does not know instead of pruning it.
 //
-// What the operator remembers between reconciles: eleven memories, this
-// list is where they are counted, each with why and when it is dropped.
-// All live in this process only and start empty: a restart costs at most
-// one request per object, never a wrong write.
+// # Memories
 //
-//  1. the applier's memo (apply.go: memo): what the API server stored from
-//     each object the operator wrote, its defaults included, so that an
-//     object in sync costs no request and no comparison. Dropped when the
-//     object is deleted or its kind's API goes.
-//  2. the memo's entry for the HyperConverged's last status write (its
-//     replaced resourceVersion), so that a reconcile that starts before that
-//     write's event sends no status patch the API server would refuse.
-//     Replaced by each status write.
-//  3. left (apply.go): the objects operands leave alone (Yielder), so that
+// What the operator remembers between reconciles, counted here, each with
+// why and when it is dropped. All live in this process only and start
+// empty: a restart costs at most one request per object, never a wrong
+// write.
+//
+//  1. The applier's memo (package memo: Memo's entries): what the API server
+//     stored from each object the operator wrote, its defaults included, so
+//     that an object in sync costs no request and no comparison. Dropped
+//     when the object is deleted or its kind's API goes.
+//  2. The memo's entry for the HyperConverged's last status write (the
+//     resourceVersion it replaced): a reconcile that starts before that
+//     write's event sends no status patch over the stale copy. Replaced by
+//     each status write.
+//  3. The objects operands leave alone ([Yielder]; Memo's left), so that
 //     yielding is reported once. Replaced each time an object is left.
-//  4. typed forms (apply.go: typed): each object's Go form at its
-//     resourceVersion, for the operands' Status. Dropped with the memo's
-//     entry.
-//  5. builtObjects (operand.go): each operand's last build and its input
-//     (the HyperConverged's generation and metadata, the facts), so that an
-//     event of an operand object, or the operator's own status write,
-//     builds nothing again. Replaced when the input changes.
-//  6. operandKind.served (cache.go): whether the API server serves the kind.
-//     Changed by a CRD event (apis.go).
-//  7. operandKind.touched (cache.go): that an event came for one of the
-//     kind's objects since the last reconcile, whose operands then go
-//     first. Cleared by the reconcile that reads it.
-//  8. operandKind.announced (cache.go): that an operand was reported
-//     waiting for the kind, so that the Event is sent once. Cleared when the
-//     kind is served.
-//  9. apiGroups (apis.go): which API groups a CRD change has touched, with
-//     their retry backoff: the platform's discovery, asked once per CRD
-//     change, not per reconcile. Cleared once discovery answered.
-//  10. the node index (package nodefacts): the Nodes' labels the node facts
-//     are computed from, which would otherwise cost a list of every Node.
-//     Kept current by the Node watch.
-//  11. restmapping.Remembering (hco/internal/restmapping): the REST
-//     mappings once found, which the cache asks on every read. Never
-//     dropped: a mapping found stays, as the dynamic mapper keeps it.
+//  4. Typed forms (Memo's typed): each object's Go form at its
+//     resourceVersion, for the operands' Status. Dropped with the entry.
+//  5. The build memo (builtObjects, operand.go): each operand's last build
+//     and its input (the HyperConverged's generation and metadata, the
+//     facts), so that an operand object's event, or the operator's own
+//     status write, builds nothing again. Replaced when the input changes.
+//  6. Kind.Served (package served): whether the API server serves the
+//     kind. Changed by a CRD change and discovery's answer.
+//  7. Kind.Touched: that an event came for one of the kind's objects since
+//     the last reconcile, whose operands then go first. Taken by the next
+//     reconcile.
+//  8. Kind.Announced: that an operand was reported waiting for the kind, so
+//     that the Event is sent once. Cleared when the kind is served.
+//  9. The marked groups (served.Kinds): which API groups a CRD change
+//     touched, with their retry backoff, so that discovery is asked once
+//     per CRD change, not per reconcile. Cleared once discovery answered.
+//  10. The node index (package nodefacts): the Nodes' labels the node facts
+//     are computed from, kept current by the Node watch (else a list of
+//     every Node).
+//  11. restmapping.Remembering (hco/internal/restmapping): the REST mappings
+//     once found, which the cache asks on every read. Never dropped, as the
+//     dynamic mapper keeps them.
 //
-// The extensions keep theirs, each named in its package's doc: the upgrade's
-// one (extensions/upgrade: that the switch from upstream's install was
-// looked for, once per process).
+// The extensions keep theirs, each named in its package's doc (the
+// upgrade's: that the switch from upstream's install was looked for).
 //
-// Where the platform answers the question (resourceVersion, generation,
-// managedFields), it is asked instead. What an operand's build follows is a
-// fact, read from the cluster when the facts are gathered ([GatherFacts]:
-// the node index, [Facts.Observed] from the operator's cache, the platform
-// configurations). The status the operator writes is read back as input in
-// two places only, each where upstream's semantics make the status the
-// record: status.dataImportSchedule, the golden images' random schedule
-// drawn once and kept there (a fact, [Facts.DataImportSchedule], gathered
-// with the others), and status.versions, the version an upgrade starts
-// from (Upgrading, and extensions/upgrade's patches). A status write needs
-// no reconcile after it. The memo's one entry for the
-// HyperConverged (the version its last status write replaced) keeps a
-// reconcile that starts before that write's event from sending a patch
-// over the stale copy; the patch carries the copy's resourceVersion
-// anyway, so a stale copy never overwrites a newer status. An operand
-// object's event at a version the memo holds in sync (the echo of the
-// operator's own write) reconciles nothing.
+// Where the platform answers (resourceVersion, generation, managedFields),
+// it is asked instead. What a build follows is a fact, read from the
+// cluster when the facts are gathered ([GatherFacts]). The operator's own
+// status is read back in two places only, where upstream's semantics make
+// it the record: status.dataImportSchedule (the golden images' schedule,
+// drawn once and kept there: [Facts.DataImportSchedule]) and
+// status.versions (the version an upgrade starts from).
 //
 // # Follow one field
 //
 // From spec.virtualization.liveMigrationConfig.parallelMigrationsPerCluster
-// to the API server, every function of ours the value passes through on a
-// spec change's reconcile (eleven in the core and wireform, four in the
-// operand):
+// to the API server, the ten functions of ours the value passes through on
+// a spec change's reconcile:
 //
-//  1. [Reconciler.Reconcile] reads the HyperConverged from the cache (and
-//     defers patchStatus, the one status write);
-//  2. reconcileOperands gives each operand its turn, in registry order;
-//  3. reconcileOperand plans the operand and executes its steps;
-//  4. [PlanOperand] builds the operand's objects and plans each over the
-//     cache (cacheView);
-//  5. builtObjects.build builds only when the input changed, calling
-//  6. desiredObjects, which checks the labels and calls the operand's
-//     Desired: kubevirt.Operand.Desired, kubevirt.Build,
-//     kubevirt.configuration, where [migration.ForKubeVirt] translates the
-//     field (the operand's four);
-//  7. [wireform.Of] turns the KubeVirt into its wire form, applying the
-//     jsonpatch ([jsonpatch.Apply]) when one is set;
-//  8. planObject compares it with the stored KubeVirt (the applier's memo
-//     through recall, the values others fill in kept by [wireform.Keep]);
-//  9. updateOf builds the update: [wireform.Merge] lays the content over
-//     the stored object;
+//  1. [Reconciler.Reconcile] reads the HyperConverged from the cache and
+//     gives each operand its turn (inTurns, which runs the operands and
+//     never sees the value);
+//  2. reconcileOperand plans the operand and executes its steps;
+//  3. [PlanOperand] builds the operand's objects and plans each over the
+//     cache;
+//  4. desiredObjects builds when the input changed (else the build memo's
+//     objects), calling the operand's Desired:
+//  5. kubevirt.Operand.Desired builds the KubeVirt, where
+//  6. [migration.ForKubeVirt] translates the field;
+//  7. [wireform.Of] turns the KubeVirt into its wire form (and applies the
+//     jsonpatch, [jsonpatch.Apply], when one is set);
+//  8. planObject compares it with the stored KubeVirt (the memo, the values
+//     others fill in kept by [wireform.Keep]) and builds the update:
+//  9. [wireform.Merge] lays the content over the stored object;
 //  10. applier.execute sends it (client.Update) and remembers what was
 //     stored.
 //
-// Four changes of form: the HyperConverged (typed) → the KubeVirt (typed) →
-// its wire form (unstructured, written) → the typed form for the operand's
-// Status ([wireform.Typed]). [ExamplePlanOperand] walks steps 4 to 9
-// through the public API: the field set, the update planned over the
-// stored KubeVirt.
+// [ExamplePlanOperand] walks steps 3 to 9 through the public API.
 //
 // # The plan
 //
 // [NewPlan] (and [PlanOperand], one operand's part) is what the operator
-// does for a HyperConverged, decided without a request from a [View] of the
-// cluster: each object to create, update (with the update to send), keep
-// or delete, the operands waiting for their API, the ones that cannot
-// build. The reconciler plans each operand with PlanOperand itself (over
-// its cache, with its build memo and the applier's memo as the View's
-// memories), executes the steps (applier.execute) in the operand's turn,
-// protects a failing operand's kinds as NewPlan does (protect), and prunes
-// the deletions of the same operand set (PlatformOperands); `hco-operator diff`
-// (package preview) sends the steps as server-side dry runs; the webhook
-// dry-runs the updates of the components' CRs. One implementation of the
-// decision, the listing, the protection of waiting operands' kinds and the
-// jsonpatch serves all three.
+// does for a HyperConverged, decided without a request from a [View] of
+// the cluster: each object to create, update, keep or delete, the operands
+// waiting for their API, the ones that cannot build. The reconciler plans
+// each operand with PlanOperand over its cache (its memories the View's),
+// executes the steps in the operand's turn, and prunes the deletions of the
+// same operand set; `hco-operator diff` (package preview) sends the steps
+// as server-side dry runs; the webhook dry-runs the updates of the
+// components' CRs. One implementation serves all three.
 //
 // # Whose object
 //
-// The labels are upstream HCO's, so another install on the cluster
-// (upstream's, or a second hcokit in another namespace) carries the very
-// same ones: labels select what to cache and list, and only an owner record
-// decides what is the operator's to write, prune or delete (see [Owner]).
-// Everything the operator writes records its HyperConverged: an owner
-// reference on a namespaced object in its namespace, the [OwnerAnnotation]
-// and [OwnerUIDAnnotation] on a cluster-scoped one or one in another
-// namespace ([OtherNamespacer]). An object without a record (upstream made
-// it) is adopted by the HyperConverged of its namespace, or, cluster-scoped
-// or in another namespace, by the cluster's eldest HyperConverged only, and
-// gets the record with the next write it needs, not by a write of its own: an
-// in-place switch from upstream costs no extra write. An object of another
-// install is left alone, and its operand reports OwnedByAnotherInstall.
-// Deletions carry a UID precondition.
-//
-// The finalizer is stored before any operand object exists (a mutating
-// webhook adds it at create; the reconciler adds it first otherwise), so
-// uninstall needs no memory: it deletes what the HyperConverged owns.
+// The labels are upstream HCO's, so another install (upstream's, or a
+// second hcokit in another namespace) carries the very same ones: labels
+// select what to cache and list, and only an owner record decides what is
+// the operator's to write, prune or delete ([Owner]). Everything the
+// operator writes records its HyperConverged: an owner reference on a
+// namespaced object in its namespace, [OwnerAnnotation] and
+// [OwnerUIDAnnotation] otherwise ([OtherNamespacer]). An object without a
+// record (upstream made it) is adopted by the HyperConverged of its
+// namespace, or, cluster-scoped or elsewhere, by the cluster's eldest
+// HyperConverged, and gets the record with the next write it needs: an
+// in-place switch from upstream costs no extra write. Another install's
+// object is left alone (OwnedByAnotherInstall). Deletions carry a UID
+// precondition. The finalizer is stored before any operand object exists,
+// so uninstall needs no memory: it deletes what the HyperConverged owns.
 //
 // # Extensions
 //
 // A feature of a platform or an install that is not the core's is an
 // [Extension], plugged in through [ManagerOptions].Extensions, each a
-// package of extensions/ with its RBAC and tests: the OpenShift platform
-// facts (openshift), the upgrade from upstream (upgrade), the shared lists
-// (sharedlists), OLM's OperatorCondition (olm), the descheduler metric
-// (descheduler), the stored-version migration (storedversions). The core
-// calls each at one place: what it caches and its runnables and watches at
-// [NewManager] (told the [Install]), its facts in [GatherFacts]
-// ([FactGatherer]: for the reconciler, the preview and the webhook alike),
-// Before the operands, [AfterOperands], on [Uninstaller] before the operand
-// objects go, and Reconciled with the status about to be written;
-// `hco-operator diff` shows a [ListChanger]'s writes. The stock set is
-// extensions.Stock(); a distribution without OLM links no OLM code, and
-// one without extensions runs the core alone.
+// package of extensions/ with its RBAC and tests: openshift (platform
+// facts), upgrade (from upstream), sharedlists, olm, descheduler,
+// storedversions. The core calls each at one place: what it caches and
+// watches at [NewManager], its facts in [GatherFacts] ([FactGatherer]: for
+// the reconciler, the preview and the webhook alike), Before the operands,
+// [AfterOperands], [Uninstaller], and Reconciled with the status about to
+// be written; `hco-operator diff` shows a [ListChanger]'s writes. The stock
+// set is extensions.Stock(); a distribution without OLM links no OLM code.
 //
 // This package must not read the process environment, hold package-level
 // mutable state, or store a context.

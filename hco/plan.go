@@ -15,13 +15,6 @@ import (
 	"github.com/hcokit/hcokit/wireform"
 )
 
-// A Plan is what the operator does for a HyperConverged, decided without a
-// request: every operand's objects built (DesiredObjects), each compared
-// with the object the cluster holds, and the objects no longer built. It is
-// a pure function of the HyperConverged, the facts and a View of the
-// cluster; `hco-operator diff` sends its steps as server-side dry runs, and
-// the webhook dry-runs the updates of the components' CRs it holds.
-
 // Verb is what a Step does to its object.
 type Verb string
 
@@ -138,10 +131,8 @@ func NewPlan(ctx context.Context, reg *Registry, hc *hcov1.HyperConverged, facts
 	return p, err
 }
 
-// PlatformOperands are reg's enabled operands for platform p: those that
-// are OpenShiftOnly left out when p is not OpenShift (NewManager disables
-// them in the registry; a plan made without it, hco-operator diff's, leaves
-// their kinds alone the same way).
+// PlatformOperands are reg's enabled operands for platform p, those that
+// are OpenShiftOnly left out off OpenShift (as NewManager disables them).
 func PlatformOperands(reg *Registry, p Platform) []Operand {
 	ops := reg.Operands()
 	if p.OpenShift {
@@ -168,8 +159,7 @@ func (s Step) RefusedPatch(err error) error {
 }
 
 // protect keeps every object of op's kinds from deletions (a key with the
-// kind only): an operand that cannot build, waits for its API, or finds an
-// object of another install keeps what exists.
+// kind only).
 func protect(keep map[objectKey]bool, op Operand) {
 	for _, k := range op.Kinds() {
 		keep[objectKey{GVK: k.GetObjectKind().GroupVersionKind()}] = true
@@ -337,9 +327,8 @@ func yieldsTo(op Operand, live *unstructured.Unstructured, owner Owner) bool {
 }
 
 // leaveMemory is what a View may remember of the objects its operands
-// leave alone (Yielder): the object found at key when built was planned,
-// or nil. The cache does not hold such an object (it lacks the label the
-// cache selects by), so without it every reconcile would try the create.
+// leave alone (Yielder), which the cache does not hold (they lack its
+// label): without it every reconcile would try the create.
 type leaveMemory interface {
 	LeftAlone(key objectKey, built *unstructured.Unstructured) *unstructured.Unstructured
 }
@@ -350,8 +339,7 @@ type buildMemory interface {
 	builds() *builtObjects
 }
 
-// memory is what a View may know besides the cluster: the reconciler's,
-// the applier's memo of what the API server stored from what it was sent.
+// memory is what a View may know besides the cluster: the applier's memo.
 type memory interface {
 	Recall(key objectKey, built, want, live *unstructured.Unstructured) memo.Recalled
 }

@@ -112,7 +112,7 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *hc
 		env:             env,
 		events:          mgr.GetEventRecorder("hco-operator"),
 		metrics:         metrics,
-		applier:         newApplier(c, mgr.GetCache(), mgr.GetAPIReader()),
+		applier:         newApplier(c, mgr.GetAPIReader()),
 		built:           &builtObjects{scheme: mgr.GetScheme()},
 		kinds:           &served.Kinds{All: kinds, Discovery: dc, Now: time.Now},
 		nodes:           nodefacts.NewIndex(),

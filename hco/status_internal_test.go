@@ -35,7 +35,7 @@ func TestStatusWriterWhileTheCacheIsBehind(t *testing.T) {
 			patches++
 			return c.SubResource(sub).Patch(ctx, obj, p, o...)
 		}}).Build()
-	r := &Reconciler{client: c, registry: &Registry{}, applier: newApplier(c, c, c), now: time.Now, events: discardEvents{}}
+	r := &Reconciler{client: c, registry: &Registry{}, applier: newApplier(c, c), now: time.Now, events: discardEvents{}}
 	healthy := &assessment{full: true, Assessment: hcostatus.Assessment{Generation: 1, Components: []hcostatus.Component{hcostatus.FromConditions("KubeVirt", []hcostatus.OperandCondition{
 		{Type: "Available", Status: "True"}, {Type: "Progressing", Status: "False"}, {Type: "Degraded", Status: "False"},
 	}, "")}}}
@@ -64,7 +64,7 @@ func TestStatusWriterWhileTheCacheIsBehind(t *testing.T) {
 	}
 	// A stale copy the memo does not know of (another process wrote, say):
 	// the API server refuses the patch.
-	r.applier = newApplier(c, c, c)
+	r.applier = newApplier(c, c)
 	again, err = r.writeStatus(ctx, stale.DeepCopy(), healthy)
 	require.NoError(t, err)
 	assert.True(t, again, "a conflict: come back")

@@ -87,7 +87,7 @@ func TestYielderLeavesOthersObjectsAlone(t *testing.T) {
 // The applier remembers what it leaves alone, announces it once per object
 // found, and forgets it for a new build.
 func TestApplierRemembersWhatItLeavesAlone(t *testing.T) {
-	a := newApplier(nil, nil, nil)
+	a := newApplier(nil, nil)
 	w := &unstructured.Unstructured{}
 	w.SetGroupVersionKind(configMapKind)
 	w.SetName("a")
