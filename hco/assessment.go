@@ -23,9 +23,8 @@ import (
 	"github.com/hcokit/hcokit/nodefacts"
 )
 
-// assess records the operands' outcomes into a (the status findings and
-// the related objects) and returns the keys of what is desired (a key with
-// an empty name protects a whole kind from pruning).
+// assess records the operands' outcomes (findings, related objects) into a
+// and returns the desired keys (an empty name protects a kind from pruning).
 func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops []Operand, outcomes []operandOutcome, a *assessment) map[objectKey]bool {
 	logger := log.FromContext(ctx)
 	var problems []string
@@ -39,8 +38,7 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 			logger.Info("invalid HyperConverged configuration", "operand", op.Name(), "error", invalid.err.Error())
 			problems = append(problems, invalid.err.Error())
 		case errors.As(o.err, &elsewhere):
-			// Not retried: the other install's objects change, or its
-			// HyperConverged goes, and their events bring the reconcile back.
+			// Not retried: the other install's events bring the reconcile back.
 			a.OwnedElsewhere = append(a.OwnedElsewhere, fmt.Sprintf("operand %s: %s", op.Name(), elsewhere.Error()))
 		case o.err == nil:
 		case !a.record(fmt.Errorf("operand %s: %w", op.Name(), o.err)) && !apierrors.IsConflict(o.err):
@@ -83,8 +81,7 @@ func (r *Reconciler) assess(ctx context.Context, hc *hcov1.HyperConverged, ops [
 	}
 	if len(problems) > 0 {
 		a.ProblemReason, a.ProblemMessage = hcostatus.ReasonInvalidConfiguration, strings.Join(problems, "; ")
-		// Announce a problem once, when it appears, not on every reconcile
-		// while it lasts.
+		// Announced once, when it appears, not on every reconcile.
 		prev := meta.FindStatusCondition(hc.Status.Conditions, hcov1.ConditionReconcileComplete)
 		if prev == nil || prev.Reason != a.ProblemReason || prev.Message != a.ProblemMessage {
 			r.events.Eventf(hc, nil, corev1.EventTypeWarning, EventInvalidConfig, "Reconcile", "%s", eventNote(a.ProblemMessage))
@@ -105,38 +102,29 @@ func eventNote(msg string) string {
 	return msg[:maxEventNote-len(more)] + more
 }
 
-// assessment is one reconcile's record: an hcostatus.Assessment plus what only the
-// reconcile needs. Every step records into it; patchStatus turns it into
-// the status and the result.
+// assessment is what a reconcile's steps record, an hcostatus.Assessment
+// and more, for patchStatus to turn into the status and the result.
 type assessment struct {
 	hcostatus.Assessment
-	// full is true once the operands were reconciled: every condition is
-	// computed. Otherwise (an earlier step failed, uninstall, a refused
-	// HyperConverged) only ReconcileComplete is, from the failures or the
-	// problem, and nothing is written when there is neither.
+	// full: the operands were reconciled, every condition is computed; else
+	// (an earlier step failed, uninstall, a refused HyperConverged) only
+	// ReconcileComplete, from the failures or problem, written if either.
 	full bool
 	// errs are returned, so that the reconcile is retried with backoff.
 	errs []error
-	// conflicted is true when a write met a conflict and the reconcile
-	// should run again soon.
+	// conflicted: a write met a conflict; run again soon.
 	conflicted bool
-	// gone is true when the HyperConverged no longer exists (or is about
-	// to): there is no status to write.
+	// gone: the HyperConverged no longer exists (or is about to): no status.
 	gone bool
-	// requeueAfter asks for another reconcile (a deletion in progress, a
-	// component route's certificate to read again).
+	// requeueAfter: reconcile again then (a deletion in progress, a certificate to reread).
 	requeueAfter time.Duration
 	related      []corev1.ObjectReference
-	// facts are those the operands were given; the status reports the
-	// node facts among them.
+	// facts are the operands'; the status reports their node facts.
 	facts Facts
 	// owner is the HyperConverged's (see Owner), for the extensions.
 	owner Owner
 }
 
-// record notes the error of a step, which names its object, and reports
-// whether there was none. A conflict (a cache behind a write) is not a
-// failure: the next reconcile, soon, sees the object as it is.
 // ignored reports a HyperConverged other than want (the singleton) as
 // ignored.
 func (a *assessment) ignored(want types.NamespacedName) {
@@ -144,6 +132,9 @@ func (a *assessment) ignored(want types.NamespacedName) {
 		fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace)
 }
 
+// record notes a step's error, which names its object, and reports whether
+// there was none. A conflict (a cache behind a write) is no failure: the
+// next reconcile, soon, sees the object as it is.
 func (a *assessment) record(err error) bool {
 	switch {
 	case err == nil:
@@ -158,17 +149,11 @@ func (a *assessment) record(err error) bool {
 }
 
 // patchStatus is the one status writer: it turns the assessment into the
-// status, patches it only if it differs from the status hc (as the cache
-// has it) carries, and returns the reconcile's result. Nothing reads the
-// status back (facts come from the cluster, hco.Facts), so a status write
-// needs no reconcile after it; the status watch filters out its event.
-// When the cache is behind this operator's last status write (the memo
-// holds the version that write replaced), nothing is written over the
-// stale copy and the reconcile comes back soon: a reconcile often starts
-// right after a status write, on an event that arrived meanwhile, before
-// the write's own event, and would otherwise send a patch the API server
-// refuses (the patch carries hc's resourceVersion, so a stale copy can
-// never overwrite a newer status).
+// status, patched only if it differs from hc's (as cached), and returns the
+// reconcile's result. A write needs no reconcile after it (the status watch
+// drops its event). Over a stale copy (the memo holds the version the last
+// write replaced) nothing is written, as the API server would refuse it (the
+// patch carries hc's resourceVersion), and the reconcile comes back soon.
 func (r *Reconciler) patchStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (reconcile.Result, error) {
 	stale, err := r.writeStatus(ctx, hc, a)
 	switch {
@@ -186,16 +171,14 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	if a.gone || (!a.full && len(a.Failures) == 0 && a.ProblemReason == "") {
 		return false, nil
 	}
-	// The status alone, not the spec (it holds the golden images): the
-	// patch is computed between these two.
+	// The patch is of the status alone, not the spec (it holds the golden images).
 	base := &hcov1.HyperConverged{TypeMeta: hc.TypeMeta, ObjectMeta: hc.ObjectMeta, Status: hc.Status}
 	next := &hcov1.HyperConverged{TypeMeta: hc.TypeMeta, ObjectMeta: *hc.ObjectMeta.DeepCopy(), Status: *hc.Status.DeepCopy()}
 	now := metav1.NewTime(r.now())
 	upgraded := false
 	if len(hc.Status.Conditions) == 0 && VersionOf(hc.Status.Versions, OperatorVersionName) == "" && r.env.Version != "" {
-		// The first status: the operator's version from the start, as
-		// upstream's setInitialConditions records it at 03da3cf; an HCO
-		// that starts with it installs, it does not upgrade.
+		// The first status has the operator's version, as upstream's
+		// setInitialConditions at 03da3cf: that HCO installs, not upgrades.
 		next.Status.Versions = []hcov1.Version{{Name: OperatorVersionName, Version: r.env.Version}}
 	}
 	if a.full {
@@ -209,8 +192,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		next.Status.ObservedGeneration = hc.Generation
 		next.Status.SystemHealthStatus = hcostatus.SystemHealth([]metav1.Condition{rc}, a.Upgrading)
 	}
-	// The extensions hear of the one HyperConverged reconciled, not of one
-	// ignored (another name or namespace).
+	// The extensions hear only of the reconciled HyperConverged, not an ignored one.
 	for _, ext := range r.extensions {
 		if client.ObjectKeyFromObject(hc) != r.singleton() {
 			break
@@ -242,10 +224,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 	return false, nil
 }
 
-// fullStatus computes, into st, the status of a reconcile that reached the
-// operands: every condition, the related objects, the node facts, the
-// operands' own fields and, once every operand reports the expected
-// version, the versions.
+// fullStatus computes into st the status of a reconcile that reached the
+// operands: conditions, related objects, node facts, the operands' own
+// fields and, once every operand reports its expected version, the versions.
 func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment, st *hcov1.HyperConvergedStatus, now metav1.Time) {
 	hcostatus.MergeConditions(&st.Conditions, hcostatus.Conditions(a.Assessment), now)
 	st.ObservedGeneration = hc.Generation
@@ -272,8 +253,7 @@ func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a
 	}
 }
 
-// setNodeStatus writes the node facts into a status; unknown facts leave
-// it as it is.
+// setNodeStatus writes the node facts into s; unknown (nil) leaves it be.
 func setNodeStatus(s *hcov1.HyperConvergedStatus, nodes *nodefacts.Facts) {
 	if nodes == nil {
 		return

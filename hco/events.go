@@ -21,26 +21,21 @@ const (
 	EventUpgradeCompleted = "UpgradeCompleted"
 	EventDeletionBlocked  = "DeletionBlocked"
 	EventOwnedElsewhere   = "OwnedByAnotherInstall"
-	// EventOperandSkipped: an operand on by default only where its API is
-	// served (Registry.OnlyWhereServed) is left out, its API not served.
+	// EventOperandSkipped: an OnlyWhereServed operand's API is not served.
 	EventOperandSkipped = "OperandSkipped"
-	// EventLeftAlone: somebody else's object holds the name of one an
-	// operand builds, which leaves it alone (Yielder).
+	// EventLeftAlone: a Yielder leaves alone another's object at its name.
 	EventLeftAlone = "LeftAlone"
-	// EventSharedListNotUpdated: an operand's items could not be taken out
-	// of a shared object's list (hco.ListMember) on uninstall.
+	// EventSharedListNotUpdated: uninstall could not remove ListMember items.
 	EventSharedListNotUpdated = "SharedListNotUpdated"
 )
 
-// EventRecorder emits events.k8s.io/v1 Events; the manager's
-// GetEventRecorder returns one.
+// EventRecorder emits events.k8s.io/v1 Events (the manager's GetEventRecorder).
 type EventRecorder interface {
 	Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any)
 }
 
-// announce emits an Event for every object the operands created or
-// updated, after all the writes, so that the Events do not compete with the
-// last of them at the API server.
+// announce emits an Event per object the operands created or updated, after
+// all writes, so Events do not compete with the last of them at the API server.
 func (r *Reconciler) announce(hc *hcov1.HyperConverged, outcomes []operandOutcome) {
 	for _, o := range outcomes {
 		for _, w := range o.writes {

@@ -19,74 +19,58 @@ import (
 	"github.com/hcokit/hcokit/hcometrics"
 )
 
-// Extension is a feature of a platform or an install kept outside the core
-// and plugged into the manager explicitly (ManagerOptions.Extensions; the
-// stock set is package extensions'): OLM's OperatorCondition and CSV, the
-// descheduler metric, the stored-version migration, the upgrade from an
-// earlier operator. A distribution that
-// leaves one out links none of its code. Embed NoExtension and override what
-// the feature needs; the core calls each method at one place.
+// Extension is a platform or install feature outside the core (see the
+// package doc): embed NoExtension and override what the feature needs.
 type Extension interface {
-	// Cached returns what the manager's cache holds for the extension
-	// besides the operator's own objects (by name, say). It is called
-	// before the manager exists.
+	// Cached is what the manager's cache also holds for the extension (by
+	// name, say); it is called before the manager exists.
 	Cached(in Install) map[client.Object]cache.ByObject
 	// Setup adds the extension's runnables to mgr, and returns the objects
 	// (of kinds Cached holds) whose changes reconcile the HyperConverged.
 	Setup(mgr ctrl.Manager, in Install, metrics *hcometrics.Metrics) ([]Watch, error)
-	// Before runs in each reconcile of the HyperConverged once its
-	// finalizer is stored, before the operands; stop ends the reconcile
-	// there (the extension changed the HyperConverged, whose update brings
-	// the next one). An error is reported in the status and retried.
+	// Before runs in each reconcile before the operands, finalizer stored;
+	// stop ends it (the HyperConverged changed: its update brings the next).
+	// An error is reported in the status and retried.
 	Before(ctx context.Context, s ExtensionState) (stop bool, err error)
-	// Reconciled runs at the end of each reconcile of the HyperConverged,
-	// with what its status is about to say; an error fails the reconcile
-	// before the status is written, and it is tried again.
+	// Reconciled runs at the end of each reconcile with the status about to
+	// be written; an error fails the reconcile before the write, to be retried.
 	Reconciled(ctx context.Context, s ExtensionState) error
 }
 
-// Install is what an extension is told of the operator and the cluster
-// when the manager makes its cache (Cached, Setup), or when a preview asks
-// (ListChanger).
+// Install is what an extension is told of the operator and the cluster, as
+// the manager makes its cache (Cached, Setup) or a preview asks (ListChanger).
 type Install struct {
 	Env Environment
-	// OpenShift: the cluster serves OpenShift's ClusterVersion (see
-	// OpenShift).
+	// OpenShift: the cluster serves OpenShift's ClusterVersion (see OpenShift).
 	OpenShift bool
-	// ClusterTLS: it serves OpenShift's APIServer configuration, whose TLS
-	// profile the operands get when the HyperConverged has none.
+	// ClusterTLS: it serves OpenShift's APIServer configuration (default TLS profile).
 	ClusterTLS bool
-	// Registry holds the operands; Scheme their kinds; Mapper answers
-	// which kinds the cluster serves.
+	// Registry holds the operands, Scheme their kinds; Mapper knows what is served.
 	Registry *Registry
 	Scheme   *runtime.Scheme
 	Mapper   meta.RESTMapper
 }
 
-// AfterOperands is an Extension that acts in each reconcile of the
-// HyperConverged once the operands are reconciled (the shared lists): an
-// error is reported in the status and retried.
+// AfterOperands is an Extension acting in each reconcile after the operands
+// (the shared lists); an error is reported in the status and retried.
 type AfterOperands interface {
 	AfterOperands(ctx context.Context, s ExtensionState) error
 }
 
-// Uninstaller is an Extension with something to undo when the
-// HyperConverged is deleted, before its operand objects are (the shared
-// lists' items): an error stops the uninstall there, reported and retried.
+// Uninstaller is an Extension undoing something (the shared lists' items) on
+// uninstall, before the operand objects go; an error stops it, reported, retried.
 type Uninstaller interface {
 	Uninstall(ctx context.Context, s ExtensionState) error
 }
 
 // ListChanger is an Extension whose writes `hco-operator diff` shows: the
-// shared lists it would change for hc on facts, read through reader (past
-// any cache).
+// shared lists it would change for hc on facts, read past any cache.
 type ListChanger interface {
 	ListChanges(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, in Install, reader client.Reader) ([]ListChange, error)
 }
 
-// FactGatherer is an Extension that adds facts when the operands' facts
-// are gathered (GatherFacts: for the reconciler, `hco-operator diff` and
-// the webhook's operand check alike): the OpenShift platform's, say.
+// FactGatherer is an Extension that adds facts in GatherFacts (the
+// OpenShift platform's, say).
 type FactGatherer interface {
 	// GatherFacts adds to f what it reads through s for hc.
 	GatherFacts(ctx context.Context, hc *hcov1.HyperConverged, s FactSources, f *Facts) error
@@ -108,8 +92,7 @@ type ExtensionState struct {
 	// Upgrading: the operator is upgrading to Env.Version.
 	Upgrading bool
 	Env       Environment
-	// Facts are those the operands were given (after the operands; on
-	// uninstall only the environment and the platform).
+	// Facts are the operands' (on uninstall, Environment and Platform only).
 	Facts Facts
 	// Reader reads the manager's cache, Direct past it; Client writes as
 	// the operator's field owner.
@@ -141,15 +124,13 @@ func (s ExtensionState) Observe(ctx context.Context, op Operand) []client.Object
 // RemoveLeftover deletes the object of gvk at key that an earlier operator
 // (upstream's) made and this one does not, saying why in an Event: only if
 // it carries upstream's managed-by label and this HyperConverged claims it
-// (an object of that name someone else made stays; see Owner), read past
-// the cache and deleted only if still the object read. Not found, or its
-// kind not served: nothing to do.
+// (see Owner), read past the cache, and only if still the object read. Not
+// found, or its kind not served: nothing to do.
 func (s ExtensionState) RemoveLeftover(ctx context.Context, gvk schema.GroupVersionKind, key types.NamespacedName, why string) error {
 	return s.r.removeLeftover(ctx, s.HyperConverged, s.owner, gvk, key, why)
 }
 
-// NoExtension does nothing: embed it to implement only what a feature
-// needs.
+// NoExtension does nothing: embed it to implement only what a feature needs.
 type NoExtension struct{}
 
 // Cached implements Extension: nothing.
@@ -167,8 +148,7 @@ func (NoExtension) Before(context.Context, ExtensionState) (bool, error) { retur
 func (NoExtension) Reconciled(context.Context, ExtensionState) error { return nil }
 
 // beforeOperands runs the extensions' Before hooks (the upgrade's, say);
-// true when the reconcile stops there (an error, or a hook that changed the
-// HyperConverged, whose update brings the next reconcile).
+// true when the reconcile stops there (an error, or a hook's stop).
 func (r *Reconciler) beforeOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, a *assessment) bool {
 	s := r.extensionState(hc, owner, a)
 	for _, ext := range r.extensions {

@@ -5,10 +5,9 @@ import (
 	"github.com/hcokit/hcokit/jsonpatch"
 )
 
-// jsonPatch is an operand's jsonpatch annotation (package jsonpatch),
-// parsed once per reconcile: the operand's desired objects, the
-// TaintedConfiguration condition, the UnsafeModifications metric and the
-// blame for a refused write all read it.
+// jsonPatch is an operand's jsonpatch annotation (package jsonpatch), parsed
+// once per reconcile for the desired objects, TaintedConfiguration, the
+// UnsafeModifications metric and the blame for a refused write.
 type jsonPatch struct {
 	annotation string          // the key; empty for an operand that is no JSONPatcher
 	set        bool            // the annotation is not blank (jsonpatch.IsSet)

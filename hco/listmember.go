@@ -11,21 +11,16 @@ import (
 )
 
 // ListMember is an optional capability: an operand that adds items of its
-// own to a list in a cluster-scoped object it does not own, which others
-// edit too (the console plugin's name in OpenShift's Console operator
-// configuration, spec.plugins; the virtctl download's component route in
-// the Ingress configuration's status.componentRoutes). The extension that
-// keeps them (extensions/sharedlists; none: the lists are left alone) adds
-// each item missing from its list, puts back one of its items that differs,
-// and keeps every other item as it is, in its place; when the HyperConverged
-// is deleted it takes out the items the operand still lists, and only those.
-// Each write is a merge patch of that one list (through the status
-// subresource for a list under status) with the object's resourceVersion as
-// precondition, so an edit made meanwhile is never overwritten.
-//
-// The target objects are OpenShift's: they are watched (by name) and
-// written on OpenShift only, where their kind is served; elsewhere an
-// item is dropped and nothing is requested.
+// own to a list in a cluster-scoped object others own and edit (the console
+// plugin in OpenShift's Console operator configuration's spec.plugins; the
+// virtctl download's component route in the Ingress configuration's
+// status.componentRoutes). extensions/sharedlists (none: lists left alone)
+// adds each missing item, puts back one that differs, keeps others as and
+// where they are, and on the HyperConverged's deletion takes out only the
+// items the operand still lists, each write a merge patch of that list
+// (under status: the status subresource) with the object's resourceVersion
+// as precondition. The objects are OpenShift's, watched (by name) and
+// written there only; elsewhere items are dropped, nothing requested.
 type ListMember interface {
 	// ListTargets are the lists the operand may add to, fixed for the
 	// process: the reconciler watches their objects.
@@ -51,23 +46,20 @@ func (t ListTarget) String() string {
 	return fmt.Sprintf("%s %s %s", t.GVK.Kind, t.Name, strings.Join(t.Path, "."))
 }
 
-// ListItem is one item an operand wants in a ListTarget's list: a string,
-// or, for a list of objects (ListTarget.Key), the object in its JSON form
-// (map[string]any). An item's "conditions" (metav1.Condition in JSON) need
-// no lastTransitionTime: the reconciler keeps the one found for a
-// condition whose status is unchanged, and stamps the others.
+// ListItem is an item an operand wants in a ListTarget's list: a string or,
+// for a list of objects (ListTarget.Key), the object's JSON form
+// (map[string]any). Its "conditions" (metav1.Condition JSON) need no
+// lastTransitionTime: kept as found for an unchanged status, else stamped.
 type ListItem struct {
 	Target ListTarget
 	Value  any
-	// Absent: the item is the operand's but not wanted now (its workload
-	// is not deployed: an image unset, say): the reconciler takes it out
-	// of the list, found by its value or key (Value needs only those).
+	// Absent: the operand's item is unwanted (workload not deployed, an image
+	// unset, say): taken out, found by value or key (all Value needs).
 	Absent bool
 }
 
-// ListChange is a shared list the operator changes: the object holding it
-// as read (Live), the list there now (Was) and as the operator leaves it
-// (List), which it writes as one merge patch of that list.
+// ListChange is a shared list the operator changes: its object as read
+// (Live), the list now (Was) and as left (List), written as one merge patch.
 type ListChange struct {
 	Target    ListTarget
 	Live      *unstructured.Unstructured

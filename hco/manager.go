@@ -46,28 +46,23 @@ type ManagerOptions struct {
 	// Manager are controller-runtime's options. Scheme is required; Cache is
 	// replaced by CacheOptions; health and readiness checks are added.
 	Manager ctrl.Options
-	// Metrics registers the operator's metrics; nil means controller-runtime's
-	// metrics.Registry, which the manager serves.
+	// Metrics registers the metrics; nil: controller-runtime's metrics.Registry (served).
 	Metrics prometheus.Registerer
-	// Extensions are the platform features outside the core the operator
-	// runs (extensions.Stock is the stock binary's set); none: the core
-	// alone.
+	// Extensions are the features outside the core to run (extensions.Stock
+	// is the stock binary's set); none: the core alone.
 	Extensions []Extension
 }
 
-// NewManager creates a manager whose cache holds only what the operator
-// manages, namespaced objects only from env.Namespace and the namespaces
-// the operands name for their kinds (OtherNamespacer; but the
-// HyperConverged from every namespace), with the HyperConverged reconciler
-// and ping health checks set up.
+// NewManager creates a manager caching only what the operator manages
+// (namespaced objects of env.Namespace and OtherNamespacer namespaces,
+// HyperConvergeds of all), with its reconciler and ping health checks.
 func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOptions) (ctrl.Manager, *Reconciler, error) {
 	mo := opts.Manager
 	if mo.Scheme == nil {
 		return nil, nil, fmt.Errorf("hco.NewManager: ManagerOptions.Manager.Scheme is required (see hco.NewScheme)")
 	}
-	// What the cache holds depends on whether the cluster serves OpenShift's
-	// APIServer configuration, which the manager's REST mapper says when
-	// the cache is made.
+	// The cache's content depends on whether the cluster serves OpenShift's
+	// APIServer configuration, which the REST mapper tells as it is made.
 	newCache := mo.NewCache
 	if newCache == nil {
 		newCache = cache.New
@@ -103,10 +98,8 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		defaults.HTTPClient, defaults.Mapper = opts.HTTPClient, opts.Mapper
 		return newCache(cfg, defaults)
 	}
-	// The metrics endpoint (when served over HTTPS) follows the
-	// HyperConverged's TLS profile; the reader it needs exists once the
-	// manager does, and it is first asked at the first handshake, after the
-	// manager started.
+	// The metrics endpoint (HTTPS) follows the HyperConverged's TLS profile,
+	// read through the manager once it exists, first at the first handshake.
 	var serveTLSProfile func(*tls.Config)
 	mo.Metrics.TLSOpts = append(slices.Clone(mo.Metrics.TLSOpts), func(c *tls.Config) { serveTLSProfile(c) })
 	mgr, err := ctrl.NewManager(cfg, mo)
@@ -114,8 +107,7 @@ func NewManager(cfg *rest.Config, reg *Registry, env Environment, opts ManagerOp
 		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
 	if !in.OpenShift {
-		// Operands whose objects exist on OpenShift only are left out
-		// elsewhere: their kinds are not watched, nothing is asked.
+		// OpenShiftOnly operands are left out: kinds unwatched, nothing asked.
 		for _, op := range reg.Operands() {
 			if openShiftOnly(op) {
 				if err := reg.Disable(op.Name()); err != nil {

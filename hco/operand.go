@@ -26,98 +26,77 @@ type Operand interface {
 	// It labels metrics and selects the operand on the command line.
 	Name() string
 
-	// Kinds returns one empty object of every kind Desired may return, with
-	// its GroupVersionKind set. The reconciler watches and caches these kinds
-	// and lists them to delete what is no longer desired.
+	// Kinds returns an empty object (GroupVersionKind set) of each kind
+	// Desired may return, which the reconciler watches, caches and prunes.
 	Kinds() []client.Object
 
-	// Desired returns the objects this operand wants for hc, given the
-	// facts (the environment and what is known of the cluster), fully built:
-	// name, namespace (empty for cluster-scoped kinds), labels and spec. An
-	// object may leave its apiVersion and kind empty when its Go type is
-	// that of exactly one of Kinds: the library sets them from it. A nil
-	// slice with a nil error means the operand wants nothing for this hc. An
-	// error is a problem with hc that the admin must fix; its message names
-	// the field or annotation and ends up in a condition or a webhook denial.
-	// hc comes without its status: a build follows the spec and metadata,
-	// and what it needs of the cluster comes in facts, so that the
-	// operator's own status writes build nothing again.
+	// Desired returns the objects the operand wants for hc and facts, fully
+	// built (name, namespace unless cluster-scoped, labels, spec; apiVersion
+	// and kind may be empty if the Go type is that of exactly one of Kinds);
+	// nil, nil: none. An error is a problem with hc for the admin to fix, its
+	// message naming the field or annotation (for a condition or a webhook
+	// denial). hc comes without status (the cluster's part is in facts), so
+	// the operator's own status writes build nothing again.
 	Desired(hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error)
 
-	// Status reads the component status from the observed objects: the
-	// objects Desired returned, as found in the cluster, in the same order.
-	// When Desired fails (an invalid HyperConverged), it gets instead the
-	// managed objects of its Kinds as they are, in no particular order, so
-	// that the component's status is still reported: find objects by kind
-	// and name, not by position. The objects are shared between
-	// reconciles: read them, never change them.
+	// Status reads the component status from the observed objects (shared:
+	// read only): those Desired returned, as found, in order; if Desired
+	// fails (an invalid HyperConverged), the managed objects of its Kinds in
+	// no order, so the status is still reported: find them by kind and name.
 	Status(observed []client.Object) hcostatus.Component
 }
 
 // JSONPatcher is an optional capability: an operand whose main object (the
-// first one Desired returns) an admin may patch through a jsonpatch
-// annotation on the HyperConverged. The library applies the patch (see
-// DesiredObjects); the operand only names the annotation. The reconciler
-// raises TaintedConfiguration while such a patch is in effect.
+// first Desired returns) an admin may patch by a jsonpatch annotation on the
+// HyperConverged (see DesiredObjects), raising TaintedConfiguration.
 type JSONPatcher interface {
 	// JSONPatchAnnotation is the annotation key, e.g. "kubevirt.kubevirt.io/jsonpatch".
 	JSONPatchAnnotation() string
 }
 
-// Adopter is an optional capability: an operand that carries a setting
-// forward from objects that existed before this operator version managed
-// them. It is called only while the operator upgrades (status.versions
-// differs from the Environment's version). Adopt may change hc's metadata
-// and reports whether it did; the reconciler then updates the HyperConverged.
+// Adopter is an optional capability, called only while upgrading: Adopt
+// carries a setting from objects older than this operator version into hc's
+// metadata, reporting whether it did (the reconciler then updates hc).
 type Adopter interface {
 	Adopt(hc *hcov1.HyperConverged, observed []client.Object) bool
 }
 
-// StatusContributor is an optional capability: an operand that reports
-// status fields of its own on the HyperConverged (the SSP operand: the
-// golden images it applied). ContributeStatus sets only the fields it owns
-// on st, from hc and facts (as the operand's Desired saw them); now stamps new
-// condition transitions. An error is logged and the fields are left as
-// they were; the operand's Desired is expected to refuse the same input and
-// so be reported as a failed operand.
+// StatusContributor is an optional capability: an operand that sets only its
+// own status fields (SSP: the golden images it applied) on st, from hc and
+// facts as Desired saw them; now stamps new condition transitions. An error
+// is logged, the fields unchanged; Desired should refuse the same input.
 type StatusContributor interface {
 	ContributeStatus(hc *hcov1.HyperConverged, facts Facts, now metav1.Time, st *hcov1.HyperConvergedStatus) error
 }
 
 // ContentKeeper is an optional capability: an operand whose objects hold
-// content that others fill in (a caBundle a certificate rotator injects, the
-// pull secrets a platform adds to a ServiceAccount, a ConfigMap an admin
-// edits). KeptFields names, for the desired object of a kind and name, the
-// paths of JSON member names whose values the operator keeps as found where
-// the object it built has none, instead of reverting them (wireform.Keep
-// reads them): a map the object built has too is kept as found, with the
-// members it lacks seeded from what was built (upstream's editable
-// ConfigMap); a path whose last element is a member name prefixed with
-// wireform.KeepNot names a member of such a kept map that is the operator's
-// all the same: its built value wins (upstream's managed keys of an
-// editable ConfigMap, e.g. {"data", "!version"}); "*" in a path stands for
-// every item of a list, matched by position (e.g. {"webhooks", "*",
-// "clientConfig", "caBundle"}), and wireform.ByKey(member) for every item
-// matched by that member's value (e.g. {"spec", "tags",
-// wireform.ByKey("name"), "annotations"}): so an element starting with "*"
-// always walks a list, never names a member. Nil keeps nothing.
+// content others fill in (a caBundle a certificate rotator injects, pull
+// secrets a platform adds to a ServiceAccount, a ConfigMap an admin edits).
+// KeptFields names, by desired object kind and name, paths of JSON member
+// names kept as found where the build has none (wireform.Keep). A map the
+// build has too is kept as found, missing members seeded from the build
+// (upstream's editable ConfigMap), but a last element prefixed
+// wireform.KeepNot names a member whose built value wins (upstream's managed
+// keys, {"data", "!version"}). "*" is every item of a list by position
+// ({"webhooks", "*", "clientConfig", "caBundle"}), wireform.ByKey(member)
+// every item by that member's value ({"spec", "tags",
+// wireform.ByKey("name"), "annotations"}): an element starting with "*"
+// never names a member. Nil keeps nothing.
 type ContentKeeper interface {
 	KeptFields(gvk schema.GroupVersionKind, name string) [][]string
 }
 
-// SchemeAdder is an optional capability: an operand whose objects are of
-// types a scheme must register (its component's custom resources) adds
-// them. A binary builds its scheme from its operands' (operands.AddToScheme
-// for the stock ones).
+// SchemeAdder is an optional capability: an operand adds its objects' types
+// (its component's custom resources) to a binary's scheme
+// (operands.AddToScheme for the stock ones).
 type SchemeAdder interface {
 	AddToScheme(s *runtime.Scheme) error
 }
 
-// Imager is an optional capability: an operand that deploys a workload of
-// its own names the images it needs. A binary gives every image of every
-// Imager of its registry a flag and an environment variable (the stock
-// binary: upstream's variable names), and passes the value as
-// Environment.Images[Image.Key]; without them, the operand wants nothing.
+// Imager is an optional capability: an operand deploying a workload of its
+// own names the images it needs. A binary gives each a flag and environment
+// variable (the stock binary: upstream's names) and passes the value as
+// Environment.Images[Image.Key]; without it, the operand wants nothing.
 type Imager interface {
 	Images() []Image
 }
@@ -128,82 +107,63 @@ type Image struct {
 	Key, Flag, Variable, Usage string
 }
 
-// OpenShiftOnly is an optional capability: an operand whose objects exist
-// on OpenShift only (upstream HCO deploys them there only). NewManager
-// disables it in the registry on a cluster that is not OpenShift, so that
-// its kinds are not even watched; Desired must still want nothing off
-// OpenShift (Facts.Platform), for a render or a reconciler built otherwise.
+// OpenShiftOnly is an optional capability: an operand whose objects exist on
+// OpenShift only, as upstream's; NewManager disables it elsewhere (kinds
+// unwatched); Desired must still want nothing off OpenShift (Facts.Platform).
 type OpenShiftOnly interface {
 	OpenShiftOnly() bool
 }
 
-// OtherNamespacer is an optional capability: an operand that puts namespaced
+// OtherNamespacer is an optional capability: an operand putting namespaced
 // objects in namespaces besides the HyperConverged's (the console's
-// dashboards, which it reads from openshift-config-managed only) names
-// them, for each of its kinds that needs it. Only in those namespaces
-// besides the HyperConverged's does the operator cache, list, prune and
-// delete its objects of those kinds, so only there may Desired put them;
-// and only there does it need permissions for them. Such an object records
-// its HyperConverged with the owner annotations (OwnerAnnotation), as a
-// cluster-scoped object does: an owner reference cannot name an object of
-// another namespace (the garbage collector would take the owner for gone
-// and delete the object). It is asked once, when the operator starts and
-// makes its cache, for the one platform fact known then: whether the
-// cluster is OpenShift (see OpenShift). Nil names none.
-//
-// AnyNamespace among a kind's namespaces stands for all of them, for an
-// operand whose objects go where the HyperConverged says at run time.
+// dashboards, read from openshift-config-managed only) names them, per kind:
+// only there may Desired put them, and there only does the operator cache,
+// list, prune, delete them and need permissions. They record their
+// HyperConverged with OwnerAnnotation (an owner reference to another
+// namespace would make the garbage collector delete them). Asked once, as
+// the cache is made, knowing only OpenShift or not. Nil names none (see
+// AnyNamespace).
 type OtherNamespacer interface {
 	OtherNamespaces(openShift bool) map[schema.GroupVersionKind][]string
 }
 
-// AnyNamespace, among the namespaces an OtherNamespacer names for a kind,
-// stands for every namespace: the operand puts objects of the kind in
-// namespaces the HyperConverged names (the image streams in
-// commonBootImageNamespace). The operator then caches, lists, prunes and
-// deletes its objects of that kind (those with its labels, that its
-// HyperConverged owns) cluster-wide, and needs its permissions on the kind
-// in every namespace.
+// AnyNamespace, among an OtherNamespacer's namespaces for a kind, stands for
+// all, for objects put where the HyperConverged names at run time (the image
+// streams in commonBootImageNamespace): the operator then caches, lists,
+// prunes and deletes its objects of the kind cluster-wide, and needs its
+// permissions on the kind in every namespace.
 const AnyNamespace = "*"
 
-// Yielder is an optional capability: an operand that leaves alone an object
-// at one of its names that is somebody else's by every sign the operator
-// has, neither labelled as the operator's (LabelManagedBy) nor recorded as
-// its HyperConverged's (OwnerAnnotation, or an owner reference), where the
-// operator would otherwise take it over: upstream HCO leaves an admin's own
-// image stream of the name alone. Such an object is never written, pruned
-// or deleted (unlabelled, the operator never lists it); the operator says
-// so in an Event (EventLeftAlone) and creates its own only once the name is
-// free: it tries again when the operand builds the object anew (a change of
-// the HyperConverged or of the facts) or the operator restarts. An object
-// the operator recorded as its own is taken back whatever its labels. Such
-// an operand's objects are pruned and deleted only when they carry the
-// HyperConverged's record: one with the operator's labels but none
-// (upstream's, on an in-place switch) is recorded when it is updated while
-// the operand builds it, and left otherwise.
+// Yielder is an optional capability: an operand that leaves alone, instead
+// of taking over, an object at one of its names that is somebody else's by
+// every sign (no LabelManagedBy, no owner record), as upstream HCO leaves an
+// admin's image stream. It is never written, pruned or deleted (nor listed);
+// an Event (EventLeftAlone) says so, and the operator's own is created once
+// the name is free, tried again on a new build (the HyperConverged or facts
+// change) or a restart. One recorded as the operator's is taken back
+// whatever its labels. The operand's objects are pruned and deleted only if
+// recorded: a labelled unrecorded one (upstream's, on an in-place switch)
+// gets the record when updated while built, and is left otherwise.
 type Yielder interface {
 	YieldsToUnlabelled() bool
 }
 
-// DeletionOrderer is an optional capability: operands are deleted on
-// uninstall in ascending DeletionOrder (default 0), each group gone before
-// the next starts.
+// DeletionOrderer is an optional capability: uninstall deletes operands in
+// ascending DeletionOrder (default 0), each group gone before the next.
 type DeletionOrderer interface {
 	DeletionOrder() int
 }
 
-// DesiredObjects returns op.Desired for a copy of hc and facts in the wire
-// form the reconciler compares and writes (see wireform.Of), the first object
-// patched when op is a JSONPatcher and hc carries its annotation (see
-// jsonpatch.Apply; a broken patch is a *jsonpatch.Error). The reconciler, Render
-// and the webhook's validation all build objects through it, so they agree.
+// DesiredObjects returns op.Desired for a copy of hc and facts in wire form
+// (wireform.Of), the first object patched by hc's annotation if op is a
+// JSONPatcher (jsonpatch.Apply; broken: a *jsonpatch.Error). The reconciler,
+// Render and the webhook's validation all build through it, so they agree.
 func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]*unstructured.Unstructured, error) {
 	return desiredObjects(op, hc, facts, jsonPatchOf(op, hc), nil)
 }
 
 // desiredObjects is DesiredObjects with op's jsonpatch annotation parsed,
-// built once per input when b is set (the reconciler's build memo; nil:
-// every time).
+// built once per input with b, the reconciler's build memo (nil: each time).
 func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, b *builtObjects) (out []*unstructured.Unstructured, err error) {
 	if prev, ok := b.last(op, hc, facts); ok {
 		return prev.objs, prev.err
@@ -214,9 +174,8 @@ func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPat
 	if err != nil || len(objs) == 0 {
 		return nil, err
 	}
-	// The cache, pruning and uninstall find the operator's objects by these
-	// labels: an object without them would be created on every reconcile
-	// and outlive the HyperConverged.
+	// The cache, pruning and uninstall find objects by these labels: one
+	// without them would be created each reconcile and outlive the HyperConverged.
 	for _, obj := range objs {
 		if l := obj.GetLabels(); l[LabelManagedBy] != ManagedByValue || l[LabelApp] != hc.Name {
 			return nil, fmt.Errorf("operand %s builds %T %q without the labels %s=%s and %s=%s that the operator finds its objects by; build its labels with hco.Labels",
@@ -265,10 +224,9 @@ func kindsByType(op Operand) map[reflect.Type]schema.GroupVersionKind {
 	return out
 }
 
-// Render returns the desired objects of every enabled operand in reg, in
-// registration order, in their wire form (see DesiredObjects). The first
-// operand error stops it; the error names the operand. Without a cluster,
-// facts are OfflineFacts.
+// Render returns every enabled operand's desired objects in registration
+// order and wire form (see DesiredObjects); the first operand error, naming
+// the operand, stops it. Without a cluster, facts are OfflineFacts.
 func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Object, error) {
 	var out []client.Object
 	for _, op := range reg.Operands() {
@@ -283,14 +241,11 @@ func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Obje
 	return out, nil
 }
 
-// builtObjects holds what each operand built last, and from which
-// HyperConverged (its UID, generation and metadata: what a build reads of
-// it, see Operand.Desired), facts, and operand objects read through
-// Facts.Observed (their resourceVersions): a reconcile that an operand
-// object's event brings (an edit to revert, a deletion) builds nothing
-// again, nor one after the operator's own status write. The objects are
-// shared: read only. (The registry does not change while the reconciler
-// runs, so an operand's name is its identity.)
+// builtObjects is the build memo (see the package doc): each operand's last
+// build and its input, the HyperConverged's UID, generation and metadata,
+// facts, and the resourceVersions of objects read through Facts.Observed.
+// Shared objects: read only. An operand's name is its identity (the
+// registry does not change while the reconciler runs).
 type builtObjects struct {
 	// scheme finds the kind of a typed object without TypeMeta.
 	scheme *runtime.Scheme

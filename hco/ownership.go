@@ -14,59 +14,44 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 )
 
-// The owner record of a cluster-scoped object, and of a namespaced one
-// outside its HyperConverged's namespace (OtherNamespacer): the
-// HyperConverged it was made for, as "<namespace>/<name>", and that
-// HyperConverged's UID. Such an object cannot carry an owner reference to
-// the HyperConverged (a reference names an object of the same namespace,
-// or a cluster-scoped one); a namespaced object in the HyperConverged's
-// namespace records it in an owner reference instead (see Owner).
+// OwnerAnnotation ("<namespace>/<name>") and OwnerUIDAnnotation record the
+// HyperConverged of a cluster-scoped object, or of a namespaced one outside
+// its namespace (OtherNamespacer), which no owner reference can name (one
+// names an object of the same namespace, or a cluster-scoped one).
 const (
 	OwnerAnnotation    = "hco.kubevirt.io/owner"
 	OwnerUIDAnnotation = "hco.kubevirt.io/owner-uid"
 )
 
-// Owner is the HyperConverged a reconcile acts for, and decides which of
-// the objects found by the operator's labels are its own. The labels are
-// upstream HCO's, so another install (upstream's, or a second hcokit in
-// another namespace) carries the same ones: only the owner record says whose
-// an object is. An object is its owner's when
+// Owner is the HyperConverged a reconcile acts for, and decides which
+// objects found by the operator's labels (upstream's, shared with any other
+// install) are its own: those
 //
-//   - its record names the owner: the OwnerAnnotation with its namespace
-//     and name (cluster-scoped objects, and namespaced ones outside the
-//     owner's namespace), or an owner reference to a HyperConverged of this
-//     name (namespaced objects in their HyperConverged's namespace). Only
-//     one HyperConverged can exist at a namespace and name, so a record
-//     with another UID is its predecessor's at the same place (deleted
-//     without the finalizer having run): it is the owner's too;
-//   - or it has no record (upstream made it, or an hcokit that did not
-//     record owners yet) and is in the owner's namespace: the labels name
-//     the HyperConverged there, which is the owner;
-//   - or it has no record, is cluster-scoped or in another namespace (the
-//     namespaces an OtherNamespacer names, which several installs may
-//     share), and AdoptsUnrecorded: the owner is the eldest HyperConverged
-//     in the cluster. Two installs agree on which that is, so an in-place
-//     switch from upstream adopts upstream's objects, while an install
-//     beside upstream's (evaluated in a namespace of its own) leaves them
-//     to it.
+//   - whose record names the owner: OwnerAnnotation, or, in its namespace,
+//     an owner reference to a HyperConverged of its name. A record with
+//     another UID is a predecessor's at the same namespace and name,
+//     deleted without the finalizer: the owner's too;
+//   - without a record (upstream's, or an older hcokit's) in the owner's
+//     namespace, whose HyperConverged the labels name;
+//   - without a record, cluster-scoped or in another (OtherNamespacer's,
+//     maybe shared) namespace, if AdoptsUnrecorded: the owner is the
+//     cluster's eldest HyperConverged, as all installs agree, so an in-place
+//     switch from upstream adopts its objects, an install beside it does not.
 //
-// Anything else belongs to another install: it is never written, pruned or
-// deleted, and the operand that wants it reports the conflict.
+// Anything else is another install's: never written, pruned or deleted; the
+// operand that wants it reports the conflict.
 type Owner struct {
 	Namespace, Name string
 	UID             types.UID
-	// AdoptsUnrecorded: cluster-scoped objects without a record are this
-	// owner's.
+	// AdoptsUnrecorded: unrecorded cluster-scoped objects are this owner's.
 	AdoptsUnrecorded bool
-	// Gone: the HyperConverged no longer exists. Only objects whose record
-	// names it are its own (nothing is adopted for a HyperConverged that is
-	// gone): what sweepOrphans may delete.
+	// Gone: the HyperConverged no longer exists; only objects whose record
+	// names it are its own (nothing adopted): what sweepOrphans may delete.
 	Gone bool
 }
 
-// OwnerFor returns the Owner of hc's objects. Whether it adopts unrecorded
-// cluster-scoped objects depends on the HyperConvergeds of the other
-// namespaces, which reader lists (the reconciler's cache holds them all).
+// OwnerFor returns the Owner of hc's objects: AdoptsUnrecorded if hc is the
+// eldest of the HyperConvergeds reader lists (the cache holds them all).
 func OwnerFor(ctx context.Context, reader client.Reader, hc *hcov1.HyperConverged) (Owner, error) {
 	var all hcov1.HyperConvergedList
 	// Read only: the cache's objects as they are, not copies.
@@ -97,9 +82,8 @@ func (o recordedOwner) String() string {
 	return fmt.Sprintf("HyperConverged %s/%s (uid %s)", o.namespace, o.name, o.uid)
 }
 
-// recordOf returns obj's owner record, if it has one: its owner
-// annotations, else, for a namespaced object, its owner reference to a
-// HyperConverged (of the same namespace).
+// recordOf returns obj's owner record, if any: its owner annotations, else,
+// if namespaced, its owner reference to a HyperConverged.
 func recordOf(obj metav1.Object) (recordedOwner, bool) {
 	a := obj.GetAnnotations()
 	if ns, name, ok := strings.Cut(a[OwnerAnnotation], "/"); ok {
@@ -140,20 +124,15 @@ func (o Owner) Claims(obj metav1.Object) (bool, string) {
 	return false, "another install (labelled as upstream HCO's, no owner recorded, and an older HyperConverged exists)"
 }
 
-// records reports whether obj carries the owner's record: its owner
-// annotations, or an owner reference to a HyperConverged of its name in its
-// namespace.
+// records reports whether obj carries the owner's record (see recordOf).
 func (o Owner) records(obj metav1.Object) bool {
 	rec, recorded := recordOf(obj)
 	return recorded && rec.namespace == o.Namespace && rec.name == o.Name
 }
 
-// deletable reports whether the operator may delete obj, an object of one
-// of op's kinds that it found by its labels: the owner claims it, and, when
-// op leaves others' objects alone (Yielder), obj carries the owner's record.
-// Such an operand's objects without one (upstream's, say, where the
-// HyperConverged names their namespace) are updated, and so recorded, while
-// it builds them, and otherwise left.
+// deletable reports whether the operator may delete obj, of one of op's
+// kinds and found by its labels: the owner claims it and, if op is a
+// Yielder, obj carries the owner's record (see Yielder).
 func (o Owner) deletable(op Operand, obj metav1.Object) bool {
 	if claimed, _ := o.Claims(obj); !claimed {
 		return false
@@ -162,10 +141,9 @@ func (o Owner) deletable(op Operand, obj metav1.Object) bool {
 	return !yields || !y.YieldsToUnlabelled() || o.records(obj)
 }
 
-// record sets the owner record on u, an object about to be written for the
-// owner: an owner reference to the HyperConverged for a namespaced object
-// in its namespace (in place of a stale one to a predecessor), the owner
-// annotations for a cluster-scoped one or one in another namespace.
+// record sets the owner record on u, about to be written for the owner: an
+// owner reference (replacing a predecessor's) on a namespaced object in its
+// namespace, else the owner annotations.
 func (o Owner) record(u *unstructured.Unstructured) {
 	if u.GetNamespace() != o.Namespace {
 		a := u.GetAnnotations()
@@ -189,13 +167,11 @@ func (o Owner) record(u *unstructured.Unstructured) {
 	u.SetOwnerReferences(refs)
 }
 
-// isRecordKey reports whether an annotation key is part of the owner
-// record, which an object adopted without one need not get by a write of
-// its own (see wireform.MetadataHolds).
+// isRecordKey reports whether an annotation key is the owner record's, which
+// an adopted object need not get by a write of its own (wireform.MetadataHolds).
 func isRecordKey(k string) bool { return k == OwnerAnnotation || k == OwnerUIDAnnotation }
 
-// ownedElsewhere is the error of an operand whose object belongs to
-// another install.
+// ownedElsewhere: an operand's object belongs to another install.
 type ownedElsewhere struct {
 	kind, name, by string
 }

@@ -7,14 +7,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Registry holds the operands of one meta-operator in registration order:
-// the order of their statuses, of Render's output and of the related
-// objects. (The reconciler applies operands concurrently, as they are
-// independent; uninstall follows DeletionOrderer.) A distribution builds it
-// in main: register the stock operands, then replace or disable by name.
-//
-// A Registry is not safe for concurrent modification; build it before the
-// manager starts and treat it as read-only afterwards.
+// Registry holds a meta-operator's operands in registration order (of their
+// statuses, Render's output, related objects; the reconciler applies them
+// concurrently, uninstall follows DeletionOrderer), built in main: stock
+// operands registered, then replaced or disabled by name. Not safe for
+// concurrent modification: read only once the manager starts.
 type Registry struct {
 	entries []registryEntry
 }
@@ -26,8 +23,7 @@ type registryEntry struct {
 	whereServed bool
 }
 
-// NewRegistry returns a registry holding ops, in order. It fails on a
-// duplicate or empty name.
+// NewRegistry returns a registry of ops in order; a duplicate or empty name fails.
 func NewRegistry(ops ...Operand) (*Registry, error) {
 	r := &Registry{}
 	for _, op := range ops {
@@ -103,15 +99,13 @@ func (r *Registry) Only(names ...string) error {
 	return nil
 }
 
-// OnlyWhereServed marks the named operands as platform defaults: on where
-// the API server serves their kinds, skipped where it does not. A skipped
-// operand writes and deletes nothing, and its absence is no degradation:
-// ReconcileComplete's message names it, and it is logged once; it starts,
-// without a restart, once its CustomResourceDefinition is installed. An
-// operand not so marked that waits for its API degrades the HyperConverged
-// (OperandAPINotServed): it was asked for. The stock binary marks SSP on
-// plain Kubernetes, where ssp-operator does not run, unless --operands
-// names it. It fails, changing nothing, if a name is not registered.
+// OnlyWhereServed marks the named operands as platform defaults, on only
+// where their kinds are served: else skipped (writing and deleting nothing;
+// no degradation, logged once, named in ReconcileComplete's message) until
+// their CRD comes, no restart needed; an unmarked operand waiting for its
+// API degrades the HyperConverged (OperandAPINotServed). The stock binary
+// marks SSP on plain Kubernetes (no ssp-operator) unless --operands names
+// it. It fails, changing nothing, if a name is not registered.
 func (r *Registry) OnlyWhereServed(names ...string) error {
 	for _, n := range names {
 		if r.index(n) < 0 {
@@ -124,17 +118,15 @@ func (r *Registry) OnlyWhereServed(names ...string) error {
 	return nil
 }
 
-// WhereServed reports whether the named operand is on only where its API
-// is served (OnlyWhereServed).
+// WhereServed reports whether the named operand is OnlyWhereServed.
 func (r *Registry) WhereServed(name string) bool {
 	i := r.index(name)
 	return i >= 0 && r.entries[i].whereServed
 }
 
-// OtherNamespaces gathers the namespaces the enabled operands name for
-// their objects besides namespace, the operator's (OtherNamespacer), on a
-// cluster that is OpenShift or not: for each kind, sorted, each once, or
-// AnyNamespace alone when one names it; nil when there are none.
+// OtherNamespaces gathers, by kind, the namespaces besides namespace (the
+// operator's) the enabled OtherNamespacers name on an OpenShift cluster or
+// not: sorted, each once, or AnyNamespace alone if named; nil when none.
 func (r *Registry) OtherNamespaces(namespace string, openShift bool) map[schema.GroupVersionKind][]string {
 	var out map[schema.GroupVersionKind][]string
 	for _, op := range r.Operands() {

@@ -28,19 +28,15 @@ import (
 )
 
 // uninstallPoll is how often a deletion in progress is checked besides the
-// watch events of the objects going away; maxUninstallPoll bounds the
-// interval once it is reported blocked (see uninstallPollAfter).
+// watch events; maxUninstallPoll bounds it once blocked (uninstallPollAfter).
 const (
 	uninstallPoll    = 2 * time.Second
 	maxUninstallPoll = 5 * time.Minute
 )
 
-// uninstallPollAfter is when a deletion in progress, requested at deleted,
-// is checked again (each check lists past the cache): every uninstallPoll
-// while it may still be progressing, then, once it is reported blocked
-// (DeletionTimeout), after a tenth of the time waited so far, at most
-// maxUninstallPoll. The watch events of the objects going away bring a
-// check at once either way.
+// uninstallPollAfter is when a deletion requested at deleted is checked
+// again (listing past the cache): every uninstallPoll, then, once blocked
+// (DeletionTimeout), after a tenth of the time waited, at most maxUninstallPoll.
 func (r *Reconciler) uninstallPollAfter(deleted time.Time) time.Duration {
 	waited := r.now().Sub(deleted)
 	if waited <= r.DeletionTimeout {
@@ -49,18 +45,14 @@ func (r *Reconciler) uninstallPollAfter(deleted time.Time) time.Duration {
 	return min(max(waited/10, uninstallPoll), maxUninstallPoll)
 }
 
-// uninstall deletes everything this operator manages for hc, found by
-// label past the cache, group by group (see DeletionOrderer), waits until
-// each group is gone, then drops the finalizer. Cluster-scoped operands
-// cannot carry an owner reference to the namespaced HyperConverged, so this
-// does not rely on garbage collection. It runs whether or not hc still
-// carries our finalizer (another controller's may hold it), and the
-// finalizer is stored before any operand object is created, so nothing
-// escapes it.
+// uninstall deletes, group by group (DeletionOrderer), everything the
+// operator manages for hc, found by label past the cache, then drops the
+// finalizer, without garbage collection (cluster-scoped objects cannot
+// reference the namespaced HyperConverged), whether or not hc still
+// carries our finalizer (another's may hold it).
 func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, a *assessment) {
-	// What the extensions undo comes first (the shared lists' items: the
-	// console stops loading the plugin before its server goes), on the
-	// facts known without gathering: the environment and the platform.
+	// Extensions undo first (the shared lists' items: the console drops the
+	// plugin before its server goes), on the facts known without gathering.
 	s := r.extensionState(hc, owner, a)
 	s.Facts = Facts{Environment: r.env, Platform: Platform{OpenShift: r.openShift}}
 	for _, ext := range r.extensions {
@@ -82,9 +74,8 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, ow
 	case err != nil:
 		a.record(fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
 	case moved:
-		// The cache is behind (another finalizer went, or it is another
-		// object), or admission refused the patch: finalizer changes bring
-		// no event, so come back, with the rate limiter's backoff.
+		// Cache behind (another finalizer went, or another object) or patch
+		// refused: no event will come, so retry with the rate limiter's backoff.
 		a.errs = append(a.errs, fmt.Errorf("remove finalizer from HyperConverged %s: it no longer matches what was read (%w); reading it again",
 			client.ObjectKeyFromObject(hc), errFinalizerMoved))
 	default:
@@ -92,17 +83,12 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, ow
 	}
 }
 
-// sweepOrphans deletes the operand objects recorded for a HyperConverged
-// that no longer exists (owner, Gone), group by group, from the cache:
-// objects created for a HyperConverged that a DELETE removed at once, having
-// read it before the finalizer was stored (the API server decides on the
-// object it read; the check after the creates cannot see a DELETE still in
-// flight). With the finalizer rule no such object can legitimately exist.
-// Only objects whose owner record names that HyperConverged are deleted:
-// one that carries the labels but no record (upstream's, say, of an
-// install in another namespace) is not this operator's to delete. The
-// cache costs no request when there is nothing; the deletions' events bring
-// the next group.
+// sweepOrphans deletes, group by group from the cache (no request when
+// none), the operand objects recorded for owner, a gone HyperConverged that
+// a DELETE removed at once, having read it before the finalizer was stored
+// (the check after the creates cannot see a DELETE in flight). Labelled
+// ones without the record (upstream's, say) stay. The deletions' events
+// bring the next group.
 func (r *Reconciler) sweepOrphans(ctx context.Context, owner Owner) (reconcile.Result, error) {
 	gone := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: owner.Name, Namespace: owner.Namespace}}
 	remaining, err := r.deleteOperands(ctx, gone, owner, r.cache, "its HyperConverged no longer exists")
@@ -112,11 +98,9 @@ func (r *Reconciler) sweepOrphans(ctx context.Context, owner Owner) (reconcile.R
 	return reconcile.Result{RequeueAfter: uninstallPoll}, nil
 }
 
-// deleteOperands deletes owner's operand objects group by group (see
-// DeletionOrderer), as reader lists them, and returns the objects of the
-// first group that is not gone yet (nil once all are). Each deletion is an
-// Event on hc, and is made only if the object is still the one listed (its
-// UID).
+// deleteOperands deletes owner's operand objects as reader lists them, by
+// group (DeletionOrderer), each if still the one listed (UID), with an Event
+// on hc; it returns what remains of the first group not gone (nil: none).
 func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, reader client.Reader, why string) ([]client.Object, error) {
 	for _, group := range r.deletionGroups() {
 		var remaining []client.Object
@@ -125,9 +109,8 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 				if !slices.Contains(k.Operands, op.Name()) {
 					continue
 				}
-				// Past the cache: an object the cache has not caught up
-				// with (a create moments ago, or while a watch was down)
-				// must not be missed, or it would outlive the finalizer.
+				// Past the cache: one it lags on (just created, or a watch
+				// down) must not outlive the finalizer.
 				items, err := r.listOwned(ctx, reader, k, owner)
 				if err != nil {
 					return nil, err
@@ -159,14 +142,12 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 	return nil, nil
 }
 
-// removeFinalizer removes only our finalizer, by position, guarded by JSON
-// patch tests: no resourceVersion is needed, so a status write of our own
-// that the cache has not seen yet cannot make it conflict, and another
-// controller's finalizer added meanwhile cannot be lost. The UID is tested
-// too: a cache still showing a HyperConverged that is gone must not take
-// the finalizer off its successor of the same name, whose operand objects
-// would then outlive it. A failed test means the object is not the one
-// read (moved): the caller reads it again.
+// removeFinalizer removes only our finalizer, by position, under JSON patch
+// tests instead of a resourceVersion: an uncached status write of ours
+// cannot make it conflict, nor is another's finalizer added meanwhile lost.
+// The UID test keeps a cache still showing a gone HyperConverged from
+// freeing its same-named successor, whose objects would outlive it. A failed
+// test means the object is not the one read (moved): the caller reads again.
 func (r *Reconciler) removeFinalizer(ctx context.Context, hc *hcov1.HyperConverged) (moved bool, err error) {
 	i := slices.Index(hc.Finalizers, FinalizerName)
 	if i < 0 {
@@ -229,8 +210,7 @@ func (r *Reconciler) reportUninstall(hc *hcov1.HyperConverged, remaining []clien
 	}
 	a.ProblemReason, a.ProblemMessage = hcostatus.ReasonDeleting, "waiting for "+strings.Join(names, ", ")+" to be deleted"
 	if r.now().Sub(hc.DeletionTimestamp.Time) > r.DeletionTimeout {
-		// A stable message, so that a stuck deletion is written once, not
-		// on every poll.
+		// A stable message: a stuck deletion is written once, not every poll.
 		a.ProblemReason = hcostatus.ReasonDeletionBlocked
 		a.ProblemMessage = fmt.Sprintf("deletion requested at %s has waited more than %s for %s; check the component operators and the finalizers named",
 			hc.DeletionTimestamp.UTC().Format(time.RFC3339), r.DeletionTimeout, strings.Join(names, ", "))
@@ -240,23 +220,20 @@ func (r *Reconciler) reportUninstall(hc *hcov1.HyperConverged, remaining []clien
 	}
 }
 
-// Finalizer is set on the HyperConverged so that its operand objects, some of
-// them cluster-scoped and so beyond garbage collection, are removed first.
+// FinalizerName is set on the HyperConverged so that its operand objects,
+// some cluster-scoped and so beyond garbage collection, are removed first.
 const FinalizerName = "kubevirt.io/hyperconverged"
 
-// addFinalizer stores the finalizer on hc if it lacks it, and upstream's
-// app label (its setLabels at 03da3cf: app=<name>, which its operator adds
-// to the HyperConverged it reconciles) if it has none, in one patch, and
-// updates hc to what was stored. The mutating webhook sets both at create,
-// so that this usually sends nothing.
+// addFinalizer stores, in one patch, the finalizer if hc lacks it and
+// upstream's app label if it has none (setLabels at 03da3cf: app=<name> on
+// the HyperConverged it reconciles), and updates hc to what was stored. The
+// mutating webhook sets both at create, so this usually sends nothing.
 func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged) error {
 	if controllerutil.ContainsFinalizer(hc, FinalizerName) && hc.Labels[LabelApp] != "" {
 		return nil
 	}
-	// A patch, not an update: an update would write back the whole object
-	// as this Go type knows it, dropping what it does not (an unknown
-	// feature gate kept by the CRD). The optimistic lock keeps a finalizer
-	// another controller added meanwhile.
+	// A patch: an update would drop what this Go type lacks (an unknown feature
+	// gate the CRD keeps); the optimistic lock keeps a finalizer added meanwhile.
 	orig := hc.DeepCopy()
 	controllerutil.AddFinalizer(hc, FinalizerName)
 	if hc.Labels[LabelApp] == "" {
@@ -272,13 +249,11 @@ func (r *Reconciler) addFinalizer(ctx context.Context, hc *hcov1.HyperConverged)
 }
 
 // storeEvictionStrategy stores spec.virtualization.evictionStrategy in a
-// HyperConverged that has none, once the node facts are known: LiveMigrate
-// on a highly available infrastructure, None otherwise. Upstream's mutating
-// webhook writes it (mutateEvictionStrategy at 03da3cf) into the first
-// update after the status records infrastructureHighlyAvailable, which is
-// upstream's operator's own (its app label); so every upstream HyperConverged
-// carries it, and keeps that value when the cluster grows or shrinks. One
-// merge patch of that field, with the optimistic lock.
+// HyperConverged without one, once the node facts are known: LiveMigrate on
+// a highly available infrastructure, else None (one merge patch, optimistic
+// lock), as every upstream one has it: upstream's webhook (mutateEvictionStrategy
+// at 03da3cf) writes it into its operator's first update (the app label) after
+// status.infrastructureHighlyAvailable, kept as the cluster grows or shrinks.
 func (r *Reconciler) storeEvictionStrategy(ctx context.Context, hc *hcov1.HyperConverged, facts Facts) error {
 	if hc.Spec.Virtualization.EvictionStrategy != nil || facts.Nodes == nil {
 		return nil
@@ -295,14 +270,11 @@ func (r *Reconciler) storeEvictionStrategy(ctx context.Context, hc *hcov1.HyperC
 	return nil
 }
 
-// deletedMeanwhile reports whether hc is gone from the API server, or
-// replaced by another object of the same name, and then takes back what
-// this reconcile created. The API server decides to delete an object at
-// once from the object as it read it: a DELETE that read the HyperConverged
-// before our finalizer was stored removes it, finalizer and all, without an
-// uninstall. Only the reconcile that stored the finalizer can have met
-// that, so it checks, once, past the cache. No answer proves nothing: it is
-// recorded, and nothing is deleted.
+// deletedMeanwhile reports whether hc is gone, or replaced by another of its
+// name, and then takes back what this reconcile created: a DELETE that read
+// hc before our finalizer was stored removes it at once, without uninstall.
+// Only the reconcile storing the finalizer can meet that: it checks, once,
+// past the cache. No answer proves nothing: recorded, nothing deleted.
 func (r *Reconciler) deletedMeanwhile(ctx context.Context, hc *hcov1.HyperConverged, outcomes []operandOutcome, a *assessment) bool {
 	current := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: hcov1.GroupVersion.String(), Kind: "HyperConverged"}}
 	err := r.reader.Get(ctx, client.ObjectKeyFromObject(hc), current)

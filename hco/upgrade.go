@@ -34,10 +34,9 @@ func (r *Reconciler) upgrading(hc *hcov1.HyperConverged) bool {
 
 // leftoverOf reports whether obj, found where an earlier version left an
 // object, is owner's: it carries upstream's managed-by label and owner
-// claims it. A namespaced one outside the operator namespace (upstream's
-// NetworkAttachmentDefinition in "default") is claimed as a cluster-scoped
-// one is: labelled for owner's HyperConverged, and owner the eldest (see
-// Owner).
+// claims it, one outside the operator namespace (upstream's
+// NetworkAttachmentDefinition in "default") as a cluster-scoped one:
+// labelled for owner's HyperConverged, and owner the eldest (see Owner).
 func leftoverOf(owner Owner, obj metav1.Object) bool {
 	l := obj.GetLabels()
 	if l[LabelManagedBy] != ManagedByValue {
@@ -76,12 +75,10 @@ func (r *Reconciler) removeLeftover(ctx context.Context, hc *hcov1.HyperConverge
 	return nil
 }
 
-// versions returns the status.versions to record and whether every operand
-// reports the version the environment expects (so that it can be
-// recorded): the operator's version only, as upstream records it
-// (UpdateVersion of "operator" at 03da3cf, once its components report
-// their expected versions); the components' own versions are their CRs'
-// (what `hco-operator status` shows).
+// versions returns the status.versions to record once every operand reports
+// its expected version (false before): the operator's only, as upstream's
+// UpdateVersion of "operator" at 03da3cf; the components' own are in their
+// CRs (what `hco-operator status` shows).
 func (r *Reconciler) versions(a hcostatus.Assessment) ([]hcov1.Version, bool) {
 	if r.env.Version == "" || a.ProblemReason != "" || len(a.Failures) > 0 {
 		return nil, false
@@ -100,8 +97,7 @@ func (r *Reconciler) versions(a hcostatus.Assessment) ([]hcov1.Version, bool) {
 	return []hcov1.Version{{Name: OperatorVersionName, Version: r.env.Version}}, true
 }
 
-// VersionOf is the version status.versions vs records for name; empty when
-// none.
+// VersionOf is the version status.versions vs records for name, or empty.
 func VersionOf(vs []hcov1.Version, name string) string {
 	if i := slices.IndexFunc(vs, func(v hcov1.Version) bool { return v.Name == name }); i >= 0 {
 		return vs[i].Version
