@@ -18,7 +18,7 @@
 //     Adopter operands' settings carried forward, and the switch from
 //     upstream's install.
 //
-// A distribution picks what it wants in hco.ManagerOptions.Extensions; one
+// A distribution picks what it wants in manager.Options.Extensions; one
 // without OLM leaves olm out and links none of its code. This package holds
 // no feature of its own.
 package extensions

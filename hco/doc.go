@@ -133,11 +133,11 @@
 // # Extensions
 //
 // A feature of a platform or an install that is not the core's is an
-// [Extension], plugged in through [ManagerOptions].Extensions, each a
+// [Extension], plugged in through package manager's Options.Extensions, each a
 // package of extensions/ with its RBAC and tests: openshift (platform
 // facts), upgrade (from upstream), sharedlists, olm, descheduler,
 // storedversions. The core calls each at one place: what it caches and
-// watches at [NewManager], its facts in [GatherFacts] ([FactGatherer]: for
+// watches when the manager is made, its facts in [GatherFacts] ([FactGatherer]: for
 // the reconciler, the preview and the webhook alike), Before the operands,
 // [AfterOperands], [Uninstaller], and Reconciled with the status about to
 // be written; `hco-operator diff` shows a [ListChanger]'s writes. The stock

@@ -108,7 +108,7 @@ type Image struct {
 }
 
 // OpenShiftOnly is an optional capability: an operand whose objects exist on
-// OpenShift only, as upstream's; NewManager disables it elsewhere (kinds
+// OpenShift only, as upstream's; package manager disables it elsewhere (kinds
 // unwatched); Desired must still want nothing off OpenShift (Facts.Platform).
 type OpenShiftOnly interface {
 	OpenShiftOnly() bool

@@ -132,7 +132,7 @@ func NewPlan(ctx context.Context, reg *Registry, hc *hcov1.HyperConverged, facts
 }
 
 // PlatformOperands are reg's enabled operands for platform p, those that
-// are OpenShiftOnly left out off OpenShift (as NewManager disables them).
+// are OpenShiftOnly left out off OpenShift (as package manager disables them).
 func PlatformOperands(reg *Registry, p Platform) []Operand {
 	ops := reg.Operands()
 	if p.OpenShift {

@@ -73,24 +73,36 @@ type Reconciler struct {
 	// openShift: the cluster is OpenShift (it serves ClusterVersion); its
 	// Ingress configuration is watched for the platform facts.
 	openShift bool
-	// platformKnown: clusterTLS and openShift were set by NewManager, which
-	// learnt them making the cache; SetupWithManager asks otherwise.
+	// platformKnown: clusterTLS and openShift were learnt by the manager
+	// (ReconcilerOptions.Platform); SetupWithManager asks otherwise.
 	platformKnown bool
-	// extensions run at the end of each reconcile; a change of one of
-	// extensionWatches reconciles the HyperConverged (NewManager).
-	extensions       []Extension
-	extensionWatches []Watch
-	now              func() time.Time
+	// ReconcilerOptions.Extensions and Watches.
+	extensions []Extension
+	watches    []Watch
+	now        func() time.Time
 
 	// DeletionTimeout is how long an uninstall may wait for operand objects
 	// to go before it is reported as blocked.
 	DeletionTimeout time.Duration
 }
 
+// ReconcilerOptions are what NewReconciler is told besides the manager.
+type ReconcilerOptions struct {
+	// Metrics records the reconciles; nil: none.
+	Metrics *hcometrics.Metrics
+	// Platform is what the manager learnt of the cluster making its cache
+	// (Install.ClusterTLS and OpenShift); nil: SetupWithManager asks.
+	Platform *Install
+	// Extensions run in each reconcile; a change of one of Watches
+	// reconciles the HyperConverged.
+	Extensions []Extension
+	Watches    []Watch
+}
+
 // NewReconciler builds a reconciler for the manager's client and cache. The
-// manager must have been created with CacheOptions(reg, scheme), and the
-// scheme must hold the HyperConverged and every operand kind. metrics may be nil.
-func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *hcometrics.Metrics) (*Reconciler, error) {
+// manager's cache must be made with package manager's CacheOptions, and
+// the scheme must hold the HyperConverged and every operand kind.
+func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, opts ReconcilerOptions) (*Reconciler, error) {
 	if env.Namespace == "" {
 		return nil, errors.New("hco: Environment.Namespace is required")
 	}
@@ -103,7 +115,7 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *hc
 	if err != nil {
 		return nil, fmt.Errorf("hco: discovery client: %w", err)
 	}
-	return &Reconciler{
+	r := &Reconciler{
 		client:          c,
 		cache:           mgr.GetCache(),
 		reader:          mgr.GetAPIReader(),
@@ -111,14 +123,20 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, metrics *hc
 		registry:        reg,
 		env:             env,
 		events:          mgr.GetEventRecorder("hco-operator"),
-		metrics:         metrics,
+		metrics:         opts.Metrics,
+		extensions:      opts.Extensions,
+		watches:         opts.Watches,
 		applier:         newApplier(c, mgr.GetAPIReader()),
 		built:           &builtObjects{scheme: mgr.GetScheme()},
 		kinds:           &served.Kinds{All: kinds, Discovery: dc, Now: time.Now},
 		nodes:           nodefacts.NewIndex(),
 		now:             time.Now,
 		DeletionTimeout: 5 * time.Minute,
-	}, nil
+	}
+	if p := opts.Platform; p != nil {
+		r.clusterTLS, r.openShift, r.platformKnown = p.ClusterTLS, p.OpenShift, true
+	}
+	return r, nil
 }
 
 // SetupWithManager watches the HyperConverged, the kinds of the enabled
@@ -147,7 +165,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// On OpenShift, the cluster's APIServer configuration: its TLS profile
 	// is the operands' when the HyperConverged has none. (Two extensions
 	// may watch one object: each event is one reconcile all the same.)
-	// (NewManager has asked both already, for the cache: each question the
+	// (the manager has asked both already, for the cache: each question the
 	// cluster answers "no" costs a discovery request.)
 	if !r.platformKnown {
 		if r.clusterTLS, err = clustertls.Served(mgr.GetRESTMapper()); err != nil {
@@ -160,7 +178,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.clusterTLS {
 		b = b.Watches(&ocpconfigv1.APIServer{}, r.toSingleton())
 	}
-	for _, w := range r.extensionWatches {
+	for _, w := range r.watches {
 		if w.MetadataOnly {
 			b = b.Watches(w.Object, r.toSingleton(), builder.OnlyMetadata)
 		} else {

@@ -16,6 +16,7 @@ import (
 	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/extensions/olm"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/imagestream"
 	"github.com/hcokit/hcokit/operands/kubevirt"
@@ -220,7 +221,7 @@ func run(args []string, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	mgr, r, err := hco.NewManager(restConfig, reg, c.env, hco.ManagerOptions{Manager: ctrl.Options{
+	mgr, r, err := manager.New(restConfig, reg, c.env, manager.Options{Manager: ctrl.Options{
 		Scheme:                        scheme,
 		Metrics:                       metricsOpts,
 		HealthProbeBindAddress:        c.probeAddr,

@@ -37,7 +37,7 @@ func addMetricsFlags(fs *flag.FlagSet, f *metricsFlags) {
 // the API server (metricsauth: TokenReview and SubjectAccessReview, the
 // decisions cached), and speaks HTTP/1.1 only, as kubebuilder does (HTTP/2
 // stream-reset attacks). The TLS versions and ciphers are the
-// HyperConverged's TLS profile, per connection: hco.NewManager (operator)
+// HyperConverged's TLS profile, per connection: manager.New (operator)
 // and runWebhook add that option. With --metrics-cert-path the certificate
 // is read from its files (fileCertificate): a mounted Secret is filled after
 // the pod starts (by the webhook's rotator, or cert-manager), so until its

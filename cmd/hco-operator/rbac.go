@@ -18,7 +18,7 @@ package main
 //     packages; the extensions' in theirs: upstream's leftovers and
 //     cert-manager objects by name, extensions/upgrade); its
 //     cache for namespaced kinds is scoped to that namespace
-//     (hco.NewManager).
+//     (manager.New).
 // The ClusterRoles of the workloads it deploys (the injector's, the AIE
 // webhook's; the observability controller's with its component) are the
 // install's (config/rbac/operand_roles.yaml): writing one would need

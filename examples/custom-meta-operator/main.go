@@ -10,6 +10,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/extensions/storedversions"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/aaq"
 	"github.com/hcokit/hcokit/operands/cdi"
@@ -68,7 +69,7 @@ func run() error {
 	// The platform features outside the core it wants: the stored-version
 	// migration only (no OLM, no descheduler metric; extensions.Stock() is
 	// the stock binary's set).
-	mgr, _, err := hco.NewManager(ctrl.GetConfigOrDie(), reg, env, hco.ManagerOptions{Manager: ctrl.Options{Scheme: scheme},
+	mgr, _, err := manager.New(ctrl.GetConfigOrDie(), reg, env, manager.Options{Manager: ctrl.Options{Scheme: scheme},
 		Extensions: []hco.Extension{storedversions.New()}})
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hcokit/hcokit/extensions/openshift"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/kubevirt"
@@ -30,7 +31,7 @@ func TestSingleStackIPv6IsReported(t *testing.T) {
 		scheme, err := hco.NewScheme(operands.AddToScheme)
 		require.NoError(t, err)
 		metrics := prometheus.NewRegistry()
-		_, _, err = hco.NewManager(env.Config, reg, hco.Environment{Namespace: ns}, hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: metrics,
+		_, _, err = manager.New(env.Config, reg, hco.Environment{Namespace: ns}, manager.Options{Manager: testenv.ManagerOptions(scheme), Metrics: metrics,
 			Extensions: []hco.Extension{openshift.New()}})
 		require.NoError(t, err)
 		n, err := testutil.GatherAndCount(metrics, "kubevirt_hco_single_stack_ipv6")

@@ -16,6 +16,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/kubevirt"
@@ -40,7 +41,7 @@ func TestWireFormAndTheServerDecodeNumbersAlike(t *testing.T) {
 	// A cache as the operator's.
 	scheme, err := hco.NewScheme(operands.AddToScheme)
 	require.NoError(t, err)
-	c, err := cache.New(env.Config, hco.CacheOptions(scheme, ns, hco.CacheScope{}))
+	c, err := cache.New(env.Config, manager.CacheOptions(scheme, ns, manager.CacheScope{}))
 	require.NoError(t, err)
 	cctx, stop := context.WithCancel(ctx)
 	t.Cleanup(stop)

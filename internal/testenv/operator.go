@@ -7,6 +7,7 @@ import (
 
 	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/webhook"
 )
@@ -21,7 +22,7 @@ type OperatorOptions struct {
 	Metrics prometheus.Registerer
 }
 
-// StartOperator runs the stock reconciler (hco.NewManager, a scheme with
+// StartOperator runs the stock reconciler (manager.New, a scheme with
 // every operand type, the stock extensions) for reg's operands until the environment stops, as
 // the installed operator runs, and returns the reconciler.
 func (e *Env) StartOperator(reg *hco.Registry, environment hco.Environment, o OperatorOptions) (*hco.Reconciler, error) {
@@ -35,7 +36,7 @@ func (e *Env) StartOperator(reg *hco.Registry, environment hco.Environment, o Op
 	if o.Metrics == nil {
 		o.Metrics = prometheus.NewRegistry()
 	}
-	mgr, r, err := hco.NewManager(o.Config, reg, environment, hco.ManagerOptions{Manager: ManagerOptions(scheme), Metrics: o.Metrics, Extensions: extensions.Stock()})
+	mgr, r, err := manager.New(o.Config, reg, environment, manager.Options{Manager: ManagerOptions(scheme), Metrics: o.Metrics, Extensions: extensions.Stock()})
 	if err != nil {
 		return nil, err
 	}

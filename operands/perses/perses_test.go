@@ -193,7 +193,7 @@ func TestStatus(t *testing.T) {
 	assert.Equal(t, metav1.ConditionFalse, st.Degraded.Status)
 }
 
-// The operand is left out off OpenShift (hco.NewManager) and watches the
+// The operand is left out off OpenShift (manager.New) and watches the
 // two Perses kinds.
 func TestOpenShiftOnlyAndKinds(t *testing.T) {
 	var op hco.Operand = perses.New()

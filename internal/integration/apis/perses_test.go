@@ -21,6 +21,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
@@ -96,8 +97,8 @@ func TestPersesWithoutItsCRDsAsksNothingAndDegradesNothing(t *testing.T) {
 	cfg := rest.CopyConfig(env.Config)
 	asked := &persesRequests{}
 	cfg.WrapTransport = asked.wrap
-	mgr, _, err := hco.NewManager(cfg, reg, hco.Environment{Namespace: persesNS, Version: "1.20.0"},
-		hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()})
+	mgr, _, err := manager.New(cfg, reg, hco.Environment{Namespace: persesNS, Version: "1.20.0"},
+		manager.Options{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
@@ -54,8 +55,8 @@ func TestPlatformDefaultIsSkippedWhereItsAPIIsNotServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, _, err := hco.NewManager(env.Config, reg, hco.Environment{Namespace: plainNS},
-		hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()})
+	mgr, _, err := manager.New(env.Config, reg, hco.Environment{Namespace: plainNS},
+		manager.Options{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +145,8 @@ func TestOpenShiftOnlyOperandsAreLeftOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := hco.NewManager(env.Config, reg, hco.Environment{Namespace: plainNS},
-		hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()}); err != nil {
+	if _, _, err := manager.New(env.Config, reg, hco.Environment{Namespace: plainNS},
+		manager.Options{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry()}); err != nil {
 		t.Fatal(err)
 	}
 	var names []string

@@ -21,6 +21,7 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/aie"
@@ -99,7 +100,7 @@ func startOperator(t *testing.T, namespace, agent string) {
 	require.NoError(t, err)
 	cfg := rest.CopyConfig(env.Config)
 	cfg.UserAgent = agent
-	mgr, _, err := hco.NewManager(cfg, reg, environment(namespace), hco.ManagerOptions{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry(), Extensions: extensions.Stock()})
+	mgr, _, err := manager.New(cfg, reg, environment(namespace), manager.Options{Manager: testenv.ManagerOptions(scheme), Metrics: prometheus.NewRegistry(), Extensions: extensions.Stock()})
 	require.NoError(t, err)
 	t.Cleanup(testenv.RunManager(mgr))
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/extensions"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/internal/testenv"
 	"github.com/hcokit/hcokit/operands"
 	"github.com/hcokit/hcokit/operands/cdi"
@@ -141,7 +142,7 @@ func startOperator(t *testing.T, o operatorOptions) *operator {
 		mo.RenewDeadline = ptr.To(1500 * time.Millisecond)
 		mo.RetryPeriod = ptr.To(100 * time.Millisecond)
 	}
-	mgr, _, err := hco.NewManager(cfg, reg, operatorEnv, hco.ManagerOptions{Manager: mo, Metrics: prometheus.NewRegistry(), Extensions: extensions.Stock()})
+	mgr, _, err := manager.New(cfg, reg, operatorEnv, manager.Options{Manager: mo, Metrics: prometheus.NewRegistry(), Extensions: extensions.Stock()})
 	mustOK(t, err)
 	op.mgr = mgr
 	ctx, cancel := context.WithCancel(context.Background())
