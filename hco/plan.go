@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hcokit/hcokit/hco/internal/apply"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -274,7 +276,7 @@ func planObject(op Operand, w, live *unstructured.Unstructured, view View, owner
 		return s, nil
 	}
 	if claimed, by := owner.Claims(live); !claimed {
-		return s, &ownedElsewhere{kind: s.GVK.Kind, name: displayName(s.Key), by: by}
+		return s, &ownedElsewhere{kind: s.GVK.Kind, name: apply.DisplayName(s.Key), by: by}
 	}
 	if k, ok := op.(ContentKeeper); ok {
 		if kept := w.DeepCopy(); wireform.Keep(kept, live, k.KeptFields(w.GroupVersionKind(), w.GetName())) {
@@ -312,7 +314,7 @@ func planObject(op Operand, w, live *unstructured.Unstructured, view View, owner
 // another install's.
 func (s Step) Over(live *unstructured.Unstructured) (Step, error) {
 	if s.op == nil || s.Desired == nil {
-		return s, fmt.Errorf("%s %s: a step of a plan can be planned again over an object only for an object an operand builds", s.GVK.Kind, displayName(s.Key))
+		return s, fmt.Errorf("%s %s: a step of a plan can be planned again over an object only for an object an operand builds", s.GVK.Kind, apply.DisplayName(s.Key))
 	}
 	again, err := planObject(s.op, s.Desired, live, nil, s.owner)
 	again.JSONPatch, again.JSONPatchOps = s.JSONPatch, s.JSONPatchOps

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hcokit/hcokit/hco/internal/apply"
+
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -523,7 +525,7 @@ func (v *cacheView) Live(ctx context.Context, gvk schema.GroupVersionKind, key c
 	case err == nil:
 		return u
 	case !apierrors.IsNotFound(err) && v.err == nil:
-		v.err = fmt.Errorf("get %s %s: %w", gvk.Kind, displayName(key), err)
+		v.err = fmt.Errorf("get %s %s: %w", gvk.Kind, apply.DisplayName(key), err)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hcokit/hcokit/hco/internal/apply"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -124,11 +126,11 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 					if !obj.GetDeletionTimestamp().IsZero() {
 						continue
 					}
-					gone, err := r.applier.deleteSame(ctx, k.GVK, obj)
+					gone, err := r.applier.DeleteSame(ctx, k.GVK, obj)
 					if err != nil {
-						return nil, fmt.Errorf("delete %s %s: %w", k.GVK.Kind, displayName(client.ObjectKeyFromObject(obj)), err)
+						return nil, fmt.Errorf("delete %s %s: %w", k.GVK.Kind, apply.DisplayName(client.ObjectKeyFromObject(obj)), err)
 					}
-					if gone == replaced {
+					if gone == apply.Replaced {
 						continue // not the object listed
 					}
 					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", k.GVK.Kind, obj.GetName(), why)
@@ -300,12 +302,12 @@ func (r *Reconciler) deleteCreated(ctx context.Context, hc *hcov1.HyperConverged
 			if w.result != ResultCreated {
 				continue
 			}
-			gone, err := r.applier.deleteSame(ctx, w.obj.GetObjectKind().GroupVersionKind(), w.obj)
+			gone, err := r.applier.DeleteSame(ctx, w.obj.GetObjectKind().GroupVersionKind(), w.obj)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("delete %s %s created for a HyperConverged deleted meanwhile: %w", w.kind, w.obj.GetName(), err))
 				continue
 			}
-			if gone == replaced {
+			if gone == apply.Replaced {
 				continue // not the object it created
 			}
 			r.events.Eventf(hc, w.obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: its HyperConverged was deleted as the finalizer was stored", w.kind, w.obj.GetName())

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hcokit/hcokit/hco/internal/apply"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -59,17 +61,17 @@ func (r *Reconciler) removeLeftover(ctx context.Context, hc *hcov1.HyperConverge
 	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
 		return nil
 	case err != nil:
-		return fmt.Errorf("look for %s %s left by an earlier version: %w", gvk.Kind, displayName(key), err)
+		return fmt.Errorf("look for %s %s left by an earlier version: %w", gvk.Kind, apply.DisplayName(key), err)
 	}
 	if !leftoverOf(owner, obj) {
-		log.FromContext(ctx).Info("leftover of an earlier version not ours: kept", "kind", gvk.Kind, "object", displayName(key))
+		log.FromContext(ctx).Info("leftover of an earlier version not ours: kept", "kind", gvk.Kind, "object", apply.DisplayName(key))
 		return nil
 	}
-	gone, err := r.applier.deleteSame(ctx, gvk, obj)
+	gone, err := r.applier.DeleteSame(ctx, gvk, obj)
 	if err != nil {
-		return fmt.Errorf("delete %s %s left by an earlier version: %w", gvk.Kind, displayName(key), err)
+		return fmt.Errorf("delete %s %s left by an earlier version: %w", gvk.Kind, apply.DisplayName(key), err)
 	}
-	if gone != replaced {
+	if gone != apply.Replaced {
 		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", gvk.Kind, obj.GetName(), why)
 	}
 	return nil
