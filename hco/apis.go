@@ -25,16 +25,10 @@ import (
 	"github.com/hcokit/hcokit/hcostatus"
 )
 
-// An operand kind the API server does not serve (its component operator is
-// not installed, or not yet) is waiting: it is not watched, not cached and
-// never written, and an operand that builds an object of it waits too,
-// reported on Degraded (hcostatus.ReasonOperandAPINotServed) while the others
-// converge. The reconciler learns that an API came or went from the
-// CustomResourceDefinitions (their metadata only, and only those of the
-// operand groups count): such a change marks the group, and the next
-// reconcile asks discovery about it before anything else, then starts the
-// kind's watch or stops it. So the operator starts with any subset of the
-// operand APIs, and heals without a restart.
+// An operand kind the API server does not serve is waiting: not watched,
+// cached or written, and its operands wait too (Degraded,
+// hcostatus.ReasonOperandAPINotServed) while the others converge; package
+// served learns when it comes (CRD changes, then discovery).
 
 // EventOperandAPINotServed is the Event reason when an operand is found
 // waiting for its API.

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hcokit/hcokit/hco/internal/apply"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/apply"
 	"github.com/hcokit/hcokit/hco/internal/memo"
 	"github.com/hcokit/hcokit/wireform"
 )

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hcokit/hcokit/hco/internal/apply"
-
 	ocpconfigv1 "github.com/openshift/api/config/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,6 +32,7 @@ import (
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/clustertls"
+	"github.com/hcokit/hcokit/hco/internal/apply"
 	"github.com/hcokit/hcokit/hco/internal/memo"
 	"github.com/hcokit/hcokit/hco/internal/served"
 	"github.com/hcokit/hcokit/hcometrics"
@@ -42,18 +41,15 @@ import (
 	"github.com/hcokit/hcokit/wireform"
 )
 
-// Reconciler reconciles the HyperConverged singleton: it stores its
-// finalizer, applies every enabled operand's desired objects, deletes what
-// is no longer desired, and writes one aggregated status, on every path. It
-// is re-entrant and keeps no per-request state; what it remembers between
-// reconciles is listed, and counted, in hco/doc.go.
+// Reconciler reconciles the HyperConverged singleton: its finalizer, every
+// enabled operand's objects, the pruning, and one aggregated status, on
+// every path. It is re-entrant; its memories are counted in hco/doc.go.
 type Reconciler struct {
-	// client writes as FieldOwner and reads the HyperConverged from the cache.
-	client client.Client
-	// cache reads the operand objects, unstructured; its informers of
-	// operand kinds start and stop as their APIs come and go (apis.go).
-	cache cache.Cache
-	// reader reads past the cache.
+	// client writes as FieldOwner and reads the HyperConverged from the
+	// cache; cache reads the operand objects (its informers start and stop
+	// with their APIs: apis.go); reader reads past the cache.
+	client   client.Client
+	cache    cache.Cache
 	reader   client.Reader
 	scheme   *runtime.Scheme
 	registry *Registry
@@ -63,21 +59,15 @@ type Reconciler struct {
 	applier  *applier
 	built    *builtObjects
 	kinds    *served.Kinds
-	// controller is the HyperConverged controller, to watch a kind whose
-	// API appears while it runs.
+	// controller watches a kind whose API appears while it runs.
 	controller controller.Controller
-	// nodes is what the operator keeps of the Nodes, filled by the node
-	// source SetupWithManager adds.
+	// nodes is filled by the node source SetupWithManager adds.
 	nodes *nodefacts.Index
-	// clusterTLS: the cluster serves OpenShift's APIServer configuration,
-	// whose TLS profile the operands get when the HyperConverged has none.
-	clusterTLS bool
-	// openShift: the cluster is OpenShift (it serves ClusterVersion); its
-	// Ingress configuration is watched for the platform facts.
-	openShift bool
-	// platformKnown: clusterTLS and openShift were learnt by the manager
-	// (ReconcilerOptions.Platform); SetupWithManager asks otherwise.
-	platformKnown bool
+	// clusterTLS: the cluster serves OpenShift's APIServer configuration;
+	// openShift: it serves ClusterVersion; platformKnown: both were learnt
+	// by the manager (ReconcilerOptions.Platform), else SetupWithManager
+	// asks.
+	clusterTLS, openShift, platformKnown bool
 	// ReconcilerOptions.Extensions and Watches.
 	extensions []Extension
 	watches    []Watch
@@ -151,24 +141,20 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("hyperconverged").
 		For(&hcov1.HyperConverged{}, builder.WithPredicates(inNamespace, predicate.Or(
 			predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}, predicate.LabelChangedPredicate{}))).
-		// A HyperConverged in another namespace is another install's: it is
-		// never reconciled (nor its status written), but its coming or going
-		// decides which install adopts unrecorded objects (see Owner).
+		// Another namespace's HyperConverged is another install's, never
+		// reconciled; its coming or going decides who adopts (see Owner).
 		Watches(&hcov1.HyperConverged{}, r.toSingleton(), builder.WithPredicates(predicate.Not(inNamespace), predicate.Funcs{
 			UpdateFunc: func(event.UpdateEvent) bool { return false }, GenericFunc: func(event.GenericEvent) bool { return false },
 		}))
-	// Nodes, metadata only, into the node index: a node added or removed,
-	// or its labels changed, can change the node facts in the status.
+	// Nodes, metadata only, into the node index (the node facts).
 	mc, err := metadata.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
 	if err != nil {
 		return fmt.Errorf("metadata client for the nodes: %w", err)
 	}
 	b = b.WatchesRawSource(nodefacts.NewSource(r.nodes, mc, reconcile.Request{NamespacedName: r.singleton()}))
-	// On OpenShift, the cluster's APIServer configuration: its TLS profile
-	// is the operands' when the HyperConverged has none. (Two extensions
-	// may watch one object: each event is one reconcile all the same.)
-	// (the manager has asked both already, for the cache: each question the
-	// cluster answers "no" costs a discovery request.)
+	// On OpenShift, the APIServer configuration: its TLS profile is the
+	// operands' when the HyperConverged has none. (The manager asked both
+	// questions already: each "no" costs a discovery request.)
 	if !r.platformKnown {
 		if r.clusterTLS, err = clustertls.Served(mgr.GetRESTMapper()); err != nil {
 			return err
@@ -208,9 +194,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 }
 
 // operandEvents maps an event of an operand object of kind gvk to a
-// reconcile of the singleton, but for the echo of what the applier knows is
-// stored in sync (the memo holds the object at that resourceVersion: the
-// operator's own write coming back, which has nothing to reconcile).
+// reconcile of the singleton, but for the echo of the operator's own write
+// (the memo holds the object in sync at that resourceVersion).
 func (r *Reconciler) operandEvents(gvk schema.GroupVersionKind) handler.EventHandler {
 	echo := func(obj client.Object) bool {
 		return r.applier.InSyncAt(objectKey{GVK: gvk, Name: client.ObjectKeyFromObject(obj)}, obj.GetResourceVersion())
@@ -258,9 +243,9 @@ func (r *Reconciler) singleton() types.NamespacedName {
 }
 
 // Reconcile implements reconcile.Reconciler. Every step records what it
-// found into one assessment, and the status is patched once, at the end, on
-// every path (when it changed): a step that fails is reported in the
-// conditions, naming its object, and its error requeues.
+// found into one assessment; the status is patched once, at the end, on
+// every path (when it changed); a failed step is a condition naming its
+// object, and its error requeues.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (result reconcile.Result, err error) {
 	apisAgain, apisErr := r.kinds.Refresh(ctx, r.startWatch, r.stopWatch)
 	hc := &hcov1.HyperConverged{}
@@ -290,9 +275,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		r.uninstall(ctx, hc, owner, a)
 		return
 	}
-	// The finalizer before any operand object, so that uninstall always
-	// runs and finds them all by label. The mutating webhook usually set it
-	// at create already.
+	// The finalizer before any operand object (the webhook usually set it).
 	storedFinalizer := !controllerutil.ContainsFinalizer(hc, FinalizerName)
 	if !a.record(r.addFinalizer(ctx, hc)) {
 		return
@@ -327,16 +310,14 @@ func soonest(result reconcile.Result, d time.Duration) reconcile.Result {
 	return result
 }
 
-// resultWaiting is the "result" label of hcokit_operand_reconciles_total
-// of an operand waiting for its API.
-const resultWaiting ApplyResult = "waiting"
-
-// resultSkipped: a platform default whose API is not served (Registry.OnlyWhereServed).
-const resultSkipped ApplyResult = "skipped"
-
-// resultOwnedElsewhere is the "result" label of an operand whose object
-// belongs to another install (see Owner).
-const resultOwnedElsewhere ApplyResult = "owned-elsewhere"
+// The "result" labels of hcokit_operand_reconciles_total besides the
+// ApplyResults: an operand waiting for its API, a platform default skipped
+// (Registry.OnlyWhereServed), an object of another install (Owner).
+const (
+	resultWaiting        ApplyResult = "waiting"
+	resultSkipped        ApplyResult = "skipped"
+	resultOwnedElsewhere ApplyResult = "owned-elsewhere"
+)
 
 // conflictRequeue is how soon a reconcile that met a conflict (a cache
 // behind a write) runs again, should no event bring it back first.
@@ -348,15 +329,11 @@ type operandOutcome struct {
 	refs   []corev1.ObjectReference
 	keys   []objectKey
 	err    error
-	// waiting, when set, says which APIs the operand waits for (apis.go).
-	waiting string
-	// skipped, when set, says which APIs a platform default is skipped for
-	// (Registry.OnlyWhereServed).
-	skipped string
-	// patch is the operand's jsonpatch annotation, parsed once.
-	patch jsonPatch
-	// writes are the objects created or updated, announced by Events once
-	// every operand's writes are done.
+	// waiting and skipped say which APIs the operand waits for, or a
+	// platform default is skipped for (Registry.OnlyWhereServed).
+	waiting, skipped string
+	patch            jsonPatch
+	// writes are announced by Events once every operand's are done.
 	writes []written
 }
 
@@ -367,17 +344,14 @@ type written struct {
 	result ApplyResult
 }
 
-// inTurns runs reconcile for each operand, their writes concurrently: a
-// create or update of each costs about one round trip in all, not one per
-// operand. One operand builds and compares at a time, in registry order,
-// and gives the turn to the next as soon as it waits on the API server, so
-// the first operands' writes (KubeVirt's) wait behind no other operand's
-// build. (Builds side by side, one per core, delayed the first write by up
-// to 2 ms where the API server shares the cores: docs/performance.md.)
-// The operands of a kind whose object changed since the last reconcile (an
-// edit to revert, a deletion) take their turns first (served.Kinds.TakeTouched):
-// the write that reaction waits for waits behind no other build. Outcomes
-// are in the operands' order.
+// inTurns runs reconcile for each operand, their writes concurrently (one
+// round trip in all, not one per operand): one operand builds and compares
+// at a time and gives the turn to the next as soon as it waits on the API
+// server, so the first operands' writes wait behind no other build (builds
+// side by side delayed the first write by up to 2 ms on shared cores:
+// docs/performance.md). The operands named in first (an event touched
+// their kinds: served.Kinds.TakeTouched) go first. Outcomes are in the
+// operands' order.
 func (r *Reconciler) inTurns(ops []Operand, first map[string]bool, reconcile func(op Operand, yield func()) (operandOutcome, ApplyResult)) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
 	var wg sync.WaitGroup
@@ -425,9 +399,8 @@ type invalidConfig struct{ err error }
 func (e *invalidConfig) Error() string { return e.err.Error() }
 
 // reconcileOperand applies one operand's desired objects and reads its
-// status. On an error, the status is read from the operand's objects as
-// they are.
-// yield gives the operand's turn back (see inTurns).
+// status (on an error, from its objects as they are); yield gives the
+// operand's turn back (inTurns).
 func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, facts Facts, op Operand, yield func()) (operandOutcome, ApplyResult) {
 	var o operandOutcome
 	existing := func() {
@@ -486,9 +459,8 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 	case errors.As(err, &invalid):
 		result = "invalid"
 	default:
-		// Anything else (an operand CRD older than the operator, an
-		// admission webhook of the component refusing during its own
-		// upgrade) may pass later: an error, retried with backoff.
+		// Anything else (an older operand CRD, a component's webhook during
+		// its upgrade) may pass later: retried with backoff.
 		result = "error"
 	}
 	existing()
@@ -496,11 +468,9 @@ func (r *Reconciler) reconcileOperand(ctx context.Context, hc *hcov1.HyperConver
 	return o, result
 }
 
-// cacheView is the reconciler's View of the cluster for one operand's
-// plan: the operand objects as the cache holds them (shared with it: read
-// only), the served kinds as apis.go learns them, and the applier's memo
-// (memory). A read that fails for another reason than the object's absence
-// is err.
+// cacheView is the reconciler's View for one operand's plan: the cache's
+// objects (shared: read only), the served kinds, and the memos. A read that
+// fails but for the object's absence is err.
 type cacheView struct {
 	r     *Reconciler
 	owner Owner
@@ -551,8 +521,8 @@ func (v *cacheView) LeftAlone(key objectKey, built *unstructured.Unstructured) *
 	return v.r.applier.LeftAlone(key, built)
 }
 
-// observeExisting returns the operand's objects of owner as they are, typed
-// where the scheme knows the kind, and references to them: its status and
+// observeExisting returns the operand's objects of owner as they are (typed
+// where the scheme knows the kind) and references to them: its status and
 // related objects when its desired state cannot be applied.
 func (r *Reconciler) observeExisting(ctx context.Context, op Operand, owner Owner) ([]client.Object, []corev1.ObjectReference) {
 	var objs []client.Object
@@ -578,11 +548,9 @@ func referenceTo(u *unstructured.Unstructured) corev1.ObjectReference {
 	return corev1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName(), UID: u.GetUID()}
 }
 
-// prune deletes owner's objects of the enabled operands' kinds that no
-// operand wants any more (e.g. the HostPathProvisioner once
-// spec.storage.hostpathProvisioner is removed), each only if it is still
-// the object listed (its UID): the deletions of the plan (see deletions). A
-// key with an empty name protects a whole kind.
+// prune carries out the plan's deletions (deletions): owner's objects no
+// operand builds any more, but those desired protects (a key with an empty
+// name protects a whole kind).
 func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, owner Owner, desired map[objectKey]bool) error {
 	ops := PlatformOperands(r.registry, Platform{OpenShift: r.openShift})
 	steps, err := deletions(ctx, ops, &cacheView{r: r, owner: owner}, owner, func(k objectKey) bool { return desired[k] })
@@ -599,11 +567,9 @@ func (r *Reconciler) prune(ctx context.Context, hc *hcov1.HyperConverged, owner 
 }
 
 // ListNamespaces are the namespaces the operator lists its objects of a kind
-// in (client.InNamespace each): namespaced objects in the HyperConverged's
-// namespace (the operator's), and in the namespaces operands name for the
-// kind (others: Registry.OtherNamespaces), only, as the cache and the RBAC
-// of namespaced kinds are scoped to them; all of them with AnyNamespace
-// among others, or for a cluster-scoped kind ("").
+// in: the HyperConverged's and the others operands name for the kind
+// (Registry.OtherNamespaces), as the cache and RBAC are scoped; all ("")
+// with AnyNamespace among others, or for a cluster-scoped kind.
 func ListNamespaces(namespaced bool, namespace string, others []string) []string {
 	if !namespaced || slices.Contains(others, AnyNamespace) {
 		return []string{metav1.NamespaceAll}
@@ -611,10 +577,9 @@ func ListNamespaces(namespaced bool, namespace string, others []string) []string
 	return append([]string{namespace}, others...)
 }
 
-// listOwned lists, from reader (the cache, or past it), the objects of one
-// kind that carry the operator's labels for owner's HyperConverged and that
-// owner claims (see Owner): another install's are left out. Those from the
-// cache are shared with it: read only.
+// listOwned lists from reader (the cache, or past it) the objects of a kind
+// labelled for owner's HyperConverged that owner claims (Owner). Those
+// from the cache are shared: read only.
 func (r *Reconciler) listOwned(ctx context.Context, reader client.Reader, k *served.Kind, owner Owner) ([]unstructured.Unstructured, error) {
 	labels := client.MatchingLabels{LabelManagedBy: ManagedByValue, LabelApp: owner.Name}
 	var items []unstructured.Unstructured
@@ -659,14 +624,11 @@ func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind,
 	}
 }
 
-// gatherFacts gathers hc's facts (GatherFacts: the environment, the node
-// facts from the node index, the operand objects and platform
-// configurations from the cache, the extensions'; false: a failure,
-// recorded in a), and
-// what follows from them before the operands: the eviction strategy stored
-// (a failure is recorded, not a reason to stop: the KubeVirt gets the same
-// value either way), and a recheck of a route certificate that cannot be
-// used (no event comes when its Secret is fixed or granted).
+// gatherFacts gathers hc's facts (GatherFacts; false: a failure, recorded
+// in a), stores the eviction strategy (a failure is recorded, not a reason
+// to stop: the KubeVirt gets the same value either way), and rechecks a
+// route certificate that cannot be used (no event comes when its Secret is
+// fixed).
 func (r *Reconciler) gatherFacts(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (Facts, bool) {
 	facts, err := GatherFacts(ctx, hc, FactSources{Env: r.env, Reader: r.client, Direct: r.reader, OpenShift: r.openShift, ClusterTLS: r.clusterTLS,
 		Observed: r.observed(ctx), Extensions: r.extensions,

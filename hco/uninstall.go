@@ -3,28 +3,25 @@ package hco
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/hcokit/hcokit/hco/internal/apply"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kvv1 "kubevirt.io/api/core/v1"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/apply"
 
 	"github.com/hcokit/hcokit/hcostatus"
 )
@@ -71,7 +68,7 @@ func (r *Reconciler) uninstall(ctx context.Context, hc *hcov1.HyperConverged, ow
 		a.requeueAfter = r.uninstallPollAfter(hc.DeletionTimestamp.Time)
 		return
 	}
-	moved, err := r.removeFinalizer(ctx, hc)
+	moved, err := apply.RemoveFinalizer(ctx, r.client, hc, FinalizerName)
 	switch {
 	case err != nil:
 		a.record(fmt.Errorf("remove finalizer from HyperConverged %s: %w", client.ObjectKeyFromObject(hc), err))
@@ -126,14 +123,9 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 					if !obj.GetDeletionTimestamp().IsZero() {
 						continue
 					}
-					gone, err := r.applier.DeleteSame(ctx, k.GVK, obj)
-					if err != nil {
-						return nil, fmt.Errorf("delete %s %s: %w", k.GVK.Kind, apply.DisplayName(client.ObjectKeyFromObject(obj)), err)
+					if err := r.deleteObject(ctx, hc, k.GVK, obj, why); err != nil {
+						return nil, err
 					}
-					if gone == apply.Replaced {
-						continue // not the object listed
-					}
-					r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", k.GVK.Kind, obj.GetName(), why)
 				}
 			}
 		}
@@ -142,37 +134,6 @@ func (r *Reconciler) deleteOperands(ctx context.Context, hc *hcov1.HyperConverge
 		}
 	}
 	return nil, nil
-}
-
-// removeFinalizer removes only our finalizer, by position, under JSON patch
-// tests instead of a resourceVersion: an uncached status write of ours
-// cannot make it conflict, nor is another's finalizer added meanwhile lost.
-// The UID test keeps a cache still showing a gone HyperConverged from
-// freeing its same-named successor, whose objects would outlive it. A failed
-// test means the object is not the one read (moved): the caller reads again.
-func (r *Reconciler) removeFinalizer(ctx context.Context, hc *hcov1.HyperConverged) (moved bool, err error) {
-	i := slices.Index(hc.Finalizers, FinalizerName)
-	if i < 0 {
-		return false, nil
-	}
-	at := fmt.Sprintf("/metadata/finalizers/%d", i)
-	patch, err := json.Marshal([]map[string]any{
-		{"op": "test", "path": "/metadata/uid", "value": hc.UID},
-		{"op": "test", "path": at, "value": FinalizerName},
-		{"op": "remove", "path": at},
-	})
-	if err != nil {
-		return false, err
-	}
-	err = r.client.Patch(ctx, hc, client.RawPatch(types.JSONPatchType, patch))
-	switch {
-	case apierrors.IsNotFound(err):
-		return false, nil // gone
-	case apierrors.IsInvalid(err):
-		log.FromContext(ctx).V(1).Info("finalizer patch refused", "error", err.Error())
-		return true, nil // another object, or another finalizer list, by now
-	}
-	return false, err
 }
 
 // errFinalizerMoved: the finalizer removal's tests failed.
@@ -302,16 +263,22 @@ func (r *Reconciler) deleteCreated(ctx context.Context, hc *hcov1.HyperConverged
 			if w.result != ResultCreated {
 				continue
 			}
-			gone, err := r.applier.DeleteSame(ctx, w.obj.GetObjectKind().GroupVersionKind(), w.obj)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("delete %s %s created for a HyperConverged deleted meanwhile: %w", w.kind, w.obj.GetName(), err))
-				continue
-			}
-			if gone == apply.Replaced {
-				continue // not the object it created
-			}
-			r.events.Eventf(hc, w.obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: its HyperConverged was deleted as the finalizer was stored", w.kind, w.obj.GetName())
+			errs = append(errs, r.deleteObject(ctx, hc, w.obj.GetObjectKind().GroupVersionKind(), w.obj, "its HyperConverged was deleted as the finalizer was stored"))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// deleteObject deletes obj, of kind gvk, if it is still the object read
+// (DeleteSame), with an Event on hc saying why; one replaced meanwhile is
+// left, with none.
+func (r *Reconciler) deleteObject(ctx context.Context, hc *hcov1.HyperConverged, gvk schema.GroupVersionKind, obj client.Object, why string) error {
+	gone, err := r.applier.DeleteSame(ctx, gvk, obj)
+	if err != nil {
+		return fmt.Errorf("delete %s %s (%s): %w", gvk.Kind, apply.DisplayName(client.ObjectKeyFromObject(obj)), why, err)
+	}
+	if gone != apply.Replaced {
+		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", gvk.Kind, obj.GetName(), why)
+	}
+	return nil
 }

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hcokit/hcokit/hco/internal/apply"
-
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/apply"
 
 	"github.com/hcokit/hcokit/hcostatus"
 )
@@ -67,14 +65,7 @@ func (r *Reconciler) removeLeftover(ctx context.Context, hc *hcov1.HyperConverge
 		log.FromContext(ctx).Info("leftover of an earlier version not ours: kept", "kind", gvk.Kind, "object", apply.DisplayName(key))
 		return nil
 	}
-	gone, err := r.applier.DeleteSame(ctx, gvk, obj)
-	if err != nil {
-		return fmt.Errorf("delete %s %s left by an earlier version: %w", gvk.Kind, apply.DisplayName(key), err)
-	}
-	if gone != apply.Replaced {
-		r.events.Eventf(hc, obj, corev1.EventTypeNormal, EventDeleted, "Delete", "Deleted %s %s: %s", gvk.Kind, obj.GetName(), why)
-	}
-	return nil
+	return r.deleteObject(ctx, hc, gvk, obj, why)
 }
 
 // versions returns the status.versions to record once every operand reports
