@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/memo"
 	"github.com/hcokit/hcokit/nodefacts"
 )
 
@@ -49,11 +50,11 @@ func TestBuiltOncePerInput(t *testing.T) {
 	}
 	hc := first()
 	facts := Facts{Nodes: &nodefacts.Facts{Workers: 2}}
-	var b builtObjects
+	var b memo.Builds
 
-	built, err := desiredObjects(op, hc, facts, jsonPatch{}, &b)
+	built, err := desiredObjects(op, hc, facts, jsonPatch{}, &b, nil)
 	require.NoError(t, err)
-	again, err := desiredObjects(op, hc.DeepCopy(), Facts{Nodes: &nodefacts.Facts{Workers: 2}}, jsonPatch{}, &b)
+	again, err := desiredObjects(op, hc.DeepCopy(), Facts{Nodes: &nodefacts.Facts{Workers: 2}}, jsonPatch{}, &b, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, op.builds, "same version, equal facts: built once")
 	assert.Same(t, built[0], again[0])
@@ -62,7 +63,7 @@ func TestBuiltOncePerInput(t *testing.T) {
 	statusWritten.ResourceVersion = "2"
 	statusWritten.ManagedFields = []metav1.ManagedFieldsEntry{managedBy(FieldOwner, `{"f:status":{}}`)}
 	statusWritten.Status.Conditions = []metav1.Condition{{Type: hcov1.ConditionAvailable, Status: metav1.ConditionTrue}}
-	_, err = desiredObjects(op, statusWritten, facts, jsonPatch{}, &b)
+	_, err = desiredObjects(op, statusWritten, facts, jsonPatch{}, &b, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, op.builds, "the operator's status write: nothing built again")
 
@@ -76,11 +77,11 @@ func TestBuiltOncePerInput(t *testing.T) {
 			hc, f := hc.DeepCopy(), facts
 			change(hc, &f)
 			before := op.builds
-			_, err := desiredObjects(op, hc, f, jsonPatch{}, &b)
+			_, err := desiredObjects(op, hc, f, jsonPatch{}, &b, nil)
 			require.NoError(t, err)
 			assert.Equal(t, before+1, op.builds)
 			// Back to the first input for the next case.
-			_, _ = desiredObjects(op, first(), facts, jsonPatch{}, &b)
+			_, _ = desiredObjects(op, first(), facts, jsonPatch{}, &b, nil)
 		})
 	}
 }
@@ -108,9 +109,9 @@ func TestBuiltAgainWhenAnObservedObjectChanges(t *testing.T) {
 		u.SetResourceVersion(rv)
 		return u, true
 	}}
-	var b builtObjects
+	var b memo.Builds
 	build := func() {
-		_, err := desiredObjects(op, hc, facts, jsonPatch{}, &b)
+		_, err := desiredObjects(op, hc, facts, jsonPatch{}, &b, nil)
 		require.NoError(t, err)
 	}
 	build()
@@ -162,7 +163,7 @@ func TestOperandsBuildOneAtATimeInOrder(t *testing.T) {
 		want = append(want, name)
 		ops = append(ops, slowOperand{namedOperand: namedOperand(name), now: &now, most: &most, mu: &mu, order: &order})
 	}
-	r := &Reconciler{now: time.Now, built: &builtObjects{}}
+	r := &Reconciler{now: time.Now, built: &memo.Builds{}}
 	reconcile := func(op Operand, yield func()) (operandOutcome, ApplyResult) {
 		return r.reconcileOperand(context.Background(), &hcov1.HyperConverged{}, Owner{}, Facts{}, op, yield)
 	}

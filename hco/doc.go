@@ -43,7 +43,7 @@
 //     yielding is reported once. Replaced each time an object is left.
 //  4. Typed forms (Memo's typed): each object's Go form at its
 //     resourceVersion, for the operands' Status. Dropped with the entry.
-//  5. The build memo (builtObjects, operand.go): each operand's last build
+//  5. The build memo (memo.Builds): each operand's last build
 //     and its input (the HyperConverged's generation and metadata, the
 //     facts), so that an operand object's event, or the operator's own
 //     status write, builds nothing again. Replaced when the input changes.

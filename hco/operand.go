@@ -3,17 +3,15 @@ package hco
 import (
 	"fmt"
 	"reflect"
-	"sync"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	hcov1 "github.com/hcokit/hcokit/api/v1"
+	"github.com/hcokit/hcokit/hco/internal/memo"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/wireform"
 )
@@ -159,17 +157,21 @@ type DeletionOrderer interface {
 // JSONPatcher (jsonpatch.Apply; broken: a *jsonpatch.Error). The reconciler,
 // Render and the webhook's validation all build through it, so they agree.
 func DesiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts) ([]*unstructured.Unstructured, error) {
-	return desiredObjects(op, hc, facts, jsonPatchOf(op, hc), nil)
+	return desiredObjects(op, hc, facts, jsonPatchOf(op, hc), nil, nil)
 }
 
 // desiredObjects is DesiredObjects with op's jsonpatch annotation parsed,
-// built once per input with b, the reconciler's build memo (nil: each time).
-func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, b *builtObjects) (out []*unstructured.Unstructured, err error) {
-	if prev, ok := b.last(op, hc, facts); ok {
-		return prev.objs, prev.err
+// built once per input with b, the reconciler's build memo (nil: each
+// time); s finds the kind of a typed object without TypeMeta.
+func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPatch, b *memo.Builds, s *runtime.Scheme) (out []*unstructured.Unstructured, err error) {
+	values := facts
+	values.Observed = nil
+	if prev, ok := b.Last(op.Name(), hc, values, memo.Observe(facts.Observed)); ok {
+		return prev.Objects, prev.Err
 	}
-	next, facts := b.next(hc, facts)
-	defer func() { b.store(op, next, out, err) }()
+	next, observe := b.Next(hc, values, memo.Observe(facts.Observed))
+	facts.Observed = observe
+	defer func() { b.Store(op.Name(), next, out, err) }()
 	objs, err := op.Desired(withoutStatus(hc), facts)
 	if err != nil || len(objs) == 0 {
 		return nil, err
@@ -193,7 +195,7 @@ func desiredObjects(op Operand, hc *hcov1.HyperConverged, facts Facts, p jsonPat
 				obj.GetObjectKind().SetGroupVersionKind(gvk)
 			}
 		}
-		if out[i], err = wireform.Of(obj, b.schemeOrNil(), p.annotation, p.ops); err != nil {
+		if out[i], err = wireform.Of(obj, s, p.annotation, p.ops); err != nil {
 			return nil, err
 		}
 		p = jsonPatch{} // the patch is the first object's
@@ -239,113 +241,4 @@ func Render(reg *Registry, hc *hcov1.HyperConverged, facts Facts) ([]client.Obje
 		}
 	}
 	return out, nil
-}
-
-// builtObjects is the build memo (see the package doc): each operand's last
-// build and its input, the HyperConverged's UID, generation and metadata,
-// facts, and the resourceVersions of objects read through Facts.Observed.
-// Shared objects: read only. An operand's name is its identity (the
-// registry does not change while the reconciler runs).
-type builtObjects struct {
-	// scheme finds the kind of a typed object without TypeMeta.
-	scheme *runtime.Scheme
-	mu     sync.Mutex
-	byKey  map[string]built
-}
-
-type built struct {
-	uid        types.UID
-	generation int64
-	// meta is the HyperConverged's metadata but its resourceVersion and
-	// managedFields, which a status write changes.
-	meta  metav1.ObjectMeta
-	facts Facts
-	// observed are the objects the build read through facts.Observed: their
-	// resourceVersion, "" for one that was not there.
-	observed map[objectKey]string
-	objs     []*unstructured.Unstructured
-	err      error
-}
-
-// last is what op built last when hc and facts are that build's input.
-func (b *builtObjects) last(op Operand, hc *hcov1.HyperConverged, facts Facts) (built, bool) {
-	if b == nil || hc.Generation == 0 {
-		return built{}, false
-	}
-	b.mu.Lock()
-	prev, ok := b.byKey[op.Name()]
-	b.mu.Unlock()
-	return prev, ok && prev.uid == hc.UID && prev.generation == hc.Generation &&
-		equality.Semantic.DeepEqual(prev.meta, buildMetadata(hc)) && prev.sameInput(facts)
-}
-
-// next starts the record of a build from hc and facts: the facts to build
-// from, which record the objects read through Observed.
-func (b *builtObjects) next(hc *hcov1.HyperConverged, facts Facts) (*built, Facts) {
-	if b == nil {
-		return nil, facts
-	}
-	next := &built{uid: hc.UID, generation: hc.Generation, meta: buildMetadata(hc), facts: facts}
-	if observe := facts.Observed; observe != nil {
-		next.observed = map[objectKey]string{}
-		facts.Observed = func(gvk schema.GroupVersionKind, key client.ObjectKey) (*unstructured.Unstructured, bool) {
-			u, found := observe(gvk, key)
-			next.observed[objectKey{GVK: gvk, Name: key}] = observedVersion(u, found)
-			return u, found
-		}
-	}
-	return next, facts
-}
-
-// store records the build next made for op.
-func (b *builtObjects) store(op Operand, next *built, objs []*unstructured.Unstructured, err error) {
-	if b == nil {
-		return
-	}
-	next.objs, next.err = objs, err
-	b.mu.Lock()
-	if b.byKey == nil {
-		b.byKey = map[string]built{}
-	}
-	b.byKey[op.Name()] = *next
-	b.mu.Unlock()
-}
-
-func (b *builtObjects) schemeOrNil() *runtime.Scheme {
-	if b == nil {
-		return nil
-	}
-	return b.scheme
-}
-
-// buildMetadata is what a build may read of hc's metadata (the generation
-// stands for the spec): all but what a status write changes.
-func buildMetadata(hc *hcov1.HyperConverged) metav1.ObjectMeta {
-	m := hc.ObjectMeta
-	m.ResourceVersion, m.ManagedFields = "", nil
-	return *m.DeepCopy()
-}
-
-// sameInput reports whether facts are the ones b was built from: the same
-// values, and every object the build read at the same resourceVersion.
-func (b built) sameInput(facts Facts) bool {
-	was, is := b.facts, facts
-	was.Observed, is.Observed = nil, nil
-	if !equality.Semantic.DeepEqual(was, is) || (b.facts.Observed == nil) != (facts.Observed == nil) {
-		return false
-	}
-	for k, rv := range b.observed {
-		if observedVersion(facts.Observed(k.GVK, k.Name)) != rv {
-			return false
-		}
-	}
-	return true
-}
-
-// observedVersion is an observed object's resourceVersion, "" when not found.
-func observedVersion(u *unstructured.Unstructured, found bool) string {
-	if !found {
-		return ""
-	}
-	return u.GetResourceVersion()
 }

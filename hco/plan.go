@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -209,11 +210,12 @@ func deletions(ctx context.Context, ops []Operand, view View, owner Owner, keep 
 // asks view for the operand's kinds and objects only, never for a list.
 func PlanOperand(ctx context.Context, op Operand, hc *hcov1.HyperConverged, facts Facts, view View, owner Owner) ([]Step, []string, error) {
 	patch := jsonPatchOf(op, hc)
-	var builds *builtObjects
+	var builds *memo.Builds
+	var scheme *runtime.Scheme
 	if m, ok := view.(buildMemory); ok {
-		builds = m.builds()
+		builds, scheme = m.builds()
 	}
-	want, err := desiredObjects(op, hc, facts, patch, builds)
+	want, err := desiredObjects(op, hc, facts, patch, builds, scheme)
 	if err != nil {
 		return nil, nil, &invalidConfig{err: err}
 	}
@@ -337,7 +339,7 @@ type leaveMemory interface {
 // buildMemory is a View that remembers the objects it saw built (the
 // reconciler's: an operand is built again only when its input changed).
 type buildMemory interface {
-	builds() *builtObjects
+	builds() (*memo.Builds, *runtime.Scheme)
 }
 
 // memory is what a View may know besides the cluster: the applier's memo.

@@ -57,7 +57,7 @@ type Reconciler struct {
 	events   EventRecorder
 	metrics  *hcometrics.Metrics
 	applier  *applier
-	built    *builtObjects
+	built    *memo.Builds
 	kinds    *served.Kinds
 	// controller watches a kind whose API appears while it runs.
 	controller controller.Controller
@@ -119,7 +119,7 @@ func NewReconciler(mgr ctrl.Manager, reg *Registry, env Environment, opts Reconc
 		extensions:      opts.Extensions,
 		watches:         opts.Watches,
 		applier:         newApplier(c, mgr.GetAPIReader()),
-		built:           &builtObjects{scheme: mgr.GetScheme()},
+		built:           &memo.Builds{},
 		kinds:           &served.Kinds{All: kinds, Discovery: dc, Now: time.Now},
 		nodes:           nodefacts.NewIndex(),
 		now:             time.Now,
@@ -478,7 +478,7 @@ type cacheView struct {
 }
 
 // builds is the View's buildMemory: the reconciler's build memo.
-func (v *cacheView) builds() *builtObjects { return v.r.built }
+func (v *cacheView) builds() (*memo.Builds, *runtime.Scheme) { return v.r.built, v.r.scheme }
 
 // Served: a kind no operand names among its Kinds is taken as served (the
 // cache watches it when first read).

@@ -2,9 +2,10 @@
 // each object it wrote (package hco's applier and plan read it): the API
 // server adds defaults to what it is sent, and only it knows them, so an
 // object in sync costs no request and no comparison. hco/doc.go counts the
-// memories; this package holds three of them (the objects' entries with the
+// memories; this package holds five of them (the objects' entries, the
 // HyperConverged's status write among them, the objects left alone, the
-// typed forms).
+// typed forms, and the build memo, Builds: each operand's last build and
+// its input, so that an event that changes no input builds nothing again).
 //
 // What it must not do: send a request, or remember anything across a
 // restart (empty after one: at most one update per object, which stores
