@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	ocpconfigv1 "github.com/openshift/api/config/v1"
@@ -35,6 +34,7 @@ import (
 	"github.com/hcokit/hcokit/hco/internal/apply"
 	"github.com/hcokit/hcokit/hco/internal/memo"
 	"github.com/hcokit/hcokit/hco/internal/served"
+	"github.com/hcokit/hcokit/hco/internal/turns"
 	"github.com/hcokit/hcokit/hcometrics"
 	"github.com/hcokit/hcokit/hcostatus"
 	"github.com/hcokit/hcokit/nodefacts"
@@ -354,43 +354,19 @@ type written struct {
 // operands' order.
 func (r *Reconciler) inTurns(ops []Operand, first map[string]bool, reconcile func(op Operand, yield func()) (operandOutcome, ApplyResult)) []operandOutcome {
 	out := make([]operandOutcome, len(ops))
-	var wg sync.WaitGroup
-	turn := make(chan struct{}, 1)
-	for _, i := range turnOrder(ops, first) {
-		op := ops[i]
-		turn <- struct{}{}
-		yield := sync.OnceFunc(func() { <-turn })
-		wg.Go(func() {
-			start := r.now()
-			result := ApplyResult("error")
-			defer yield()
-			defer func() {
-				// A panicking operand (a distribution's own, say) fails
-				// its reconcile, not the process.
-				if p := recover(); p != nil {
-					out[i].err = fmt.Errorf("operand %s panicked: %v", op.Name(), p)
-				}
-				r.observe(op.Name(), result, start)
-			}()
-			out[i], result = reconcile(op, yield)
-		})
-	}
-	wg.Wait()
-	return out
-}
-
-// turnOrder is the order in which ops take their turns: those named in
-// first, then the others, each in registry order.
-func turnOrder(ops []Operand, first map[string]bool) []int {
-	order := make([]int, 0, len(ops))
-	for pass := range 2 {
-		for i, op := range ops {
-			if first[op.Name()] == (pass == 0) {
-				order = append(order, i)
+	turns.Run(turns.Order(len(ops), func(i int) bool { return first[ops[i].Name()] }), func(i int, yield func()) {
+		start, result := r.now(), ApplyResult("error")
+		defer func() {
+			// A panicking operand (a distribution's own, say) fails its
+			// reconcile, not the process.
+			if p := recover(); p != nil {
+				out[i].err = fmt.Errorf("operand %s panicked: %v", ops[i].Name(), p)
 			}
-		}
-	}
-	return order
+			r.observe(ops[i].Name(), result, start)
+		}()
+		out[i], result = reconcile(ops[i], yield)
+	})
+	return out
 }
 
 // invalidConfig marks an operand error caused by the HyperConverged's content.
