@@ -20,7 +20,6 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/hcometrics"
 	"github.com/hcokit/hcokit/hcostatus"
-	"github.com/hcokit/hcokit/nodefacts"
 )
 
 // assess records the operands' outcomes (findings, related objects) into a
@@ -232,7 +231,7 @@ func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a
 	st.ObservedGeneration = hc.Generation
 	st.RelatedObjects = a.related
 	st.SystemHealthStatus = hcostatus.SystemHealth(st.Conditions, a.Upgrading)
-	setNodeStatus(st, a.facts.Nodes)
+	hcostatus.SetNodeFacts(st, a.facts.Nodes)
 	for _, op := range r.registry.Operands() {
 		c, ok := op.(StatusContributor)
 		if !ok {
@@ -251,16 +250,4 @@ func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a
 	if r.metrics != nil {
 		r.metrics.SystemHealthStatus.Set(hcometrics.HealthValue(st.SystemHealthStatus))
 	}
-}
-
-// setNodeStatus writes the node facts into s; unknown (nil) leaves it be.
-func setNodeStatus(s *hcov1.HyperConvergedStatus, nodes *nodefacts.Facts) {
-	if nodes == nil {
-		return
-	}
-	f := *nodes
-	ha, cpHA := f.InfrastructureHighlyAvailable(), f.ControlPlaneHighlyAvailable()
-	s.InfrastructureHighlyAvailable, s.ControlPlaneHighlyAvailable = &ha, &cpHA
-	s.NodeInfo = hcov1.NodeInfoStatus{WorkloadsArchitectures: f.WorkloadArchitectures, ControlPlaneArchitectures: f.ControlPlaneArchitectures,
-		DefaultWorkloadArchitecture: f.DefaultArchitecture}
 }

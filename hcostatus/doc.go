@@ -6,7 +6,8 @@
 // problem, the operands waiting for an API, upgrade and jsonpatch state)
 // into the conditions ReconcileComplete, Available, Progressing, Degraded,
 // Upgradeable and TaintedConfiguration, with upstream HCO's reasons;
-// SystemHealth derives status.systemHealthStatus from them.
+// SystemHealth derives status.systemHealthStatus from them, and
+// SetNodeFacts writes the node facts into the status.
 //
 // What it must not do: read or write the cluster, keep state, or know any
 // operand: the reconciler (package hco) gathers the findings and writes the
