@@ -1,12 +1,9 @@
 package hco
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"github.com/hcokit/hcokit/hco/internal/served"
@@ -38,16 +35,4 @@ func operandKinds(reg *Registry, s *runtime.Scheme) ([]*served.Kind, error) {
 		}
 	}
 	return out, nil
-}
-
-// gvkOf is obj's kind, from the object or else from the scheme.
-func gvkOf(s *runtime.Scheme, obj client.Object) (schema.GroupVersionKind, error) {
-	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
-		return gvk, nil
-	}
-	gvks, _, err := s.ObjectKinds(obj)
-	if err != nil || len(gvks) == 0 {
-		return schema.GroupVersionKind{}, fmt.Errorf("kind of %T: %w", obj, err)
-	}
-	return gvks[0], nil
 }

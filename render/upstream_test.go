@@ -55,9 +55,6 @@ const (
 	seed003      = "seed 003_bbf2f7447ec7d982.txt (live migration defaults: 64Mi, 800, 5, 2, 150)"
 	seed003Gate  = "seed 003_bbf2f7447ec7d982.txt (withHostPassthroughCPU turns on WithHostPassthroughCPU; upstream ignores the unknown gate)"
 	envDependent = "environment-dependent"
-
-	v1beta1GateDefaults = "API defaults, not an operand: hcokit's v1beta1 CRD defaults featureGates.decentralizedLiveMigration and " +
-		".declarativeHotplugVolumes to false, upstream's at 03da3cf to true (api/v1beta1)"
 )
 
 // upstreamDifference is one place where hcokit's render of a case's

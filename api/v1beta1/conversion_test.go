@@ -6,9 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -347,27 +345,6 @@ func canonicalV1(t *testing.T, hc *hcov1.HyperConverged) hcov1.HyperConverged {
 		})
 	}
 	return out
-}
-
-// gateIndex is the position of a named gate among v1beta1's fields.
-func gateIndex(name string) int {
-	t := reflect.TypeFor[v1beta1.HyperConvergedFeatureGates]()
-	for i := range t.NumField() {
-		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); n == name {
-			return i
-		}
-	}
-	return -1
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // wire is the object's JSON with empty objects dropped: an empty object

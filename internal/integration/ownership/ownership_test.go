@@ -31,10 +31,6 @@ import (
 // counts their writes to each other's objects.
 const quietWindow = 60 * time.Second
 
-// upstreamCase holds what upstream HCO's own code built for a HyperConverged
-// with `spec: {}` (render/testdata/upstream-03da3cf, commit 03da3cf).
-const upstreamCase = "render/testdata/upstream-03da3cf/minimal-v1"
-
 // An evaluation install of hcokit beside upstream's touches none of
 // upstream's objects, with or without a HyperConverged of its own; upstream's
 // install switched to hcokit in place adopts them all; the two hcokit

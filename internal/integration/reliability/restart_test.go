@@ -31,12 +31,6 @@ type killSwitch struct {
 	tripped chan struct{}
 }
 
-// isHCWrite reports whether req writes the HyperConverged itself, not its status.
-func isHCWrite(req *http.Request) bool {
-	return (req.Method == http.MethodPatch || req.Method == http.MethodPut) &&
-		strings.HasSuffix(req.URL.Path, "/hyperconvergeds/"+v1beta1.HyperConvergedName)
-}
-
 func (s *killSwitch) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
 		s.mu.Lock()
