@@ -48,11 +48,8 @@ func CRDMetadata() *metav1.PartialObjectMetadata {
 	return m
 }
 
-// crdHandler marks the group of a CustomResourceDefinition that may have
-// changed whether an operand kind is served, and enqueues the singleton: a
-// created or changed one (it may become established) in a group with a
-// waiting kind, a deleted or terminating one in a group with a served kind.
-// Others (every CRD's create at start, for one) cost nothing.
+// crdHandler enqueues the singleton when a CustomResourceDefinition change
+// may change whether an operand kind is served (served.Kinds.CRDChanged).
 func (r *Reconciler) crdHandler() handler.EventHandler {
 	enqueue := func(obj client.Object, q workqueue.TypedRateLimitingInterface[reconcile.Request], gone bool) {
 		if r.kinds.CRDChanged(obj.GetName(), gone || !obj.GetDeletionTimestamp().IsZero()) {
@@ -101,11 +98,9 @@ func (r *Reconciler) stopWatch(ctx context.Context, k *served.Kind) {
 }
 
 // announceWaiting makes an Event (msg) and a log line per kind when an
-// operand is found waiting for an API, once until the kind is served
-// again: a Warning; for a platform default skipped
-// (Registry.OnlyWhereServed), a Normal Event, the one place it is said
-// besides the log (its conditions are upstream's, which deploys nothing
-// there and says nothing).
+// operand is found waiting for an API, once until it is served: a Warning;
+// a Normal Event for a skipped platform default (Registry.OnlyWhereServed),
+// the one place it is said (its conditions are upstream's, which say nothing).
 func (r *Reconciler) announceWaiting(ctx context.Context, hc *hcov1.HyperConverged, op Operand, msg string, skipped bool) {
 	announced := false
 	for _, k := range r.kinds.All {

@@ -4,8 +4,7 @@
 // operand sets, the [Plan], and the [Reconciler] that carries it out.
 //
 // Operands only compute: a HyperConverged plus [Facts] in, desired objects
-// out; observed objects in, an [hcostatus.Component] out (package hcostatus
-// aggregates those into the HyperConverged's conditions). The reconciler
+// out; observed objects in, an [hcostatus.Component] out. The reconciler
 // owns the one path that reads, creates, updates and deletes.
 //
 // # The write path
@@ -68,11 +67,9 @@
 // upgrade's: that the switch from upstream's install was looked for).
 //
 // Where the platform answers (resourceVersion, generation, managedFields),
-// it is asked instead. What a build follows is a fact, read from the
-// cluster when the facts are gathered ([GatherFacts]). The operator's own
-// status is read back in two places only, where upstream's semantics make
-// it the record: status.dataImportSchedule (the golden images' schedule,
-// drawn once and kept there: [Facts.DataImportSchedule]) and
+// it is asked instead; what a build follows is a fact ([GatherFacts]). The
+// operator's own status is read back only where upstream makes it the
+// record: status.dataImportSchedule ([Facts.DataImportSchedule]) and
 // status.versions (the version an upgrade starts from).
 //
 // # Follow one field
@@ -103,15 +100,12 @@
 //
 // # The plan
 //
-// [NewPlan] (and [PlanOperand], one operand's part) is what the operator
-// does for a HyperConverged, decided without a request from a [View] of
-// the cluster: each object to create, update, keep or delete, the operands
-// waiting for their API, the ones that cannot build. The reconciler plans
-// each operand with PlanOperand over its cache (its memories the View's),
-// executes the steps in the operand's turn, and prunes the deletions of the
-// same operand set; `hco-operator diff` (package preview) sends the steps
-// as server-side dry runs; the webhook dry-runs the updates of the
-// components' CRs. One implementation serves all three.
+// [NewPlan] (and [PlanOperand], one operand's part) decides, without a
+// request, from a [View] of the cluster, each object to create, update,
+// keep or delete, the operands waiting for their API and those that cannot
+// build. The reconciler plans each operand over its cache and executes the
+// steps in the operand's turn; `hco-operator diff` (package preview) sends
+// them as server-side dry runs; the webhook dry-runs the components' CRs'.
 //
 // # Whose object
 //

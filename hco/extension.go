@@ -69,15 +69,13 @@ type ListChanger interface {
 	ListChanges(ctx context.Context, hc *hcov1.HyperConverged, facts Facts, in Install, reader client.Reader) ([]ListChange, error)
 }
 
-// FactGatherer is an Extension that adds facts in GatherFacts (the
-// OpenShift platform's, say).
+// FactGatherer is an Extension adding facts in GatherFacts (OpenShift's).
 type FactGatherer interface {
 	// GatherFacts adds to f what it reads through s for hc.
 	GatherFacts(ctx context.Context, hc *hcov1.HyperConverged, s FactSources, f *Facts) error
 }
 
-// Watch is an object whose changes reconcile the HyperConverged, its
-// metadata only when MetadataOnly.
+// Watch: Object's changes (its metadata's if MetadataOnly) reconcile the HyperConverged.
 type Watch struct {
 	Object       client.Object
 	MetadataOnly bool
@@ -85,8 +83,7 @@ type Watch struct {
 
 // ExtensionState is what an Extension is given at the end of a reconcile.
 type ExtensionState struct {
-	// HyperConverged as read (not to be changed), and Conditions its
-	// status conditions about to be written.
+	// HyperConverged as read (read only); Conditions, those about to be written.
 	HyperConverged *hcov1.HyperConverged
 	Conditions     []metav1.Condition
 	// Upgrading: the operator is upgrading to Env.Version.

@@ -140,13 +140,10 @@ func PlatformOperands(reg *Registry, p Platform) []Operand {
 	if p.OpenShift {
 		return ops
 	}
-	return slices.DeleteFunc(ops, openShiftOnly)
-}
-
-// openShiftOnly reports whether op's objects exist on OpenShift only.
-func openShiftOnly(op Operand) bool {
-	o, ok := op.(OpenShiftOnly)
-	return ok && o.OpenShiftOnly()
+	return slices.DeleteFunc(ops, func(op Operand) bool {
+		o, ok := op.(OpenShiftOnly)
+		return ok && o.OpenShiftOnly()
+	})
 }
 
 // RefusedPatch returns the API server's refusal err of the step's object as

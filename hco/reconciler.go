@@ -456,8 +456,7 @@ type cacheView struct {
 // builds is the View's buildMemory: the reconciler's build memo.
 func (v *cacheView) builds() (*memo.Builds, *runtime.Scheme) { return v.r.built, v.r.scheme }
 
-// Served: a kind no operand names among its Kinds is taken as served (the
-// cache watches it when first read).
+// Served: a kind of no operand's Kinds is taken as served.
 func (v *cacheView) Served(gvk schema.GroupVersionKind) bool {
 	k := v.r.kinds.Find(gvk)
 	return k == nil || k.Served.Load()
