@@ -181,8 +181,9 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 		next.Status.Versions = []hcov1.Version{{Name: OperatorVersionName, Version: r.env.Version}}
 	}
 	if a.full {
+		upgrading := a.Upgrading
 		r.fullStatus(ctx, hc, a, &next.Status, now)
-		upgraded = a.Upgrading && !equality.Semantic.DeepEqual(hc.Status.Versions, next.Status.Versions)
+		upgraded = upgrading && !equality.Semantic.DeepEqual(hc.Status.Versions, next.Status.Versions)
 	} else {
 		// Only ReconcileComplete is known: the others stay as they were.
 		rc := hcostatus.Conditions(a.Assessment)[0]
@@ -226,7 +227,14 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 // fullStatus computes into st the status of a reconcile that reached the
 // operands: conditions, related objects, node facts, the operands' own
 // fields and, once every operand reports its expected version, the versions.
+// That write completes an upgrade: its conditions no longer say upgrading
+// (no reconcile follows the operator's own status write).
 func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment, st *hcov1.HyperConvergedStatus, now metav1.Time) {
+	versions, done := r.versions(a.Assessment)
+	if done {
+		st.Versions = versions
+		a.Upgrading = false
+	}
 	hcostatus.MergeConditions(&st.Conditions, hcostatus.Conditions(a.Assessment), now)
 	st.ObservedGeneration = hc.Generation
 	st.RelatedObjects = a.related
@@ -243,9 +251,6 @@ func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a
 			continue
 		}
 		*st = next
-	}
-	if versions, done := r.versions(a.Assessment); done {
-		st.Versions = versions
 	}
 	if r.metrics != nil {
 		r.metrics.SystemHealthStatus.Set(hcometrics.HealthValue(st.SystemHealthStatus))
