@@ -167,23 +167,25 @@ func (Operand) Status(observed []client.Object) hcostatus.Component {
 	return hcostatus.FromConditionsV1("NetworkAddonsConfig", nac.Status.Conditions, nac.Status.ObservedVersion)
 }
 
-// Adopt implements hco.Adopter. On upgrade, a HyperConverged without the
-// deployOVS annotation whose NetworkAddonsConfig already deploys OvS gets
-// deployOVS: "true", so that OvS stays deployed.
+// Adopt implements hco.Adopter, as upstream's setDeployOvsAnnotation at
+// 03da3cf: on upgrade, a HyperConverged without the deployOVS annotation
+// gets deployOVS: "true" when its NetworkAddonsConfig deploys OvS (so that
+// OvS stays deployed), "false" otherwise.
 func (Operand) Adopt(hc *hcov1.HyperConverged, observed []client.Object) bool {
 	if _, set := hc.GetAnnotations()[hcov1.DeployOVSAnnotation]; set {
 		return false
 	}
+	value := "false"
 	for _, o := range observed {
 		if nac, ok := o.(*cnaov1.NetworkAddonsConfig); ok && nac != nil && nac.Spec.Ovs != nil {
-			if hc.Annotations == nil {
-				hc.Annotations = map[string]string{}
-			}
-			hc.Annotations[hcov1.DeployOVSAnnotation] = "true"
-			return true
+			value = "true"
 		}
 	}
-	return false
+	if hc.Annotations == nil {
+		hc.Annotations = map[string]string{}
+	}
+	hc.Annotations[hcov1.DeployOVSAnnotation] = value
+	return true
 }
 
 // AddToScheme implements hco.SchemeAdder: the NetworkAddonsConfig mirror's types.
