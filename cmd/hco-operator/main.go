@@ -19,7 +19,6 @@ import (
 	"github.com/hcokit/hcokit/hco/manager"
 	"github.com/hcokit/hcokit/operands/dashboard"
 	"github.com/hcokit/hcokit/operands/imagestream"
-	"github.com/hcokit/hcokit/operands/kubevirt"
 	"github.com/hcokit/hcokit/operands/quickstart"
 	"github.com/hcokit/hcokit/operands/stock"
 )
@@ -134,7 +133,7 @@ func parse(args []string, getenv func(string) string) (config, *flag.FlagSet, *z
 		OperandVersions:          map[string]string{},
 		OperatorConditionName:    getenv("OPERATOR_CONDITION_NAME"),
 	}}
-	if err := readKubeVirtEnvironment(&c.env, getenv); err != nil {
+	if err := stock.ReadKubeVirtEnvironment(&c.env, getenv); err != nil {
 		return c, nil, nil, err
 	}
 	for name, variable := range stock.VersionVariables() {
@@ -181,22 +180,6 @@ const (
 // productVersion and the HyperConverged's status.versions "operator".
 func operatorVersion(getenv func(string) string) string {
 	return cmp.Or(getenv(versionEnv), getenv(versionEnvAlias))
-}
-
-// readKubeVirtEnvironment sets env's SMBIOS and default machine types from
-// the variables upstream's deploy/operator.yaml passes: SMBIOS, MACHINETYPE
-// (or AMD64_MACHINETYPE), ARM64_MACHINETYPE and S390X_MACHINETYPE. An SMBIOS
-// that does not parse is an error naming the variable.
-func readKubeVirtEnvironment(env *hco.Environment, getenv func(string) string) error {
-	env.SMBIOS = getenv("SMBIOS")
-	env.MachineTypes = map[string]string{
-		"amd64": cmp.Or(strings.TrimSpace(getenv("MACHINETYPE")), getenv("AMD64_MACHINETYPE")),
-		"arm64": getenv("ARM64_MACHINETYPE"), "s390x": getenv("S390X_MACHINETYPE"),
-	}
-	if _, err := kubevirt.SMBIOS(env.SMBIOS); err != nil {
-		return fmt.Errorf("environment variable %w", err)
-	}
-	return nil
 }
 
 func run(args []string, getenv func(string) string) error {

@@ -11,6 +11,7 @@ import (
 	hcov1 "github.com/hcokit/hcokit/api/v1"
 	"github.com/hcokit/hcokit/api/v1beta1"
 	"github.com/hcokit/hcokit/hco"
+	"github.com/hcokit/hcokit/operands/stock"
 	"github.com/hcokit/hcokit/preview"
 	"github.com/hcokit/hcokit/render"
 )
@@ -40,7 +41,7 @@ func renderCommand(args []string, getenv func(string) string, stdin io.Reader, s
 		CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace,
 		KVMEmulation:             getenv("KVM_EMULATION") == "true",
 	}
-	if err := readKubeVirtEnvironment(&env, getenv); err != nil {
+	if err := stock.ReadKubeVirtEnvironment(&env, getenv); err != nil {
 		return err
 	}
 	var file, operandList string

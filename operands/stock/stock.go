@@ -1,6 +1,8 @@
 package stock
 
 import (
+	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -132,4 +134,20 @@ func Registry(names ...string) (*hco.Registry, error) {
 		names = Default()
 	}
 	return reg, reg.Only(names...)
+}
+
+// ReadKubeVirtEnvironment sets env's SMBIOS and default machine types from
+// the variables upstream's deploy/operator.yaml passes: SMBIOS, MACHINETYPE
+// (or AMD64_MACHINETYPE), ARM64_MACHINETYPE and S390X_MACHINETYPE. An SMBIOS
+// that does not parse is an error naming the variable.
+func ReadKubeVirtEnvironment(env *hco.Environment, getenv func(string) string) error {
+	env.SMBIOS = getenv("SMBIOS")
+	env.MachineTypes = map[string]string{
+		"amd64": cmp.Or(strings.TrimSpace(getenv("MACHINETYPE")), getenv("AMD64_MACHINETYPE")),
+		"arm64": getenv("ARM64_MACHINETYPE"), "s390x": getenv("S390X_MACHINETYPE"),
+	}
+	if _, err := kubevirt.SMBIOS(env.SMBIOS); err != nil {
+		return fmt.Errorf("environment variable %w", err)
+	}
+	return nil
 }

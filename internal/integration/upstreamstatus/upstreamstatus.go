@@ -112,17 +112,21 @@ func captured(root, name string, into any) error {
 	return nil
 }
 
-// environment is the operator's environment as upstream's
-// deploy/operator.yaml gives it to its own operator (operator-env.json):
-// its namespace and version, and each stock operand's image by the
+// Environment is the operator's environment as upstream's
+// deploy/operator.yaml at 03da3cf gives it to its own operator
+// (operator-env.json), read as the stock binary reads it: its namespace and
+// version, SMBIOS and machine types, each stock operand's image by the
 // variable both read, and the versions its components must reach.
-func environment(root string) (hco.Environment, error) {
+func Environment(root string) (hco.Environment, error) {
 	var vars map[string]string
 	if err := captured(root, "operator-env.json", &vars); err != nil {
 		return hco.Environment{}, err
 	}
 	env := hco.Environment{Namespace: vars["OPERATOR_NAMESPACE"], Version: vars["HCO_KV_IO_VERSION"], Images: map[string]string{},
-		OperandVersions: map[string]string{}}
+		OperandVersions: map[string]string{}, CommonTemplatesNamespace: hco.DefaultCommonTemplatesNamespace}
+	if err := stock.ReadKubeVirtEnvironment(&env, func(k string) string { return vars[k] }); err != nil {
+		return env, err
+	}
 	for operand, variable := range stock.VersionVariables() {
 		if v := vars[variable]; v != "" {
 			env.OperandVersions[operand] = v
@@ -149,7 +153,7 @@ func StartOperator(e *testenv.Env, openShift bool) error {
 	if err != nil {
 		return err
 	}
-	env, err := environment(root)
+	env, err := Environment(root)
 	if err != nil {
 		return err
 	}
@@ -238,7 +242,7 @@ func Run(t *testing.T, c client.Client, platform string) {
 			if err := c.Get(ctx, client.ObjectKeyFromObject(hc), got); err != nil {
 				return err
 			}
-			return sameConditions(want.Status["conditions"], got.Status.Conditions)
+			return SameConditions(want.Status["conditions"], got.Status.Conditions)
 		})
 		if !equality.Semantic.DeepEqual(want.Labels, got.Labels) {
 			t.Errorf("labels: upstream %v, hcokit %v", want.Labels, got.Labels)
@@ -323,9 +327,9 @@ func play(t *testing.T, ctx context.Context, c client.Client, conds func(kind st
 	}
 }
 
-// sameConditions reports how got's conditions differ from upstream's (the
+// SameConditions reports how got's conditions differ from upstream's (the
 // captured list): type, status, reason and message, none more or less.
-func sameConditions(captured any, got []metav1.Condition) error {
+func SameConditions(captured any, got []metav1.Condition) error {
 	var want []metav1.Condition
 	raw, _ := json.Marshal(captured)
 	if err := json.Unmarshal(raw, &want); err != nil {
