@@ -124,8 +124,7 @@ type assessment struct {
 	owner Owner
 }
 
-// ignored reports a HyperConverged other than want (the singleton) as
-// ignored.
+// ignored reports a HyperConverged other than want (the singleton) ignored.
 func (a *assessment) ignored(want types.NamespacedName) {
 	a.ProblemReason, a.ProblemMessage = hcostatus.ReasonInvalidRequest,
 		fmt.Sprintf("only the HyperConverged named %q in namespace %q is reconciled; this one is ignored, delete it", want.Name, want.Namespace)
@@ -226,9 +225,8 @@ func (r *Reconciler) writeStatus(ctx context.Context, hc *hcov1.HyperConverged, 
 
 // fullStatus computes into st the status of a reconcile that reached the
 // operands: conditions, related objects, node facts, the operands' own
-// fields and, once every operand reports its expected version, the versions.
-// That write completes an upgrade: its conditions no longer say upgrading
-// (no reconcile follows the operator's own status write).
+// fields and, once every operand reports its expected version, the versions:
+// that write completes an upgrade, its conditions no longer upgrading.
 func (r *Reconciler) fullStatus(ctx context.Context, hc *hcov1.HyperConverged, a *assessment, st *hcov1.HyperConvergedStatus, now metav1.Time) {
 	versions, done := r.versions(a.Assessment)
 	if done {

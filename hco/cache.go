@@ -14,8 +14,7 @@ func ManagedSelector() labels.Selector {
 	return labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedByValue})
 }
 
-// operandKinds lists the kinds of the enabled operands, once each, in
-// registry order.
+// operandKinds lists the enabled operands' kinds, once each, in registry order.
 func operandKinds(reg *Registry, s *runtime.Scheme) ([]*served.Kind, error) {
 	var out []*served.Kind
 	index := map[schema.GroupVersionKind]*served.Kind{}

@@ -6,8 +6,7 @@ import (
 )
 
 // jsonPatch is an operand's jsonpatch annotation (package jsonpatch), parsed
-// once per reconcile for the desired objects, TaintedConfiguration, the
-// UnsafeModifications metric and the blame for a refused write.
+// once per reconcile (the objects, TaintedConfiguration, the metric, blame).
 type jsonPatch struct {
 	annotation string          // the key; empty for an operand that is no JSONPatcher
 	set        bool            // the annotation is not blank (jsonpatch.IsSet)

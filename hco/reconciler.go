@@ -227,7 +227,7 @@ func (r *Reconciler) operandEvents(gvk schema.GroupVersionKind) handler.EventHan
 	}
 }
 
-// toSingleton maps any event to a reconcile of the HyperConverged singleton.
+// toSingleton maps any event to a reconcile of the singleton.
 func (r *Reconciler) toSingleton() handler.EventHandler {
 	return handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: r.singleton()}}
@@ -319,8 +319,7 @@ const (
 	resultOwnedElsewhere ApplyResult = "owned-elsewhere"
 )
 
-// conflictRequeue is how soon a reconcile that met a conflict (a cache
-// behind a write) runs again, should no event bring it back first.
+// conflictRequeue: how soon a reconcile that met a conflict runs again.
 const conflictRequeue = 100 * time.Millisecond
 
 // operandOutcome is what reconciling one operand found.
