@@ -47,31 +47,29 @@ var States = []string{"new", "available", "kubevirt-degraded"}
 // fake OLM objects fail it), so there is nothing to compare.
 var UpgradeStates = []string{"upgrading", "upgraded"}
 
-// versionFields are where each component CR reports its version, and the
-// variable of the operator's environment that gives the version expected
+// Component is a component CR's kind, where it reports its version, and
+// the variable of the operator's environment naming the version expected
 // (stock.VersionVariables' values).
-var versionFields = map[string][2]string{
-	"KubeVirt":            {"observedKubeVirtVersion", "KUBEVIRT_VERSION"},
-	"CDI":                 {"observedVersion", "CDI_VERSION"},
-	"NetworkAddonsConfig": {"observedVersion", "NETWORK_ADDONS_VERSION"},
-	"SSP":                 {"observedVersion", "SSP_VERSION"},
-	"MigController":       {"observedVersion", "MIGRATION_OPERATOR_VERSION"},
-	"FileRestoreOperator": {"observedVersion", "VM_FILE_RESTORE_OPERATOR_VERSION"},
-	"AAQ":                 {"observedVersion", "AAQ_VERSION"},
+type Component struct {
+	GVK            schema.GroupVersionKind
+	Field, Version string
 }
 
-// conditionKinds are the kinds of the component CRs whose conditions
-// upstream's aggregation reads (its operands' GetConditions at 03da3cf).
-var conditionKinds = []schema.GroupVersionKind{
-	{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirt"},
-	{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "CDI"},
-	{Group: "networkaddonsoperator.network.kubevirt.io", Version: "v1", Kind: "NetworkAddonsConfig"},
-	{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"},
-	{Group: "migrations.kubevirt.io", Version: "v1alpha1", Kind: "MigController"},
-	{Group: "filerestore.kubevirt.io", Version: "v1alpha1", Kind: "FileRestoreOperator"},
-	{Group: "aaq.kubevirt.io", Version: "v1alpha1", Kind: "AAQ"},
+// Components are the component CRs whose conditions upstream's aggregation
+// reads (its operands' GetConditions at 03da3cf), and the
+// HostPathProvisioner, which reports a version too.
+var Components = []Component{
+	{schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirt"}, "observedKubeVirtVersion", "KUBEVIRT_VERSION"},
+	{schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "CDI"}, "observedVersion", "CDI_VERSION"},
+	{schema.GroupVersionKind{Group: "networkaddonsoperator.network.kubevirt.io", Version: "v1", Kind: "NetworkAddonsConfig"}, "observedVersion", "NETWORK_ADDONS_VERSION"},
+	{schema.GroupVersionKind{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"}, "observedVersion", "SSP_VERSION"},
+	{schema.GroupVersionKind{Group: "migrations.kubevirt.io", Version: "v1alpha1", Kind: "MigController"}, "observedVersion", "MIGRATION_OPERATOR_VERSION"},
+	{schema.GroupVersionKind{Group: "filerestore.kubevirt.io", Version: "v1alpha1", Kind: "FileRestoreOperator"}, "observedVersion", "VM_FILE_RESTORE_OPERATOR_VERSION"},
+	{schema.GroupVersionKind{Group: "aaq.kubevirt.io", Version: "v1alpha1", Kind: "AAQ"}, "observedVersion", "AAQ_VERSION"},
+	{schema.GroupVersionKind{Group: "hostpathprovisioner.kubevirt.io", Version: "v1beta1", Kind: "HostPathProvisioner"}, "observedVersion", "HPPO_VERSION"},
 }
 
+// stamp is the captures' condition time.
 const stamp = "2026-08-21T00:00:00Z"
 
 func condition(t, s, reason, msg string) any {
@@ -79,14 +77,20 @@ func condition(t, s, reason, msg string) any {
 		"lastTransitionTime": stamp, "lastHeartbeatTime": stamp, "lastProbeTime": stamp}
 }
 
-// conditions are a component CR's conditions in a state, as the capture
-// (capture_status_test.go.txt) sets them; nil: none reported yet.
-func conditions(state, kind string) []any {
-	healthy := []any{
+// Healthy are a component CR's conditions as the captures set them when it
+// is Available, neither Progressing nor Degraded.
+func Healthy() []any {
+	return []any{
 		condition("Available", "True", "AsExpected", "All components are available"),
 		condition("Progressing", "False", "AsExpected", "All components are available"),
 		condition("Degraded", "False", "AsExpected", "All components are available"),
 	}
+}
+
+// conditions are a component CR's conditions in a state, as the capture
+// (capture_status_test.go.txt) sets them; nil: none reported yet.
+func conditions(state, kind string) []any {
+	healthy := Healthy()
 	switch {
 	case state == "new":
 		return nil
@@ -209,17 +213,7 @@ func Run(t *testing.T, c client.Client, platform string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, roles := range [][]string{{"control-plane", "master"}, {"control-plane", "master"}, {"control-plane", "master"}, {"worker"}, {"worker"}, {"worker"}} {
-		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("upstreamstatus-%d", i), Labels: map[string]string{"kubernetes.io/arch": "amd64"}}}
-		for _, r := range roles {
-			n.Labels["node-role.kubernetes.io/"+r] = ""
-		}
-		testenv.CreateForTest(t, c, n)
-		n.Status.NodeInfo.Architecture = "amd64"
-		if err := c.Status().Update(ctx, n); err != nil {
-			t.Fatal(err)
-		}
-	}
+	CreateNodes(t, c, "upstreamstatus")
 	hc := &hcov1.HyperConverged{ObjectMeta: metav1.ObjectMeta{Name: hcov1.HyperConvergedName, Namespace: hcov1.DefaultNamespace}}
 	testenv.CreateForTest(t, c, hc)
 
@@ -275,10 +269,10 @@ func Run(t *testing.T, c client.Client, platform string) {
 	for _, state := range UpgradeStates {
 		t.Run(state, func(t *testing.T) {
 			versions := map[string]string{}
-			for kind, f := range versionFields {
-				versions[kind] = "v0.0.0-old"
+			for _, comp := range Components {
+				versions[comp.GVK.Kind] = "v0.0.0-old"
 				if state == "upgraded" {
-					versions[kind] = vars[f[1]]
+					versions[comp.GVK.Kind] = vars[comp.Version]
 				}
 			}
 			play(t, ctx, c, func(kind string) []any { return conditions("available", kind) }, versions)
@@ -298,7 +292,8 @@ func Run(t *testing.T, c client.Client, platform string) {
 // kind, and, when versions is not nil, the version it reports (by kind).
 func play(t *testing.T, ctx context.Context, c client.Client, conds func(kind string) []any, versions map[string]string) {
 	t.Helper()
-	for _, gvk := range conditionKinds {
+	for _, comp := range Components {
+		gvk := comp.GVK
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		testenv.Eventually(t, "the "+gvk.Kind+" CRs set", func() error {
@@ -314,7 +309,7 @@ func play(t *testing.T, ctx context.Context, c client.Client, conds func(kind st
 					return err
 				}
 				if v, ok := versions[gvk.Kind]; ok {
-					if err := unstructured.SetNestedField(u.Object, v, "status", versionFields[gvk.Kind][0]); err != nil {
+					if err := unstructured.SetNestedField(u.Object, v, "status", comp.Field); err != nil {
 						return err
 					}
 				}
@@ -383,4 +378,21 @@ func statusDifferences(t *testing.T, want map[string]any, got hcov1.HyperConverg
 		}
 	}
 	return out
+}
+
+// CreateNodes makes, for the test, the captures' nodes: three amd64
+// control-plane nodes and three amd64 workers, named prefix-0 to prefix-5.
+func CreateNodes(t *testing.T, c client.Client, prefix string) {
+	t.Helper()
+	for i, roles := range [][]string{{"control-plane", "master"}, {"control-plane", "master"}, {"control-plane", "master"}, {"worker"}, {"worker"}, {"worker"}} {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", prefix, i), Labels: map[string]string{"kubernetes.io/arch": "amd64"}}}
+		for _, r := range roles {
+			n.Labels["node-role.kubernetes.io/"+r] = ""
+		}
+		testenv.CreateForTest(t, c, n)
+		n.Status.NodeInfo.Architecture = "amd64"
+		if err := c.Status().Update(context.Background(), n); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -21,7 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -106,7 +105,7 @@ func TestUpgradeFrom118AsUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	createNodes(t, env.Client)
+	upstreamstatus.CreateNodes(t, env.Client, "upstreamupgrade")
 	found := map[int]map[string]bool{}
 	for _, name := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -476,23 +475,6 @@ func createAs118(t *testing.T, c client.Client, u *unstructured.Unstructured, ow
 	return obj
 }
 
-// createNodes makes the capture's nodes: three amd64 control-plane nodes
-// and three amd64 workers.
-func createNodes(t *testing.T, c client.Client) {
-	t.Helper()
-	for i, roles := range [][]string{{"control-plane", "master"}, {"control-plane", "master"}, {"control-plane", "master"}, {"worker"}, {"worker"}, {"worker"}} {
-		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("upstreamupgrade-%d", i), Labels: map[string]string{"kubernetes.io/arch": "amd64"}}}
-		for _, r := range roles {
-			n.Labels["node-role.kubernetes.io/"+r] = ""
-		}
-		testenv.CreateForTest(t, c, n)
-		n.Status.NodeInfo.Architecture = "amd64"
-		if err := c.Status().Update(context.Background(), n); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // startOperator runs hcokit as the stock binary starts on plain Kubernetes
 // without --operands, in upstream 1.20.0's operator environment, until
 // stop.
@@ -522,23 +504,6 @@ func startOperator(t *testing.T, root string) (stop func()) {
 	return testenv.RunManager(mgr)
 }
 
-// components are the component CRs' kinds, where each reports its
-// version, and the variable of upstream's operator environment naming the
-// version expected.
-var components = []struct {
-	gvk            schema.GroupVersionKind
-	field, version string
-}{
-	{schema.GroupVersionKind{Group: "kubevirt.io", Version: "v1", Kind: "KubeVirt"}, "observedKubeVirtVersion", "KUBEVIRT_VERSION"},
-	{schema.GroupVersionKind{Group: "cdi.kubevirt.io", Version: "v1beta1", Kind: "CDI"}, "observedVersion", "CDI_VERSION"},
-	{schema.GroupVersionKind{Group: "networkaddonsoperator.network.kubevirt.io", Version: "v1", Kind: "NetworkAddonsConfig"}, "observedVersion", "NETWORK_ADDONS_VERSION"},
-	{schema.GroupVersionKind{Group: "ssp.kubevirt.io", Version: "v1beta3", Kind: "SSP"}, "observedVersion", "SSP_VERSION"},
-	{schema.GroupVersionKind{Group: "migrations.kubevirt.io", Version: "v1alpha1", Kind: "MigController"}, "observedVersion", "MIGRATION_OPERATOR_VERSION"},
-	{schema.GroupVersionKind{Group: "filerestore.kubevirt.io", Version: "v1alpha1", Kind: "FileRestoreOperator"}, "observedVersion", "VM_FILE_RESTORE_OPERATOR_VERSION"},
-	{schema.GroupVersionKind{Group: "aaq.kubevirt.io", Version: "v1alpha1", Kind: "AAQ"}, "observedVersion", "AAQ_VERSION"},
-	{schema.GroupVersionKind{Group: "hostpathprovisioner.kubevirt.io", Version: "v1beta1", Kind: "HostPathProvisioner"}, "observedVersion", "HPPO_VERSION"},
-}
-
 // playCluster plays the cluster as upstream's capture did
 // (capture_common_test.go.txt's reportAvailable): every Deployment's
 // replicas ready, every component CR Available, neither Progressing nor
@@ -549,14 +514,10 @@ func playCluster(c client.Client, vars map[string]string, upgraded bool) error {
 	if err := readyDeployments(c); err != nil {
 		return err
 	}
-	var conds []any
-	for _, cs := range [][2]string{{"Available", "True"}, {"Progressing", "False"}, {"Degraded", "False"}} {
-		conds = append(conds, map[string]any{"type": cs[0], "status": cs[1], "reason": "AsExpected", "message": "All components are available",
-			"lastTransitionTime": stamp, "lastHeartbeatTime": stamp, "lastProbeTime": stamp})
-	}
-	for _, comp := range components {
+	conds := upstreamstatus.Healthy()
+	for _, comp := range upstreamstatus.Components {
 		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(comp.gvk.GroupVersion().WithKind(comp.gvk.Kind + "List"))
+		list.SetGroupVersionKind(comp.GVK.GroupVersion().WithKind(comp.GVK.Kind + "List"))
 		switch err := c.List(ctx, list); {
 		case meta.IsNoMatchError(err):
 			continue
@@ -570,7 +531,7 @@ func playCluster(c client.Client, vars map[string]string, upgraded bool) error {
 				return err
 			}
 			if upgraded {
-				if err := unstructured.SetNestedField(next.Object, vars[comp.version], "status", comp.field); err != nil {
+				if err := unstructured.SetNestedField(next.Object, vars[comp.Version], "status", comp.Field); err != nil {
 					return err
 				}
 			}
@@ -584,9 +545,6 @@ func playCluster(c client.Client, vars map[string]string, upgraded bool) error {
 	}
 	return nil
 }
-
-// stamp is the capture's condition time.
-const stamp = "2026-08-21T00:00:00Z"
 
 // operatorEnv are the variables of upstream 1.20.0's operator environment.
 func operatorEnv(t *testing.T, root string) map[string]string {
@@ -679,14 +637,14 @@ func readyDeployments(c client.Client) error {
 // reported are the versions the component CRs report, for a failure's message.
 func reported(c client.Client) string {
 	var out []string
-	for _, comp := range components {
+	for _, comp := range upstreamstatus.Components {
 		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(comp.gvk.GroupVersion().WithKind(comp.gvk.Kind + "List"))
+		list.SetGroupVersionKind(comp.GVK.GroupVersion().WithKind(comp.GVK.Kind + "List"))
 		if err := c.List(context.Background(), list); err != nil {
 			continue
 		}
 		for _, u := range list.Items {
-			v, _, _ := unstructured.NestedString(u.Object, "status", comp.field)
+			v, _, _ := unstructured.NestedString(u.Object, "status", comp.Field)
 			out = append(out, u.GetKind()+" "+u.GetName()+"="+v)
 		}
 	}
