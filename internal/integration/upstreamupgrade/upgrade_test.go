@@ -37,19 +37,35 @@ import (
 	"github.com/hcokit/hcokit/operands/stock"
 )
 
-// captures is where upstream's clusters were captured, under the repository
-// root: <case>/upstream-1.18.1.json, what upstream 1.18.1's operator left;
-// <case>/upstream-03da3cf.json, what upstream 1.20.0's made of it;
-// <case>/upstream-03da3cf-read.json, the HyperConverged as 1.20.0 read it
-// (its conversion from v1beta1); <case>/upstream-03da3cf-upgrading.json,
-// its HyperConverged while the components still reported their old
-// versions.
-const captures = "internal/upstreamtest/testdata/upgrade-from-1.18.1"
+// captures is where upstream's clusters were captured, under the
+// repository root, by the version upgraded from: upgrade-from-<version>/
+// <case>/upstream-<version>.json, what that version's operator left;
+// upstream-03da3cf.json, what upstream 1.20.0's made of it;
+// upstream-03da3cf-read.json, the HyperConverged as 1.20.0 read it (its
+// conversion from v1beta1, its v1 CRD's defaults);
+// upstream-03da3cf-upgrading.json, its HyperConverged while the components
+// still reported their old versions.
+const captures = "internal/upstreamtest/testdata/upgrade-from-"
 
-// cases are the captured HyperConvergeds: upstream 1.18.1's
-// deploy/hco.cr.yaml, and the same with the AIE webhook asked for
-// (hco.kubevirt.io/deployAIE) and a completionTimeoutPerGiB of its own.
-var cases = []string{"default", "aie"}
+// cases are the captured HyperConvergeds, by the version upgraded from:
+// upstream's deploy/hco.cr.yaml of that version, and the same with the AIE
+// webhook asked for (hco.kubevirt.io/deployAIE) and a
+// completionTimeoutPerGiB of its own.
+var cases = map[string][]string{
+	"1.18.1": {"default", "aie"},
+	"1.19.0": {"default", "aie"},
+}
+
+// all is every case of every version, as "<version>/<case>".
+func all(versions ...string) []string {
+	var out []string
+	for _, v := range versions {
+		for _, c := range cases[v] {
+			out = append(out, v+"/"+c)
+		}
+	}
+	return out
+}
 
 // difference is a change upstream 1.20.0 and hcokit make otherwise: kind
 // (any name), a path prefix (JSON member names joined by "."), and why.
@@ -61,26 +77,27 @@ type difference struct {
 
 // Reasons of the differences.
 const (
-	seed003 = "seed 003_bbf2f7447ec7d982.txt: live migration 64Mi/800/5/2/150; upstream's upgrade patch turns 1.18's old default 150 into 20, hcokit's into the seed's 800"
+	seed003 = "seed 003_bbf2f7447ec7d982.txt: live migration 64Mi/800/5/2/150 (hcokit's CRD defaults bandwidthPerMigration, upstream's leaves it unset); upstream's upgrade patch turns 1.18's old default 150 into 20, hcokit's into the seed's 800"
 	ownCert = "hcokit's own certificate for the injector (operands/netresinjector: the install's Secret, filled by `hco-operator webhook --manage-certs`): no cert-manager Certificate backs upstream's annotation"
 	install = "the workloads' ClusterRoles ship with hcokit's install (config/rbac/operand_roles.yaml), not written by the operator, which would need every permission they grant; this test applies no install"
 	adopted = "hcokit's record that the upgrade steps ran for this version (extensions/upgrade), so that they run once; upstream keeps it in its process (req.UpgradeMode)"
-	webhook = "upstream's mutating webhook stores it (mutateEvictionStrategy at 03da3cf) once the status records infrastructureHighlyAvailable, also under 1.18.1; the capture runs upstream's operators without their webhook, hcokit's operator stores it itself (docs/compatibility.md)"
+	webhook = "upstream's mutating webhook stores it (mutateEvictionStrategy at 03da3cf) once the status records infrastructureHighlyAvailable, under the earlier version already; the capture runs upstream's operators without their webhook, hcokit's operator stores it itself (docs/compatibility.md)"
 )
 
 // differences are every way hcokit's upgrade differs from upstream's, each
 // with its reason; a difference not listed fails the test, and so does a
 // listed one not found in each of its cases.
 var differences = []difference{
-	{cases, "KubeVirt", "spec.configuration.migrations.bandwidthPerMigration", seed003},
-	{[]string{"default"}, "KubeVirt", "spec.configuration.migrations.completionTimeoutPerGiB", seed003},
-	{[]string{"default"}, "HyperConverged", "spec.virtualization.liveMigrationConfig.completionTimeoutPerGiB", seed003},
-	{cases, "MutatingWebhookConfiguration", "metadata.annotations.cert-manager.io/inject-ca-from", ownCert},
-	{cases, "ClusterRole", objectPath, install},
-	{[]string{"aie"}, "ClusterRole", "metadata.labels.app.kubernetes.io/version", install},
-	{cases, "HyperConverged", "metadata.annotations.hco.kubevirt.io/adopted-for-version", adopted},
-	{cases, "HyperConverged", "spec.virtualization.evictionStrategy", webhook},
-	{cases, "KubeVirt", "spec.configuration.evictionStrategy", webhook},
+	{all("1.18.1", "1.19.0"), "KubeVirt", "spec.configuration.migrations.bandwidthPerMigration", seed003},
+	{[]string{"1.18.1/default"}, "KubeVirt", "spec.configuration.migrations.completionTimeoutPerGiB", seed003},
+	{[]string{"1.18.1/default"}, "HyperConverged", "spec.virtualization.liveMigrationConfig.completionTimeoutPerGiB", seed003},
+	// 1.18.1 made none on Kubernetes: 1.20.0 creates the injector's objects.
+	{all("1.18.1"), "MutatingWebhookConfiguration", "metadata.annotations.cert-manager.io/inject-ca-from", ownCert},
+	{all("1.18.1"), "ClusterRole", objectPath, install},
+	{[]string{"1.18.1/aie", "1.19.0/default", "1.19.0/aie"}, "ClusterRole", "metadata.labels.app.kubernetes.io/version", install},
+	{all("1.18.1", "1.19.0"), "HyperConverged", "metadata.annotations.hco.kubevirt.io/adopted-for-version", adopted},
+	{all("1.18.1", "1.19.0"), "HyperConverged", "spec.virtualization.evictionStrategy", webhook},
+	{all("1.18.1", "1.19.0"), "KubeVirt", "spec.configuration.evictionStrategy", webhook},
 }
 
 // objectPath stands for the whole object: one side has it, the other not.
@@ -99,7 +116,13 @@ const hcUID = "hc-uid"
 // they report the new ones; its writes stop; and every object upstream
 // 1.20.0 changes, creates or deletes, hcokit changes, creates or deletes
 // alike (but the differences listed), recreating none.
-func TestUpgradeFrom118AsUpstream(t *testing.T) {
+func TestUpgradeFrom118AsUpstream(t *testing.T) { upgradeFrom(t, "1.18.1") }
+
+// TestUpgradeFrom119AsUpstream is the same from upstream 1.19.0 (branch
+// release-1.19), whose HyperConverged is stored as v1.
+func TestUpgradeFrom119AsUpstream(t *testing.T) { upgradeFrom(t, "1.19.0") }
+
+func upgradeFrom(t *testing.T, version string) {
 	env.Require(t)
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -107,42 +130,44 @@ func TestUpgradeFrom118AsUpstream(t *testing.T) {
 	}
 	upstreamstatus.CreateNodes(t, env.Client, "upstreamupgrade")
 	found := map[int]map[string]bool{}
-	for _, name := range cases {
+	for _, name := range cases[version] {
 		t.Run(name, func(t *testing.T) {
-			upgradeCase(t, root, name, func(i int) {
+			upgradeCase(t, root, version, name, func(i int) {
 				if found[i] == nil {
 					found[i] = map[string]bool{}
 				}
-				found[i][name] = true
+				found[i][version+"/"+name] = true
 			})
 		})
 	}
 	for i, d := range differences {
 		for _, c := range d.cases {
-			if !found[i][c] {
+			if strings.HasPrefix(c, version+"/") && !found[i][c] {
 				t.Errorf("listed difference %s %s (%s) not found in case %s: take it out", d.kind, d.path, d.reason, c)
 			}
 		}
 	}
 }
 
-func upgradeCase(t *testing.T, root, name string, listed func(int)) {
+func upgradeCase(t *testing.T, root, version, name string, listed func(int)) {
 	ctx := context.Background()
 	c := env.Client
-	before := load(t, root, filepath.Join(name, "upstream-1.18.1.json"))
-	after := load(t, root, filepath.Join(name, "upstream-03da3cf.json"))
+	dir := captures + version
+	before := load(t, root, filepath.Join(dir, name, "upstream-"+version+".json"))
+	after := load(t, root, filepath.Join(dir, name, "upstream-03da3cf.json"))
 	var upgrading hcov1.HyperConverged
-	read(t, root, filepath.Join(name, "upstream-03da3cf-upgrading.json"), &upgrading)
-	// The HyperConverged as upstream 1.20.0 reads 1.18.1's (its conversion):
-	// its changes are compared from there.
+	read(t, root, filepath.Join(dir, name, "upstream-03da3cf-upgrading.json"), &upgrading)
+	// The HyperConverged as upstream 1.20.0 reads the earlier version's
+	// (its conversion, its CRD's defaults): its changes are compared from
+	// there.
 	var readRaw map[string]any
-	read(t, root, filepath.Join(name, "upstream-03da3cf-read.json"), &readRaw)
+	read(t, root, filepath.Join(dir, name, "upstream-03da3cf-read.json"), &readRaw)
 	readHC := &unstructured.Unstructured{Object: readRaw}
 
-	// The cluster as 1.18.1 left it.
+	// The cluster as the earlier version left it.
 	served := map[string]bool{}
 	hc := byKind(before, "HyperConverged")[0]
-	created := createAs118(t, c, hc, "")
+	created := createAsLeft(t, c, hc, "")
 	hcKey := client.ObjectKeyFromObject(created)
 	var skipped []string
 	for _, u := range before {
@@ -154,7 +179,7 @@ func upgradeCase(t *testing.T, root, name string, listed func(int)) {
 			continue
 		}
 		served[key(u)] = true
-		createAs118(t, c, u, created.GetUID())
+		createAsLeft(t, c, u, created.GetUID())
 	}
 	if len(skipped) > 0 {
 		t.Logf("not served in this cluster, left out: %s", strings.Join(skipped, ", "))
@@ -213,12 +238,12 @@ func upgradeCase(t *testing.T, root, name string, listed func(int)) {
 		ours := get(t, c, firstOf(is, was))
 		switch {
 		case is == nil && ours != nil:
-			problems = append(problems, differs(name, listed, ours.GetKind(), k, objectPath, "deleted", "kept"))
+			problems = append(problems, differs(version+"/"+name, listed, ours.GetKind(), k, objectPath, "deleted", "kept"))
 			continue
 		case is == nil:
 			continue
 		case ours == nil:
-			problems = append(problems, differs(name, listed, is.GetKind(), k, objectPath, "present", "absent"))
+			problems = append(problems, differs(version+"/"+name, listed, is.GetKind(), k, objectPath, "present", "absent"))
 			continue
 		case was != nil && stored[k] != nil && ours.GetUID() != stored[k].GetUID():
 			problems = append(problems, k+": recreated")
@@ -227,7 +252,7 @@ func upgradeCase(t *testing.T, root, name string, listed func(int)) {
 			// Created by both: upstream's content, in hcokit's.
 			for p, v := range form(is) {
 				if got, ok := form(ours)[p]; !ok || got != v {
-					problems = append(problems, differs(name, listed, is.GetKind(), k, p, v, got))
+					problems = append(problems, differs(version+"/"+name, listed, is.GetKind(), k, p, v, got))
 				}
 			}
 			continue
@@ -239,9 +264,9 @@ func upgradeCase(t *testing.T, root, name string, listed func(int)) {
 			switch {
 			case upChanged && usChanged && up == us:
 			case upChanged:
-				problems = append(problems, differs(name, listed, is.GetKind(), k, p, up, orKept(us, usChanged)))
+				problems = append(problems, differs(version+"/"+name, listed, is.GetKind(), k, p, up, orKept(us, usChanged)))
 			default:
-				problems = append(problems, differs(name, listed, is.GetKind(), k, p, "(unchanged)", us))
+				problems = append(problems, differs(version+"/"+name, listed, is.GetKind(), k, p, "(unchanged)", us))
 			}
 		}
 	}
@@ -356,7 +381,7 @@ func load(t *testing.T, root, name string) []*unstructured.Unstructured {
 
 func read(t *testing.T, root, name string, into any) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(root, captures, name))
+	raw, err := os.ReadFile(filepath.Join(root, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,10 +466,10 @@ func get(t *testing.T, c client.Client, u *unstructured.Unstructured) *unstructu
 	return got
 }
 
-// createAs118 creates u as upstream 1.18.1 left it (its status too), its
+// createAsLeft creates u as the earlier version left it (its status too), its
 // owner references to the HyperConverged pointed at owner's UID, and
 // returns it as created.
-func createAs118(t *testing.T, c client.Client, u *unstructured.Unstructured, owner types.UID) *unstructured.Unstructured {
+func createAsLeft(t *testing.T, c client.Client, u *unstructured.Unstructured, owner types.UID) *unstructured.Unstructured {
 	t.Helper()
 	ctx := context.Background()
 	obj := u.DeepCopy()
@@ -464,12 +489,12 @@ func createAs118(t *testing.T, c client.Client, u *unstructured.Unstructured, ow
 		testenv.EnsureNamespace(t, c, ns)
 	}
 	if err := c.Create(ctx, obj); err != nil {
-		t.Fatalf("create %s as 1.18.1 left it: %v", key(u), err)
+		t.Fatalf("create %s as the earlier version left it: %v", key(u), err)
 	}
 	if hasStatus {
 		obj.Object["status"] = status
 		if err := c.Status().Update(ctx, obj); err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
-			t.Fatalf("status of %s as 1.18.1 left it: %v", key(u), err)
+			t.Fatalf("status of %s as the earlier version left it: %v", key(u), err)
 		}
 	}
 	return obj
