@@ -30,6 +30,19 @@ import (
 	"github.com/hcokit/hcokit/operands/stock"
 )
 
+// KubernetesCRDs are, under the repository root, the CRDs of a whole-stack
+// install on plain Kubernetes as upstream's captures there need them: the
+// HyperConverged's and the operand CRDs but SSP's (ssp-operator runs on
+// OpenShift only: upstream deploys no SSP there, and hcokit none without its
+// API) and the opt-in HostPathProvisioner's.
+var KubernetesCRDs = []string{"config/crd/bases",
+	"config/crd/operands/kubevirt.io_kubevirts.yaml",
+	"config/crd/operands/cdi.kubevirt.io_cdis.yaml",
+	"config/crd/operands/networkaddonsoperator.network.kubevirt.io_networkaddonsconfigs.yaml",
+	"config/crd/operands/migrations.kubevirt.io_migcontrollers.yaml",
+	"config/crd/operands/filerestore.kubevirt.io_filerestoreoperators.yaml",
+	"config/crd/operands/aaq.kubevirt.io_aaqs.yaml"}
+
 // captures is where upstream's status was captured, under the repository
 // root.
 const captures = "internal/upstreamtest/testdata/upstream-03da3cf/status"

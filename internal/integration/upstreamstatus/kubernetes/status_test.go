@@ -18,20 +18,13 @@ import (
 
 var env *testenv.Env
 
-// The operand CRDs of the whole-stack install on plain Kubernetes: not
-// SSP's (ssp-operator runs on OpenShift only), nor the opt-in
-// HostPathProvisioner's. The operator runs as the stock binary does there,
-// with upstream's operator environment.
+// The CRDs of the whole-stack install on plain Kubernetes
+// (upstreamstatus.KubernetesCRDs). The operator runs as the stock binary
+// does there, with upstream's operator environment.
 func TestMain(m *testing.M) {
 	testenv.Main(m, testenv.Options{
-		AddToScheme: []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
-		CRDDirectoryPaths: []string{"config/crd/bases",
-			"config/crd/operands/kubevirt.io_kubevirts.yaml",
-			"config/crd/operands/cdi.kubevirt.io_cdis.yaml",
-			"config/crd/operands/networkaddonsoperator.network.kubevirt.io_networkaddonsconfigs.yaml",
-			"config/crd/operands/migrations.kubevirt.io_migcontrollers.yaml",
-			"config/crd/operands/filerestore.kubevirt.io_filerestoreoperators.yaml",
-			"config/crd/operands/aaq.kubevirt.io_aaqs.yaml"},
+		AddToScheme:       []func(*runtime.Scheme) error{v1beta1.AddToScheme, operands.AddToScheme},
+		CRDDirectoryPaths: upstreamstatus.KubernetesCRDs,
 	}, func(e *testenv.Env) {
 		env = e
 		if err := upstreamstatus.StartOperator(e, false); err != nil {
