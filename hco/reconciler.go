@@ -68,7 +68,7 @@ type Reconciler struct {
 	// by the manager (ReconcilerOptions.Platform), else SetupWithManager
 	// asks.
 	clusterTLS, openShift, platformKnown bool
-	// ReconcilerOptions.Extensions and Watches.
+	// extensions and watches: ReconcilerOptions'.
 	extensions []Extension
 	watches    []Watch
 	now        func() time.Time
