@@ -295,6 +295,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (resu
 		return
 	}
 	r.announce(hc, outcomes)
+	// After the operands, whose creates it would delay by a round trip: the
+	// KubeVirt gets the same value either way.
+	a.record(r.storeEvictionStrategy(ctx, hc, facts))
 	a.record(r.afterOperands(ctx, hc, owner, facts, a))
 	desiredKeys := r.assess(ctx, hc, ops, outcomes, a)
 	a.record(r.prune(ctx, hc, owner, desiredKeys))
@@ -599,10 +602,8 @@ func (r *Reconciler) observed(ctx context.Context) func(schema.GroupVersionKind,
 }
 
 // gatherFacts gathers hc's facts (GatherFacts; false: a failure, recorded
-// in a), stores the eviction strategy (a failure is recorded, not a reason
-// to stop: the KubeVirt gets the same value either way), and rechecks a
-// route certificate that cannot be used (no event comes when its Secret is
-// fixed).
+// in a), and rechecks a route certificate that cannot be used (no event
+// comes when its Secret is fixed).
 func (r *Reconciler) gatherFacts(ctx context.Context, hc *hcov1.HyperConverged, a *assessment) (Facts, bool) {
 	facts, err := GatherFacts(ctx, hc, FactSources{Env: r.env, Reader: r.client, Direct: r.reader, OpenShift: r.openShift, ClusterTLS: r.clusterTLS,
 		Observed: r.observed(ctx), Extensions: r.extensions,
@@ -610,7 +611,6 @@ func (r *Reconciler) gatherFacts(ctx context.Context, hc *hcov1.HyperConverged, 
 	if !a.record(err) {
 		return facts, false
 	}
-	a.record(r.storeEvictionStrategy(ctx, hc, facts))
 	if facts.Platform.certificateUnusable() {
 		a.requeueAfter = certificateRecheck
 	}
