@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -207,7 +208,9 @@ func upgradeCase(t *testing.T, root, version, name string, listed func(int)) {
 		return upstreamstatus.SameConditions(upgrading.Status.Conditions, hcNow.Status.Conditions)
 	})
 	var final hcov1.HyperConverged
-	fromUnstructured(t, byKind(after, "HyperConverged")[0], &final)
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(byKind(after, "HyperConverged")[0].Object, &final); err != nil {
+		t.Fatal(err)
+	}
 	testenv.Eventually(t, "the conditions and versions upstream 1.20.0 ends with", func() error {
 		if err := playCluster(c, vars, true); err != nil {
 			return err
@@ -430,17 +433,6 @@ func firstOf(us ...*unstructured.Unstructured) *unstructured.Unstructured {
 		}
 	}
 	return nil
-}
-
-func fromUnstructured(t *testing.T, u *unstructured.Unstructured, into any) {
-	t.Helper()
-	raw, err := json.Marshal(u.Object)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, into); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // kindServed reports whether the API server serves u's kind.
